@@ -1,0 +1,58 @@
+"""The ``hexarena`` command line: a thin typer layer over the library.
+
+Each concern registers its commands from its own module in ``hexarena/commands/``.
+Every user error (``ConfigError``) ends as one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from typer._click import exceptions as click_errors  # typer ships its own click
+
+
+from hexarena.commands import board
+from protocol.errors import ConfigError, RulesError
+
+app = typer.Typer(
+    name="hexarena",
+    help="Referee, leagues and results for Dots and Hexagons bots written in any language.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+
+@app.callback()
+def _root() -> None:
+    """Referee, leagues and results for Dots and Hexagons bots written in any language."""
+
+
+for module in (board,):
+    module.register(app)
+
+
+def fail(message: str, status: int = 2) -> None:
+    print(f"hexarena: error: {message}", file=sys.stderr)
+    sys.exit(status)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: usage errors and ConfigErrors are one line on stderr, exit 2."""
+    try:
+        status = app(args=argv, standalone_mode=False)
+    except click_errors.NoArgsIsHelpError as exc:
+        print(exc.ctx.get_help() if exc.ctx else "", file=sys.stderr)
+        sys.exit(2)
+    except click_errors.UsageError as exc:
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx else ""
+        fail(exc.format_message() + hint)
+    except (typer.Abort, KeyboardInterrupt):
+        fail("interrupted", 130)
+    except click_errors.ClickException as exc:
+        fail(exc.format_message())
+    except (ConfigError, RulesError) as exc:
+        fail(str(exc))
+    sys.exit(status if isinstance(status, int) else 0)

@@ -1,0 +1,48 @@
+"""``hexarena board``: draw a board with its line numbers, or print its canonical JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from protocol.board import GEOMETRIES, make_board
+from referee.render import render
+from referee.rules import Options, Rules
+
+
+def geometry_option(value: str) -> str:
+    if value not in GEOMETRIES:
+        raise typer.BadParameter(f"{value!r} is not one of: {', '.join(GEOMETRIES)}")
+    return value
+
+
+def board(
+    size: Annotated[str, typer.Argument(help="ROWSxCOLS, each 1-10, e.g. 4x4")],
+    geometry: Annotated[str, typer.Option(help="hex or square", callback=geometry_option)] = "hex",
+    border: Annotated[bool, typer.Option("--border", help="pre-draw the lines that belong to one cell only")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print dots, lines and cells as JSON")] = False,
+    moves: Annotated[str, typer.Option(help="draw these lines first, e.g. 3,17,4")] = "",
+) -> None:
+    """Draw a board with its line numbers (or a position after --moves)."""
+    rules = Rules(make_board(size, geometry), Options(border=border))
+    if as_json:
+        print(json.dumps(rules.board.to_json(border=border)))
+        return
+    state = rules.replay(parse_lines(moves, "--moves"))
+    print(render(rules.board, state))
+    print(f"{rules.board.size} {geometry}: {len(rules.board.dots)} dots, {len(rules.board.lines)} lines, "
+          f"{len(rules.board.cells)} cells")
+
+
+def parse_lines(text: str, option: str) -> list[int]:
+    """``"3,17,4"`` → ``[3, 17, 4]``; anything else is a one-line error."""
+    try:
+        return [int(part) for part in text.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a comma-separated list of line numbers", param_hint=option) from None
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(board)

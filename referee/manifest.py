@@ -1,0 +1,65 @@
+"""The bot manifest, ``bot.toml`` in a bot's folder, validated by pydantic.
+
+    name = "greedy"                     # a safe identifier: a-z, 0-9, '-' and '_', 1–40 characters
+    command = ["python3", "bot.py"]     # run in the bot's folder, as a list of arguments
+    build = ["make"]                    # optional, run once in the folder before the first game
+    transport = "zmq"                   # "zmq" (the bot speaks ZeroMQ) or "stdio" (hexarena relays)
+    language = "python"
+    author = "..."
+    description = "..."
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from protocol.errors import ConfigError
+
+MANIFEST = "bot.toml"
+
+
+class Manifest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")
+    command: list[str] = Field(min_length=1)
+    build: list[str] | None = None
+    transport: Literal["zmq", "stdio"] = "zmq"
+    language: str = ""
+    author: str = ""
+    description: str = ""
+
+
+def describe_validation_error(source: str, error: ValidationError) -> str:
+    """One line: where, which field, what was found and what is allowed."""
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    found = first.get("input")
+    if first["type"] == "extra_forbidden":
+        return f"{source}: unknown field {field!r}"
+    if first["type"] == "missing":
+        return f"{source}: field {field!r} is missing"
+    return f"{source}: field {field!r}: {first['msg']} (found {found!r})"
+
+
+def load_manifest(folder: str | Path) -> Manifest:
+    """Read and validate ``folder/bot.toml``; raise ConfigError with a one-line message."""
+    path = Path(folder) / MANIFEST
+    if not Path(folder).is_dir():
+        raise ConfigError(f"{folder}: not a bot folder (no such directory)")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: missing (every bot folder needs a {MANIFEST} manifest)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    try:
+        return Manifest.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(str(path), exc)) from None

@@ -1,0 +1,105 @@
+"""Game records: one JSON object per game (pydantic), the unit every later floor stores and publishes.
+
+A record names the board and options, the seats (bot names), every move with the
+referee-measured think time, and the result with its termination reason and offender.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from protocol.board import Board, make_board, parse_size
+from referee.rules import Options, Rules
+
+Termination = Literal[
+    "completed",  # every line drawn (or only one seat left after forfeits in 3–4 player games)
+    "no_connection",  # the bot did not connect and say hello in time
+    "crashed",  # the bot process exited or died
+    "timeout",  # no reply before the move's deadline
+    "illegal_line",  # a line out of range or already drawn
+    "malformed_message",  # a message that breaks the protocol grammar
+    "wrong_request",  # a reply that echoes another request id
+]
+FAULTS: tuple[str, ...] = Termination.__args__[1:]  # type: ignore[attr-defined]
+
+
+class BoardConfig(BaseModel):
+    """What is played: board size and geometry, and the table setup."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    size: str = "4x4"
+    geometry: Literal["hex", "square"] = "hex"
+    players: int = Field(2, ge=2, le=4)
+    misere: bool = False
+    border: bool = False
+
+    @field_validator("size")
+    @classmethod
+    def _size_in_range(cls, value: str) -> str:
+        rows, cols = parse_size(value)
+        return f"{rows}x{cols}"
+
+    @property
+    def label(self) -> str:
+        """Short name for tables, e.g. ``4x4 hex misère border 3p``."""
+        parts = [self.size, self.geometry]
+        parts += ["misère"] * self.misere + ["border"] * self.border
+        parts += [f"{self.players}p"] * (self.players != 2)
+        return " ".join(parts)
+
+    def board(self) -> Board:
+        return make_board(self.size, self.geometry)
+
+    def rules(self) -> Rules:
+        return Rules(self.board(), Options(self.players, self.misere, self.border))
+
+
+class MoveRecord(BaseModel):
+    seat: int
+    line: int
+    closed: list[int] = []
+    ms: float = 0.0  # think time measured by the referee (request sent → reply received)
+    substituted: bool = False  # drawn by the referee for a faulting bot (league fault policy "substitute")
+
+
+class Forfeit(BaseModel):
+    seat: int
+    reason: str  # one of FAULTS
+    detail: str = ""
+    move: int  # number of moves played when the fault happened
+
+
+class Result(BaseModel):
+    scores: list[int]
+    placements: list[int]  # 1 = first; equal scores share a place; forfeited seats last
+    termination: Termination = "completed"
+    offender: int | None = None  # the seat whose fault decided the termination, or None
+    forfeits: list[Forfeit] = []  # every fault, in order (3–4 players play on after one)
+
+
+class GameRecord(BaseModel):
+    id: str
+    config: BoardConfig
+    seats: list[str]  # bot name (or name@version) per seat
+    time_control: str = ""
+    seed: int | None = None
+    started: datetime | None = None
+    finished: datetime | None = None
+    moves: list[MoveRecord] = []
+    result: Result
+
+    def replay(self):
+        """The final state of the rules engine after the recorded moves (forfeits applied in order)."""
+        state = self.config.rules().start()
+        forfeits = sorted(self.result.forfeits, key=lambda f: f.move)
+        for number, move in enumerate(self.moves):
+            while forfeits and forfeits[0].move == number:
+                state = state.forfeit(forfeits.pop(0).seat)
+            state = state.apply(move.line).state
+        for fault in forfeits:
+            state = state.forfeit(fault.seat)
+        return state
