@@ -1,18 +1,22 @@
 """The ``hexarena`` command line: a thin typer layer over the library.
 
-Each concern registers its commands from its own module in ``hexarena/commands/``.
+Each concern registers its commands from its own module in ``hexarena/commands/``
+(a ``register(app)`` function; every module there is picked up, in name order).
+Command modules import heavy libraries inside their functions, so ``hexarena --help`` stays fast.
 Every user error (``ConfigError``) ends as one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import sys
 
 import typer
 from typer._click import exceptions as click_errors  # typer ships its own click
 
 
-from hexarena.commands import board
+import hexarena.commands
 from protocol.errors import ConfigError, RulesError
 
 app = typer.Typer(
@@ -30,8 +34,8 @@ def _root() -> None:
     """Referee, leagues and results for Dots and Hexagons bots written in any language."""
 
 
-for module in (board,):
-    module.register(app)
+for info in sorted(pkgutil.iter_modules(hexarena.commands.__path__), key=lambda m: m.name):
+    importlib.import_module(f"hexarena.commands.{info.name}").register(app)
 
 
 def fail(message: str, status: int = 2) -> None:
