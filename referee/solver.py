@@ -1,0 +1,298 @@
+"""Exact solver for two-player positions: the value under perfect play and every best move.
+
+    solution = solve(rules.replay([3, 17]))
+    solution.value   # seat 0's final margin: its cells minus seat 1's, cells already taken included
+    solution.future  # the mover's margin over the cells still open (scores already taken left out)
+    solution.best    # every line that achieves the value, sorted
+
+Pure: no I/O, no clocks except the optional ``deadline`` (``time.monotonic`` seconds).
+Under misère both players still play for the margin, with the signs swapped: the
+value is the same cells-minus-cells margin, and seat 0 wants it as *low* as possible.
+
+The search is negamax with alpha-beta over the drawn lines alone (the future does
+not depend on who took which cell), with a transposition table of bounds, and four
+reductions:
+
+* **Interchangeable border lines.** Lines that belong to one cell only are the same
+  move: only how many of a cell's border lines are drawn matters. Positions are kept
+  canonical — a cell's drawn border lines are always its lowest-numbered ones — and
+  only one border line per cell is tried.
+* **Symmetries** of the board (mirrors and rotations), each verified to map dots to
+  dots, lines to lines and cells to cells; the table key is the least image.
+* **Move ordering:** captures, then safe lines (that make no cell capturable), then
+  sacrifices.
+* **Free captures** (normal play only): a capturable cell whose last line makes no
+  other cell capturable is taken at once, without trying the alternatives
+  (Berlekamp's "capture anything that costs nothing"). ``tests/test_solver.py``
+  checks this against plain exhaustive search on every small board.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from referee.rules import Rules, State
+
+_CHUNK = 8
+
+
+class SolverTimeout(Exception):
+    """The solver ran past its deadline."""
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A solved position. ``value`` is seat 0's final margin; ``best`` the mover's best lines."""
+
+    value: int
+    future: int
+    best: tuple[int, ...]
+    nodes: int
+    seconds: float
+
+
+def solve(state: State, deadline: float | None = None) -> Solution:
+    """Solve a two-player position exactly (raises ``SolverTimeout`` past ``deadline``)."""
+    return Solver(state.rules).solve(state, deadline)
+
+
+def symmetries(rules: Rules) -> list[tuple[int, ...]]:
+    """Line permutations (identity included) that map the board onto itself.
+
+    A dot mirror/rotation is kept only if it maps every line to a line and every
+    cell to a cell. Border lines of a cell are then sent, lowest first, to the border
+    lines of the image cell, so canonical positions stay canonical.
+    """
+    board = rules.board
+    dots = board.dots
+    dot_id = {d: i for i, d in enumerate(dots)}
+    line_id = {line: i for i, line in enumerate(board.lines)}
+    cell_id = {frozenset(c): i for i, c in enumerate(board.cells)}
+    owners = board.line_cells()
+    border_of = [sorted(line for line in cell if len(owners[line]) == 1) for cell in board.cells]
+    found = []
+    transforms = [lambda x, y, sx=sx, sy=sy: (sx * x, sy * y) for sx in (1, -1) for sy in (1, -1)]
+    transforms += [lambda x, y, sx=sx, sy=sy: (sx * y, sy * x) for sx in (1, -1) for sy in (1, -1)]
+    for transform in transforms:
+        moved = [transform(x, y) for x, y in dots]
+        min_x, min_y = min(p[0] for p in moved), min(p[1] for p in moved)
+        base_x, base_y = min(p[0] for p in dots), min(p[1] for p in dots)
+        image = [dot_id.get((x - min_x + base_x, y - min_y + base_y)) for x, y in moved]
+        if None in image:
+            continue
+        line_map = [line_id.get(tuple(sorted((image[a], image[b])))) for a, b in board.lines]
+        if None in line_map:
+            continue
+        cell_map = [cell_id.get(frozenset(line_map[line] for line in cell)) for cell in board.cells]
+        if None in cell_map:
+            continue
+        perm = list(line_map)
+        for cell, lines in enumerate(border_of):
+            for line, target in zip(lines, border_of[cell_map[cell]]):
+                perm[line] = target
+        assert all({cell_map[c] for c in owners[line]} == set(owners[perm[line]]) for line in range(len(perm)))
+        if tuple(perm) not in found:
+            found.append(tuple(perm))
+    return found
+
+
+class Solver:
+    """Solver for one board and options; keeps its transposition table between calls."""
+
+    def __init__(self, rules: Rules, use_symmetry: bool = True, free_captures: bool = True) -> None:
+        board = rules.board
+        self.rules = rules
+        self.misere = rules.options.misere
+        self.free_captures = free_captures and not self.misere
+        owners = board.line_cells()
+        self.cell_masks = rules.cell_masks
+        self.touch = tuple(tuple(rules.cell_masks[c] for c in cells) for cells in owners)
+        self.border_masks = tuple(
+            sum(1 << line for line in cell if len(owners[line]) == 1) for cell in board.cells
+        )
+        self.internal = sum(1 << line for line, cells in enumerate(owners) if len(cells) == 2)
+        self.full = rules.full
+        perms = symmetries(rules) if use_symmetry else []
+        self.symmetry_count = max(1, len(perms))
+        # byte-wise lookup tables: image of a mask = OR of table[chunk][byte]
+        n = len(board.lines)
+        chunks = (n + _CHUNK - 1) // _CHUNK
+        self.tables = []
+        for perm in perms[1:]:
+            tables = []
+            for k in range(chunks):
+                row = []
+                for byte in range(1 << _CHUNK):
+                    image = 0
+                    for bit in range(_CHUNK):
+                        line = k * _CHUNK + bit
+                        if byte >> bit & 1 and line < n:
+                            image |= 1 << perm[line]
+                    row.append(image)
+                tables.append(row)
+            self.tables.append(tables)
+        self.table: dict[int, tuple[int, int]] = {}
+        self.nodes = 0
+
+    def canonical(self, drawn: int) -> int:
+        """The same position with each cell's drawn border lines moved to its lowest ones."""
+        out = drawn & self.internal
+        for mask in self.border_masks:
+            count = (drawn & mask).bit_count()
+            while count:
+                low = mask & -mask
+                out |= low
+                mask ^= low
+                count -= 1
+        return out
+
+    def equivalent(self, drawn: int, line: int) -> list[int]:
+        """Free lines that are the same move as ``line`` (the cell's other free border lines)."""
+        for mask in self.border_masks:
+            if mask >> line & 1:
+                free = mask & ~drawn
+                return [i for i in range(free.bit_length()) if free >> i & 1]
+        return [line]
+
+    def solve(self, state: State, deadline: float | None = None) -> Solution:
+        """The value of ``state`` and all its best lines (see the module docstring)."""
+        if len(state.scores) != 2:
+            raise ValueError("the solver handles two players only")
+        started = time.monotonic()
+        self.nodes = 0
+        self.deadline = deadline
+        drawn = state.drawn
+        sign = -1 if self.misere else 1
+        open_cells = sum(1 for mask in self.cell_masks if drawn & mask != mask)
+        best: list[int] = []
+        if drawn == self.full:
+            objective = 0
+        else:
+            objective = self._search(self.canonical(drawn), -open_cells, open_cells)
+            for line in state.legal_moves():
+                gain, again = self._gain(drawn, line)
+                after = self.canonical(drawn | 1 << line)
+                if again:
+                    ok = gain * sign + self._search(after, objective - 1 - gain * sign, objective - gain * sign) >= objective
+                else:
+                    ok = -self._search(after, -objective, 1 - objective) >= objective
+                if ok:
+                    best.append(line)
+        future = objective * sign
+        mover = state.to_move
+        value = state.scores[0] - state.scores[1] + (future if mover == 0 else -future)
+        return Solution(value, future, tuple(best), self.nodes, time.monotonic() - started)
+
+    def _gain(self, drawn: int, line: int) -> tuple[int, bool]:
+        after = drawn | 1 << line
+        closed = sum(1 for mask in self.touch[line] if after & mask == mask)
+        return closed, closed > 0
+
+    def _key(self, drawn: int) -> int:
+        key = drawn
+        for tables in self.tables:
+            image = 0
+            rest = drawn
+            for row in tables:
+                image |= row[rest & 0xFF]
+                rest >>= _CHUNK
+            if image < key:
+                key = image
+        return key
+
+    def _search(self, drawn: int, alpha: int, beta: int) -> int:
+        """Negamax: the mover's best objective (cells won minus lost, negated in misère)."""
+        self.nodes += 1
+        if self.deadline is not None and self.nodes & 1023 == 0 and time.monotonic() > self.deadline:
+            raise SolverTimeout(f"solver passed its deadline after {self.nodes} nodes")
+        sign = -1 if self.misere else 1
+        gain = 0
+        cell_masks = self.cell_masks
+        touch = self.touch
+        if self.free_captures:
+            # take every capturable cell whose last line makes no other cell capturable
+            changed = True
+            while changed:
+                changed = False
+                for mask in cell_masks:
+                    rest = mask & ~drawn
+                    if rest and not rest & (rest - 1):
+                        after = drawn | rest
+                        line = rest.bit_length() - 1
+                        safe = True
+                        closed = 0
+                        for other in touch[line]:
+                            left = other & ~after
+                            if not left:
+                                closed += 1
+                            elif not left & (left - 1):
+                                safe = False
+                        if safe:
+                            drawn = after
+                            gain += closed
+                            changed = True
+            alpha -= gain
+            beta -= gain
+        full = self.full
+        if drawn == full:
+            return gain
+        key = self._key(drawn)
+        entry = self.table.get(key)
+        if entry is not None:
+            low, high = entry
+            if low >= beta or low == high:
+                return gain + low
+            if high <= alpha:
+                return gain + high
+            if low > alpha:
+                alpha = low
+            if high < beta:
+                beta = high
+        else:
+            low, high = -len(cell_masks), len(cell_masks)
+        free = full & ~drawn
+        candidates = free & self.internal
+        for mask in self.border_masks:
+            border = mask & free
+            if border:
+                candidates |= border & -border
+        captures, safe_moves, sacrifices = [], [], []
+        while candidates:
+            bit = candidates & -candidates
+            candidates ^= bit
+            after = drawn | bit
+            closed = 0
+            risky = False
+            for mask in touch[bit.bit_length() - 1]:
+                left = mask & ~after
+                if not left:
+                    closed += 1
+                elif not left & (left - 1):
+                    risky = True
+            if closed:
+                captures.append((after, closed * sign))
+            elif risky:
+                sacrifices.append((after, 0))
+            else:
+                safe_moves.append((after, 0))
+        search = self._search
+        start_alpha = alpha
+        best = -len(cell_masks) - 1
+        for after, won in captures + safe_moves + sacrifices:
+            # a capture keeps the move; any other line hands it over
+            value = won + search(after, alpha - won, beta - won) if won else -search(after, -beta, -alpha)
+            if value > best:
+                best = value
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        break
+        if best <= start_alpha:
+            high = min(high, best)
+        elif best >= beta:
+            low = max(low, best)
+        else:
+            low = high = best
+        self.table[key] = (low, high)
+        return gain + best
