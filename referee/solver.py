@@ -189,6 +189,34 @@ class Solver:
         closed = sum(1 for mask in self.touch[line] if after & mask == mask)
         return closed, closed > 0
 
+    def take_free(self, drawn: int) -> tuple[int, int]:
+        """Draw every capturable cell's last line that makes no other cell capturable.
+
+        Returns the lines drawn after those captures and the number of cells taken.
+        """
+        touch = self.touch
+        gain = 0
+        changed = True
+        while changed:
+            changed = False
+            for mask in self.cell_masks:
+                rest = mask & ~drawn
+                if rest and not rest & (rest - 1):
+                    after = drawn | rest
+                    safe = True
+                    closed = 0
+                    for other in touch[rest.bit_length() - 1]:
+                        left = other & ~after
+                        if not left:
+                            closed += 1
+                        elif not left & (left - 1):
+                            safe = False
+                    if safe:
+                        drawn = after
+                        gain += closed
+                        changed = True
+        return drawn, gain
+
     def _key(self, drawn: int) -> int:
         key = drawn
         for tables in self.tables:
@@ -211,27 +239,7 @@ class Solver:
         cell_masks = self.cell_masks
         touch = self.touch
         if self.free_captures:
-            # take every capturable cell whose last line makes no other cell capturable
-            changed = True
-            while changed:
-                changed = False
-                for mask in cell_masks:
-                    rest = mask & ~drawn
-                    if rest and not rest & (rest - 1):
-                        after = drawn | rest
-                        line = rest.bit_length() - 1
-                        safe = True
-                        closed = 0
-                        for other in touch[line]:
-                            left = other & ~after
-                            if not left:
-                                closed += 1
-                            elif not left & (left - 1):
-                                safe = False
-                        if safe:
-                            drawn = after
-                            gain += closed
-                            changed = True
+            drawn, gain = self.take_free(drawn)
             alpha -= gain
             beta -= gain
         full = self.full

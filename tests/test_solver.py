@@ -1,0 +1,169 @@
+"""The solver against plain exhaustive search, and against published Dots and Boxes values."""
+
+from __future__ import annotations
+
+import random
+import time
+from functools import lru_cache
+
+import pytest
+
+from protocol.board import make_board
+from referee.rules import Options, Rules
+from referee.solver import Solver, SolverTimeout, solve, symmetries
+
+
+def exhaustive(rules: Rules):
+    """Plain memoised negamax over every line: the mover's future margin (misère: negated)."""
+    sign = -1 if rules.options.misere else 1
+    full, touches = rules.full, rules.touches
+
+    @lru_cache(maxsize=None)
+    def value(drawn: int) -> int:
+        if drawn == full:
+            return 0
+        return max(move_value(drawn, line) for line in range(full.bit_length()) if not drawn >> line & 1)
+
+    def move_value(drawn: int, line: int) -> int:
+        after = drawn | 1 << line
+        closed = sum(1 for _, mask in touches[line] if after & mask == mask)
+        return closed * sign + value(after) if closed else -value(after)
+
+    return value, move_value
+
+
+def small_boards(max_free: int = 16):
+    for geometry in ("hex", "square"):
+        for rows in range(1, 7):
+            for cols in range(1, 7):
+                board = make_board((rows, cols), geometry)
+                for border in (False, True):
+                    free = len(board.lines) - (len(board.border) if border else 0)
+                    if 0 < free <= max_free:
+                        yield pytest.param(geometry, rows, cols, border, id=f"{geometry}-{rows}x{cols}{'-border' if border else ''}")
+
+
+@pytest.mark.parametrize("misere", [False, True], ids=["normal", "misere"])
+@pytest.mark.parametrize(("geometry", "rows", "cols", "border"), list(small_boards()))
+def test_solver_equals_exhaustive_search(geometry, rows, cols, border, misere):
+    rules = Rules(make_board((rows, cols), geometry), Options(2, misere, border))
+    value, move_value = exhaustive(rules)
+    start = rules.start()
+    sign = -1 if misere else 1
+    solution = solve(start)
+    assert solution.value == sign * value(start.drawn)
+    # best moves are exactly those that keep the value: none loses to any reply
+    expected = value(start.drawn)
+    assert solution.best == tuple(line for line in start.legal_moves() if move_value(start.drawn, line) == expected)
+
+
+@pytest.mark.parametrize(
+    ("geometry", "size", "border", "misere"),
+    [("hex", "1x3", False, False), ("hex", "3x1", False, True), ("square", "2x2", False, False),
+     ("square", "2x2", False, True), ("hex", "3x3", True, False), ("square", "2x6", True, False)],
+)
+def test_solver_equals_exhaustive_search_in_mid_game(geometry, size, border, misere):
+    """Random positions, cells already taken: the value adds the scores to the future."""
+    rules = Rules(make_board(size, geometry), Options(2, misere, border))
+    value, _ = exhaustive(rules)
+    sign = -1 if misere else 1
+    solver = Solver(rules)
+    rng = random.Random(8)
+    for _ in range(40):
+        state = rules.start()
+        for _ in range(rng.randrange(len(state.legal_moves()))):
+            state = state.apply(rng.choice(state.legal_moves())).state
+        future = sign * value(state.drawn)
+        solution = solver.solve(state)
+        assert solution.future == future
+        mover_margin = future if state.to_move == 0 else -future
+        assert solution.value == state.scores[0] - state.scores[1] + mover_margin
+
+
+ENUMERATED = [("hex", "1x3", False), ("hex", "3x1", False), ("square", "2x2", False), ("square", "1x5", False),
+              ("hex", "3x3", True), ("hex", "2x4", True), ("square", "3x3", True), ("square", "2x6", True)]
+
+
+def every_position(rules: Rules):
+    """Every set of drawn lines (any subset of the free lines can occur)."""
+    free = [line for line in range(len(rules.board.lines)) if not rules.predrawn >> line & 1]
+    for subset in range(1 << len(free)):
+        yield rules.predrawn | sum(1 << line for i, line in enumerate(free) if subset >> i & 1)
+
+
+@pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED)
+def test_free_captures_are_optimal_in_every_position(geometry, size, border):
+    """Proof by enumeration of the free-capture rule: taking those cells never costs."""
+    rules = Rules(make_board(size, geometry), Options(2, False, border))
+    value, _ = exhaustive(rules)
+    solver = Solver(rules)
+    applied = 0
+    for drawn in every_position(rules):
+        after, gain = solver.take_free(drawn)
+        if after != drawn:
+            applied += 1
+            assert value(drawn) == gain + value(after)
+    assert applied > 1000
+
+
+@pytest.mark.parametrize("misere", [False, True])
+@pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED[:4])
+def test_border_lines_of_a_cell_are_interchangeable(geometry, size, border, misere):
+    rules = Rules(make_board(size, geometry), Options(2, misere, border))
+    value, _ = exhaustive(rules)
+    solver = Solver(rules)
+    for drawn in every_position(rules):
+        assert value(drawn) == value(solver.canonical(drawn))
+
+
+@pytest.mark.parametrize("misere", [False, True])
+def test_reductions_do_not_change_values(misere):
+    rules = Rules(make_board("2x2", "hex"), Options(2, misere))
+    plain = Solver(rules, use_symmetry=False, free_captures=False).solve(rules.start())
+    full = Solver(rules).solve(rules.start())
+    assert (full.value, full.best) == (plain.value, plain.best)
+    assert full.nodes < plain.nodes
+
+
+def test_square_1x1_second_player_wins_1_0():
+    rules = Rules(make_board("1x1", "square"))
+    assert solve(rules.start()).value == -1
+
+
+def test_square_2x2_first_player_wins_3_1():
+    rules = Rules(make_board("2x2", "square"))
+    assert solve(rules.start()).value == 2
+
+
+def test_square_3x3_second_player_wins_6_3():
+    """Barker & Korf (2012): 3×3 boxes is a second-player win by 3 (about 4 s here)."""
+    rules = Rules(make_board("3x3", "square"))
+    assert solve(rules.start()).value == -3
+
+
+@pytest.mark.parametrize(
+    ("geometry", "size", "count"),
+    [("square", "3x3", 8), ("square", "2x3", 4), ("hex", "2x3", 2), ("hex", "3x2", 2), ("hex", "1x3", 2), ("hex", "3x3", 2)],
+)
+def test_symmetries_are_automorphisms(geometry, size, count):
+    rules = Rules(make_board(size, geometry))
+    owners = rules.board.line_cells()
+    perms = symmetries(rules)
+    assert len(perms) == count
+    assert perms[0] == tuple(range(len(rules.board.lines)))
+    for perm in perms:
+        assert sorted(perm) == list(range(len(perm)))
+        for line, cells in enumerate(owners):
+            assert len(owners[perm[line]]) == len(cells)
+
+
+def test_deadline_stops_the_search():
+    rules = Rules(make_board("3x3", "square"))
+    with pytest.raises(SolverTimeout):
+        solve(rules.start(), deadline=time.monotonic() + 0.05)
+
+
+def test_two_players_only():
+    rules = Rules(make_board("1x1"), Options(players=3))
+    with pytest.raises(ValueError, match="two players"):
+        solve(rules.start())
