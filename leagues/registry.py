@@ -1,0 +1,459 @@
+"""The bot registry: exact, versioned snapshots of submitted bot folders.
+
+    submit(ws, folder)      manifest → copy the folder (hashing it) → build the copy → check the copy
+                            → move it to ws.registry_dir/<hash>/ and record bot + version in ONE transaction
+    resolve(ws, text)       "greedy" (latest version), "greedy@1a2b" (hash prefix ≥ 4), or a folder path
+    active_bots(ws)         every registered bot that is not retired, at its latest version
+    list_bots, bot_history, retire, ensure_reference_bots
+
+What the content hash covers: every regular file, directory and symlink under the folder,
+in sorted order of relative path, each with its kind, its path, its exec bit and its bytes (a
+symlink: its target, relative to itself). Left out, because they are caches rather than the bot:
+directories named in ``IGNORED_DIRS`` and ``*.pyc`` files. Build outputs lying in the author's
+folder are part of the content (hexarena cannot tell them from sources); the build runs again in
+the copy anyway. ``bot.toml`` is content too, so the bot's name and author are in the hash.
+
+The copy, not the author's folder, is built, checked and run from then on. A symlink is kept only
+if it leads inside the folder; a special file (socket, FIFO, device) is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from leagues.workspace import Workspace
+from protocol.errors import ConfigError
+from referee.manifest import Manifest, load_manifest
+
+MAX_BOT_BYTES = 50 * 1024 * 1024  # default size limit of a submitted folder
+BUILD_TIMEOUT = 300.0  # seconds
+MIN_PREFIX = 4  # shortest hash prefix accepted in name@prefix
+SHORT_HASH = 10  # hash prefix shown to users
+IGNORED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+OUTPUT_TAIL = 4000  # characters of build output kept for the report and the database
+REPO_BOTS = Path(__file__).resolve().parent.parent / "bots"  # the reference bots shipped with hexarena
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS bots (
+    name     TEXT PRIMARY KEY,
+    author   TEXT NOT NULL,
+    created  TEXT NOT NULL,
+    retired  TEXT                       -- when it was retired; NULL while active
+);
+CREATE TABLE IF NOT EXISTS bot_versions (
+    id         INTEGER PRIMARY KEY,     -- submission order; the highest id of a bot is its latest version
+    hash       TEXT NOT NULL,           -- sha256 of the folder's content; the snapshot is registry/<hash>/
+    bot        TEXT NOT NULL REFERENCES bots(name),
+    submitted  TEXT NOT NULL,
+    manifest   TEXT NOT NULL,           -- JSON of the validated bot.toml
+    checks     TEXT NOT NULL,           -- JSON list of [name, passed, reason]
+    build_log  TEXT NOT NULL,
+    source     TEXT NOT NULL            -- the folder it was submitted from
+);
+CREATE INDEX IF NOT EXISTS bot_versions_by_bot ON bot_versions (bot, id);
+CREATE TABLE IF NOT EXISTS registry_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class ResolvedBot:
+    """A runnable bot: its folder (a registry snapshot, or an ad hoc folder when version_hash is None)."""
+
+    name: str
+    version_hash: str | None
+    folder: Path
+    manifest: Manifest
+
+    @property
+    def label(self) -> str:
+        """``greedy@1a2b3c4d5e`` for a registered version, the bare name for an ad hoc folder."""
+        return f"{self.name}@{self.version_hash[:SHORT_HASH]}" if self.version_hash else self.name
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    """What ``submit`` did. status: registered (new bot), new_version, unchanged, reactivated, rejected."""
+
+    status: str
+    name: str
+    version_hash: str
+    folder: Path | None  # the snapshot; None when rejected
+    checks: list[tuple[str, bool, str]]
+    build_log: str = ""
+    reason: str = ""  # why it was rejected
+
+    @property
+    def accepted(self) -> bool:
+        return self.status != "rejected"
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    name: str
+    author: str
+    versions: int
+    latest: str  # hash of the latest version
+    submitted: str  # when the latest version was submitted
+    retired: str | None
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    hash: str
+    submitted: str
+    manifest: Manifest
+    checks: list[tuple[str, bool, str]]
+    build_log: str
+    source: str
+
+
+class _Rejected(Exception):
+    """The build or the check failed: the bot is not registered, ``reason`` says why."""
+
+    def __init__(self, reason: str, build_log: str = "", checks: list | None = None) -> None:
+        super().__init__(reason)
+        self.reason, self.build_log, self.checks = reason, build_log, checks or []
+
+
+def open_registry(ws: Workspace) -> Workspace:
+    ws.ensure_schema(SCHEMA)
+    return ws
+
+
+# ---------------------------------------------------------------- submitting
+
+
+def submit(
+    ws: Workspace,
+    folder: str | Path,
+    *,
+    max_bytes: int = MAX_BOT_BYTES,
+    build_timeout: float = BUILD_TIMEOUT,
+    check: bool = True,
+) -> SubmitResult:
+    """Register the bot in ``folder`` (see the module docstring for the steps).
+
+    Bad input (manifest, name clash, unreadable folder, symlink leading outside, too big) raises
+    ConfigError and changes nothing. A failed build or check returns status "rejected" with the reason.
+    ``check=False`` skips the conformance check (recorded as such); used for reference bots only.
+    """
+    open_registry(ws)
+    folder = Path(folder)
+    manifest = load_manifest(folder)
+    _check_owner(ws, manifest)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=ws.registry_dir))
+    staging.chmod(0o755)
+    try:
+        digest = copy_and_hash(folder, staging, max_bytes=max_bytes)
+        latest = _latest_row(ws, manifest.name)
+        if latest is not None and latest["hash"] == digest:
+            return _unchanged(ws, latest)
+        earlier = _version_row(ws, digest)
+        if earlier is not None:  # back to an earlier version: its snapshot was built and checked already
+            return _store(ws, manifest, digest, None, _checks_of(earlier), earlier["build_log"], folder)
+        try:
+            build_log = run_build(manifest, staging, build_timeout)
+            checks = run_check(staging) if check else [("conformance check", True, "skipped (reference bot)")]
+        except _Rejected as rejected:
+            return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,
+                                rejected.build_log, rejected.reason)
+        return _store(ws, manifest, digest, staging, checks, build_log, folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _check_owner(ws: Workspace, manifest: Manifest) -> None:
+    row = ws.db.execute("SELECT author FROM bots WHERE name = ?", (manifest.name,)).fetchone()
+    if row is not None and row["author"] != manifest.author:
+        raise ConfigError(
+            f"bot name {manifest.name!r} is taken by author {row['author']!r} (this folder's bot.toml says author "
+            f"{manifest.author!r}); choose another name")
+
+
+def _unchanged(ws: Workspace, latest) -> SubmitResult:
+    """The latest version again: nothing changes, except that a retired bot becomes active again."""
+    status = "unchanged"
+    if ws.db.execute("SELECT retired FROM bots WHERE name = ?", (latest["bot"],)).fetchone()["retired"]:
+        with ws.transaction() as db:
+            db.execute("UPDATE bots SET retired = NULL WHERE name = ?", (latest["bot"],))
+        status = "reactivated"
+    return SubmitResult(status, latest["bot"], latest["hash"], _snapshot(ws, latest["hash"]), _checks_of(latest),
+                        latest["build_log"])
+
+
+def _store(ws: Workspace, manifest: Manifest, digest: str, staging: Path | None, checks: list, build_log: str,
+           source: Path) -> SubmitResult:
+    """Record the version and move the built copy (None: the snapshot exists already) into place, atomically."""
+    final = _snapshot(ws, digest)
+    now = _now()
+    with ws.transaction() as db:
+        _check_owner(ws, manifest)  # again, inside the lock: another submit may have taken the name meanwhile
+        status = "new_version"
+        if db.execute("SELECT 1 FROM bots WHERE name = ?", (manifest.name,)).fetchone() is None:
+            db.execute("INSERT INTO bots (name, author, created) VALUES (?, ?, ?)",
+                       (manifest.name, manifest.author, now))
+            status = "registered"
+        db.execute("UPDATE bots SET retired = NULL WHERE name = ?", (manifest.name,))
+        db.execute(
+            "INSERT INTO bot_versions (hash, bot, submitted, manifest, checks, build_log, source)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (digest, manifest.name, now, manifest.model_dump_json(), json.dumps(checks), build_log,
+             str(source.resolve())))
+        if staging is not None:
+            if final.exists():  # left over from a submit that died between the move and the commit
+                shutil.rmtree(final)
+            staging.rename(final)
+    return SubmitResult(status, manifest.name, digest, final, checks, build_log)
+
+
+def copy_and_hash(folder: Path, dest: Path, *, max_bytes: int = MAX_BOT_BYTES) -> str:
+    """Copy ``folder`` into the empty folder ``dest`` and return the content hash of what was copied.
+
+    Reading and hashing in one pass means the hash describes exactly the copy.
+    Raises ConfigError for an unreadable entry, a symlink leading outside, a special file, or too many bytes.
+    """
+    root = folder.resolve()
+    digest = hashlib.sha256()
+    total = 0
+    for rel in _walk(root):
+        path = root / rel
+        info = path.lstat()
+        target = dest / rel
+        if stat.S_ISLNK(info.st_mode):
+            link = _inside_link(root, rel)
+            digest.update(f"l\0{rel}\0{link}\0".encode())
+            target.symlink_to(link)
+        elif stat.S_ISDIR(info.st_mode):
+            digest.update(f"d\0{rel}\0".encode())
+            target.mkdir()
+        elif stat.S_ISREG(info.st_mode):
+            total += info.st_size
+            if total > max_bytes:
+                raise ConfigError(f"{folder}: bot folder is larger than the limit of {_megabytes(max_bytes)} "
+                                  f"(at {rel}); leave out data and build outputs, or raise the limit")
+            data = _read(path, folder / rel)
+            executable = bool(info.st_mode & 0o111)
+            digest.update(f"f\0{rel}\0{'x' if executable else '-'}\0{len(data)}\0".encode())
+            digest.update(data)
+            target.write_bytes(data)
+            target.chmod(0o755 if executable else 0o644)
+        else:
+            raise ConfigError(f"{folder / rel}: not a regular file, folder or symlink; remove it from the bot folder")
+    return digest.hexdigest()
+
+
+def _walk(root: Path) -> list[str]:
+    """Relative POSIX paths of every entry under root, sorted, without following symlinks."""
+    found: list[str] = []
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        try:
+            entries = list(os.scandir(root / rel))
+        except OSError as exc:
+            raise ConfigError(f"{root / rel}: cannot read folder: {exc.strerror}") from None
+        for entry in entries:
+            child = f"{rel}/{entry.name}" if rel else entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name in IGNORED_DIRS:
+                    continue
+                pending.append(child)
+            elif entry.name.endswith(".pyc"):
+                continue
+            found.append(child)
+    return sorted(found)
+
+
+def _inside_link(root: Path, rel: str) -> str:
+    """The target of the symlink ``root/rel``, relative to its folder; ConfigError if it leads outside root."""
+    path = root / rel
+    resolved = Path(os.path.realpath(path))
+    if not resolved.is_relative_to(root):
+        raise ConfigError(f"{path}: symlink leads outside the bot folder (to {os.readlink(path)}); "
+                          "copy the file into the folder instead")
+    return os.path.relpath(resolved, path.parent)
+
+
+def _read(path: Path, shown: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{shown}: cannot read: {exc.strerror}") from None
+
+
+def _megabytes(count: int) -> str:
+    return f"{count / 1024 / 1024:g} MB"
+
+
+def run_build(manifest: Manifest, folder: Path, timeout: float) -> str:
+    """Run the manifest's build command in ``folder``; return its output tail or raise _Rejected."""
+    if not manifest.build:
+        return ""
+    shown = " ".join(manifest.build)
+    try:
+        process = subprocess.Popen(manifest.build, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as exc:
+        raise _Rejected(f"build command {shown!r} cannot start: {exc.strerror}") from None
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)  # the whole group: make may have started children
+        output, _ = process.communicate()
+        raise _Rejected(f"build {shown!r} did not finish within {timeout:g} s", _tail(output)) from None
+    log = _tail(output)
+    if process.returncode != 0:
+        last = log.strip().splitlines()[-1:] or ["no output"]
+        raise _Rejected(f"build {shown!r} failed with exit status {process.returncode}: {last[0]}", log)
+    return log
+
+
+def _tail(output: bytes) -> str:
+    return output.decode("utf-8", "replace")[-OUTPUT_TAIL:]
+
+
+def run_check(folder: Path) -> list[tuple[str, bool, str]]:
+    """The conformance check (``hexarena check``) on the built copy; raise _Rejected if it fails."""
+    from referee.check import check_bot  # the check starts processes and sockets: import it only when used
+
+    report = check_bot(folder)
+    checks = [(name, bool(passed), reason) for name, passed, reason in report.items]
+    if not report.passed:
+        failed = [f"{name}: {reason}" for name, passed, reason in checks if not passed]
+        raise _Rejected("conformance check failed: " + "; ".join(failed or ["see the check report"]), checks=checks)
+    return checks
+
+
+# ---------------------------------------------------------------- reading
+
+
+def list_bots(ws: Workspace) -> list[BotInfo]:
+    """Every registered bot (retired ones too), by name."""
+    open_registry(ws)
+    rows = ws.db.execute(
+        "SELECT b.name, b.author, b.retired, COUNT(DISTINCT v.hash) AS versions, MAX(v.id) AS latest"
+        " FROM bots b JOIN bot_versions v ON v.bot = b.name GROUP BY b.name ORDER BY b.name").fetchall()
+    latest = {r["id"]: r for r in ws.db.execute(
+        f"SELECT id, hash, submitted FROM bot_versions WHERE id IN ({','.join('?' * len(rows))})",
+        [r["latest"] for r in rows])}
+    return [BotInfo(r["name"], r["author"], r["versions"], latest[r["latest"]]["hash"],
+                    latest[r["latest"]]["submitted"], r["retired"]) for r in rows]
+
+
+def get_bot(ws: Workspace, name: str) -> BotInfo:
+    """One registered bot; ConfigError naming a few known bots if there is none by that name."""
+    open_registry(ws)
+    _bot_row(ws, name)
+    return next(info for info in list_bots(ws) if info.name == name)
+
+
+def bot_history(ws: Workspace, name: str) -> list[VersionInfo]:
+    """Every submission of a bot, oldest first (a return to earlier content appears again)."""
+    open_registry(ws)
+    _bot_row(ws, name)
+    rows = ws.db.execute("SELECT * FROM bot_versions WHERE bot = ? ORDER BY id", (name,)).fetchall()
+    return [VersionInfo(r["hash"], r["submitted"], Manifest.model_validate_json(r["manifest"]), _checks_of(r),
+                        r["build_log"], r["source"]) for r in rows]
+
+
+def retire(ws: Workspace, name: str) -> bool:
+    """Take a bot out of future leagues (its versions and past games stay). False if it was already retired."""
+    open_registry(ws)
+    _bot_row(ws, name)
+    with ws.transaction() as db:
+        changed = db.execute("UPDATE bots SET retired = ? WHERE name = ? AND retired IS NULL", (_now(), name))
+        return changed.rowcount == 1
+
+
+def active_bots(ws: Workspace) -> list[ResolvedBot]:
+    """Every bot that is not retired, at its latest version, by name ("all active bots" of a league)."""
+    open_registry(ws)
+    names = [r["name"] for r in ws.db.execute("SELECT name FROM bots WHERE retired IS NULL ORDER BY name")]
+    return [_resolved(ws, _latest_row(ws, name)) for name in names]
+
+
+def resolve(ws: Workspace, text: str) -> ResolvedBot:
+    """A bot argument: a folder (ad hoc, unregistered), ``name`` (latest version) or ``name@hashprefix``."""
+    if Path(text).is_dir():
+        manifest = load_manifest(text)
+        return ResolvedBot(manifest.name, None, Path(text).resolve(), manifest)
+    open_registry(ws)
+    name, at, prefix = text.partition("@")
+    row = _bot_row(ws, name)
+    if not at:
+        return _resolved(ws, _latest_row(ws, row["name"]))
+    if len(prefix) < MIN_PREFIX or any(c not in "0123456789abcdef" for c in prefix.lower()):
+        raise ConfigError(f"{text!r}: a version is name@HASH with at least {MIN_PREFIX} hex digits of the hash")
+    rows = ws.db.execute("SELECT * FROM bot_versions WHERE id IN (SELECT MAX(id) FROM bot_versions"
+                         " WHERE bot = ? AND hash LIKE ? || '%' GROUP BY hash)", (name, prefix.lower())).fetchall()
+    if len(rows) != 1:
+        versions = ", ".join(dict.fromkeys(v.hash[:SHORT_HASH] for v in bot_history(ws, name)))
+        problem = "matches no version" if not rows else "is ambiguous"
+        raise ConfigError(f"{text!r} {problem} of bot {name!r} (versions: {versions})")
+    return _resolved(ws, rows[0])
+
+
+def _resolved(ws: Workspace, version) -> ResolvedBot:
+    manifest = Manifest.model_validate_json(version["manifest"])
+    return ResolvedBot(version["bot"], version["hash"], _snapshot(ws, version["hash"]), manifest)
+
+
+def _snapshot(ws: Workspace, digest: str) -> Path:
+    return (ws.registry_dir / digest).resolve()
+
+
+def _bot_row(ws: Workspace, name: str):
+    row = ws.db.execute("SELECT * FROM bots WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        names = [r["name"] for r in ws.db.execute("SELECT name FROM bots ORDER BY name LIMIT 9")]
+        known = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "") if names else "none yet"
+        raise ConfigError(f"unknown bot {name!r}: not a folder and not a registered bot (registered: {known})")
+    return row
+
+
+def _latest_row(ws: Workspace, name: str):
+    return ws.db.execute("SELECT * FROM bot_versions WHERE bot = ? ORDER BY id DESC LIMIT 1", (name,)).fetchone()
+
+
+def _version_row(ws: Workspace, digest: str):
+    return ws.db.execute("SELECT * FROM bot_versions WHERE hash = ? ORDER BY id DESC LIMIT 1", (digest,)).fetchone()
+
+
+def _checks_of(version) -> list[tuple[str, bool, str]]:
+    return [tuple(item) for item in json.loads(version["checks"])]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+# ---------------------------------------------------------------- reference bots
+
+
+def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: bool = True) -> list[SubmitResult]:
+    """Submit every reference bot (``bots/*/bot.toml``) the first time a workspace is used; later calls do nothing.
+
+    A reference bot whose manifest, build or check fails is reported in the results and skipped, never fatal.
+    """
+    open_registry(ws)
+    if ws.db.execute("SELECT 1 FROM registry_meta WHERE key = 'reference_bots'").fetchone():
+        return []
+    results = []
+    for folder in sorted(p for p in bots_dir.glob("*") if (p / "bot.toml").is_file()):
+        try:
+            results.append(submit(ws, folder, check=check))
+        except ConfigError as exc:
+            results.append(SubmitResult("rejected", folder.name, "", None, [], reason=str(exc)))
+    with ws.transaction() as db:
+        db.execute("INSERT OR REPLACE INTO registry_meta (key, value) VALUES ('reference_bots', ?)", (_now(),))
+    return results
