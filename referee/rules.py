@@ -68,7 +68,8 @@ class Rules:
     def __init__(self, board: Board, options: Options = Options()) -> None:
         self.board = board
         self.options = options
-        self.full = (1 << len(board.lines)) - 1
+        self.lines = len(board.lines)
+        self.full = (1 << self.lines) - 1
         self.cell_masks = tuple(sum(1 << line for line in cell) for cell in board.cells)
         # per line: ((cell, mask of that cell), ...) — the only cells a line can close
         self.touches = tuple(
@@ -111,9 +112,11 @@ class State:
     def apply(self, line: int) -> Step:
         """Draw ``line`` for the seat to move."""
         rules = self.rules
+        if line < 0 or line >= rules.lines:
+            raise IllegalMove(f"line {line} is out of range (0-{rules.lines - 1})")
         bit = 1 << line
-        if line < 0 or bit > rules.full or self.drawn & bit:
-            raise IllegalMove(f"line {line} is {'already drawn' if line >= 0 and bit <= rules.full else 'out of range'}")
+        if self.drawn & bit:
+            raise IllegalMove(f"line {line} is already drawn")
         drawn = self.drawn | bit
         closed = tuple(cell for cell, mask in rules.touches[line] if drawn & mask == mask)
         seat = self.to_move
