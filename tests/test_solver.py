@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 import time
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 
 from protocol.board import make_board
 from referee.rules import Options, Rules
 from referee.solver import Solver, SolverTimeout, solve, symmetries
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def exhaustive(rules: Rules):
@@ -167,3 +173,32 @@ def test_two_players_only():
     rules = Rules(make_board("1x1"), Options(players=3))
     with pytest.raises(ValueError, match="two players"):
         solve(rules.start())
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    code = "from hexarena.cli import main; main()"
+    return subprocess.run([sys.executable, "-c", code, "solve", *args], capture_output=True, text=True, timeout=60, cwd=ROOT)
+
+
+def test_cli_prints_value_and_best_moves_as_json():
+    result = run_cli("3x3", "--geometry", "square", "--border", "--moves", "12", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    rules = Rules(make_board("3x3", "square"), Options(border=True))
+    expected = solve(rules.replay([12]))
+    assert (data["value"], data["best"]) == (expected.value, list(expected.best))
+    assert data["nodes"] > 0 and data["seconds"] >= 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["11x2"], "rows must be 1-10"), (["2x2", "--players", "3"], "2 players only"),
+     (["2x2", "--moves", "1,1"], "line 1 is already drawn"), (["2x2", "--moves", "19"], "out of range 0-18"),
+     (["2x2", "--moves", "1;x"], "not a comma-separated list")],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(args, message):
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr

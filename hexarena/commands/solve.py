@@ -1,0 +1,67 @@
+"""``hexarena solve``: the exact value of a two-player position and every best move."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Annotated
+
+import typer
+
+from hexarena.commands.board import geometry_option, parse_lines
+
+
+def solve(
+    size: Annotated[str, typer.Argument(help="ROWSxCOLS, each 1-10, e.g. 2x3")],
+    geometry: Annotated[str, typer.Option(help="hex or square", callback=geometry_option)] = "hex",
+    misere: Annotated[bool, typer.Option("--misere", help="fewest cells wins")] = False,
+    border: Annotated[bool, typer.Option("--border", help="pre-draw the lines that belong to one cell only")] = False,
+    players: Annotated[int, typer.Option(help="the solver handles 2 players only")] = 2,
+    moves: Annotated[str, typer.Option(help="solve the position after these lines, e.g. 3,17,4")] = "",
+    as_json: Annotated[bool, typer.Option("--json", help='print {"value", "best", "nodes", "seconds"}')] = False,
+    timeout: Annotated[float, typer.Option(help="give up after this many seconds (0: never)", min=0)] = 0,
+) -> None:
+    """Solve a position: the first player's final margin under perfect play, and every best line.
+
+    The value is seat 0's cells minus seat 1's at the end of the game, cells already
+    taken included. Under --misere seat 0 wants it as low as possible.
+    """
+    from protocol.board import BoardError, make_board
+    from referee.rules import Options, Rules
+    from referee.solver import SolverTimeout
+    from referee.solver import solve as solve_position
+
+    if players != 2:
+        raise typer.BadParameter(f"the solver handles 2 players only, got {players}", param_hint="--players")
+    try:
+        board = make_board(size, geometry)
+    except BoardError as exc:
+        raise typer.BadParameter(str(exc), param_hint="SIZE") from None
+    rules = Rules(board, Options(2, misere, border))
+    state = rules.start()
+    for line in parse_lines(moves, "--moves"):
+        if not state.is_legal(line):
+            problem = "already drawn" if 0 <= line < len(board.lines) else f"out of range 0-{len(board.lines) - 1}"
+            raise typer.BadParameter(f"line {line} is {problem}", param_hint="--moves")
+        state = state.apply(line).state
+    try:
+        solution = solve_position(state, deadline=time.monotonic() + timeout if timeout else None)
+    except SolverTimeout:
+        print(f"hexarena: error: not solved within {timeout:g} s", file=sys.stderr)
+        raise typer.Exit(1) from None
+    if as_json:
+        print(json.dumps({"value": solution.value, "best": list(solution.best), "nodes": solution.nodes,
+                          "seconds": round(solution.seconds, 3), "future": solution.future,
+                          "to_move": state.to_move, "scores": list(state.scores)}))
+        return
+    free = len(state.legal_moves())
+    print(f"{board.size} {geometry}{' misère' if misere else ''}{' border' if border else ''}: "
+          f"{free} free lines, scores {state.scores[0]}-{state.scores[1]}, seat {state.to_move} to move")
+    print(f"value (seat 0's final margin): {solution.value:+d}")
+    print(f"best lines: {', '.join(map(str, solution.best)) or '(game over)'}")
+    print(f"{solution.nodes} nodes in {solution.seconds:.2f} s")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(solve)
