@@ -417,7 +417,7 @@ def _bot_row(ws: Workspace, name: str):
     if row is None:
         names = [r["name"] for r in ws.db.execute("SELECT name FROM bots ORDER BY name LIMIT 9")]
         known = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "") if names else "none yet"
-        raise ConfigError(f"unknown bot {name!r}: not a folder and not a registered bot (registered: {known})")
+        raise ConfigError(f"unknown bot {name!r}: no registered bot or folder by that name (registered: {known})")
     return row
 
 

@@ -1,0 +1,143 @@
+"""``hexarena submit FOLDER`` and ``hexarena bots [list | show NAME | retire NAME]``: the bot registry."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from leagues import registry
+from leagues.workspace import Workspace
+
+HomeOption = Annotated[
+    Path | None,
+    typer.Option("--home", help="workspace folder (default: $HEXARENA_HOME, else ./hexarena-home)", show_default=False),
+]
+
+bots_app = typer.Typer(help="List registered bots, show a bot's versions, retire a bot.", no_args_is_help=False)
+
+
+def open_workspace(home: Path | None) -> Workspace:
+    """The workspace, with the reference bots submitted into it if it is new (reported on stderr)."""
+    ws = Workspace(home)
+    for result in registry.ensure_reference_bots(ws):
+        if result.accepted:
+            print(f"hexarena: reference bot {result.name} registered as {label(result)}", file=sys.stderr)
+        else:
+            print(f"hexarena: reference bot {result.name} skipped: {result.reason}", file=sys.stderr)
+    return ws
+
+
+def label(result: registry.SubmitResult) -> str:
+    return f"{result.name}@{result.version_hash[:registry.SHORT_HASH]}"
+
+
+def format_table(headers: list[str], rows: list[list[str]]) -> str:
+    """Plain aligned text columns, two spaces apart."""
+    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows, strict=True)]
+    lines = [headers, *rows]
+    return "\n".join("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+                     for line in lines)
+
+
+def when(stamp: str) -> str:
+    """``2026-11-29T12:44:02.617684+00:00`` → ``2026-11-29 12:44:02 UTC``."""
+    return stamp[:19].replace("T", " ") + " UTC"
+
+
+def check_summary(checks: list[tuple[str, bool, str]]) -> str:
+    if any("skipped" in reason for _, _, reason in checks):
+        return "skipped"
+    return f"{sum(passed for _, passed, _ in checks)}/{len(checks)} passed"
+
+
+def submit(
+    folder: Annotated[Path, typer.Argument(help="the bot's folder, with its bot.toml")],
+    home: HomeOption = None,
+    max_size: Annotated[float, typer.Option(help="size limit of the folder, in MB")] = registry.MAX_BOT_BYTES / 2**20,
+    build_timeout: Annotated[float, typer.Option(help="seconds the build command may take")] = registry.BUILD_TIMEOUT,
+) -> None:
+    """Build, check and register a bot folder; the registry keeps an exact copy, one per content version."""
+    ws = Workspace(home)
+    result = registry.submit(ws, folder, max_bytes=int(max_size * 2**20), build_timeout=build_timeout)
+    if not result.accepted:
+        print(f"hexarena: {result.name} was not registered: {result.reason}", file=sys.stderr)
+        if result.build_log.strip():
+            print("build output (tail):\n" + indent(result.build_log), file=sys.stderr)
+        raise typer.Exit(1)
+    versions = len(registry.bot_history(ws, result.name))
+    print({
+        "registered": f"registered {label(result)}: a new bot",
+        "new_version": f"registered {label(result)}: submission {versions} of {result.name}",
+        "unchanged": f"unchanged: {label(result)} is already the latest version; nothing registered",
+        "reactivated": f"reactivated {label(result)}: the bot was retired and takes part in leagues again",
+    }[result.status])
+    if result.checks:
+        print(format_table(["CHECK", "RESULT", "DETAIL"],
+                           [[name, "ok" if passed else "FAILED", reason] for name, passed, reason in result.checks]))
+    print(f"snapshot: {result.folder}")
+
+
+def indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.rstrip().splitlines())
+
+
+@bots_app.callback(invoke_without_command=True)
+def bots(ctx: typer.Context, home: HomeOption = None) -> None:
+    """List registered bots (the default), show a bot's versions, retire a bot."""
+    ctx.obj = home
+    if ctx.invoked_subcommand is None:
+        list_bots(ctx, home)
+
+
+@bots_app.command("list")
+def list_bots(ctx: typer.Context, home: HomeOption = None) -> None:
+    """Every registered bot: versions, latest version, when it was submitted, author, status."""
+    ws = open_workspace(home or ctx.obj)
+    infos = registry.list_bots(ws)
+    if not infos:
+        print("no bots registered yet; add one with 'hexarena submit FOLDER'")
+        return
+    print(format_table(
+        ["NAME", "VERSIONS", "LATEST", "SUBMITTED", "AUTHOR", "STATUS"],
+        [[i.name, str(i.versions), i.latest[:registry.SHORT_HASH], when(i.submitted), i.author or "-",
+          "retired" if i.retired else "active"] for i in infos]))
+
+
+@bots_app.command("show")
+def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="a registered bot's name")],
+         home: HomeOption = None) -> None:
+    """A bot's history: every submission with its hash, time, check result and source folder."""
+    ws = open_workspace(home or ctx.obj)
+    info = registry.get_bot(ws, name)
+    history = registry.bot_history(ws, name)
+    latest = history[-1].manifest
+    print(f"{info.name} by {info.author or '(no author)'}: "
+          + (f"retired {when(info.retired)}" if info.retired else "active"))
+    print(f"command: {' '.join(latest.command)}" + (f"  (build: {' '.join(latest.build)})" if latest.build else ""))
+    print(f"language: {latest.language or '-'}  transport: {latest.transport}")
+    if latest.description:
+        print(f"description: {latest.description}")
+    print()
+    print(format_table(
+        ["#", "VERSION", "SUBMITTED", "CHECK", "FROM"],
+        [[str(n), f"{name}@{v.hash[:registry.SHORT_HASH]}", when(v.submitted), check_summary(v.checks), v.source]
+         for n, v in enumerate(history, 1)]))
+
+
+@bots_app.command("retire")
+def retire(ctx: typer.Context, name: Annotated[str, typer.Argument(help="a registered bot's name")],
+           home: HomeOption = None) -> None:
+    """Take a bot out of future leagues; its versions and past games stay. Submitting it again brings it back."""
+    ws = open_workspace(home or ctx.obj)
+    if registry.retire(ws, name):
+        print(f"retired {name}: it leaves future leagues; its past games stay")
+    else:
+        print(f"{name} was already retired")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(submit)
+    app.add_typer(bots_app, name="bots")
