@@ -1,0 +1,153 @@
+"""The Python client of protocol v1: a bot is one function.
+
+    from protocol.client import run_bot
+
+    def choose(game, state) -> int:          # game: GameInfo; state: referee.rules.State
+        return game.rng.choice(state.legal_moves())
+
+    run_bot(choose)
+
+``run_bot`` reads the environment (PROTOCOL.md §2), connects, says hello (§3), and
+plays every game the referee sends (§4), keeping a rules-engine ``State`` in sync
+from the announcements, until the referee says goodbye. ``Connection`` is the
+lower layer for bots (and tests) that want to drive the conversation themselves.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import zmq
+
+from protocol import codec
+from protocol.errors import ProtocolError
+from referee.rules import Options, Rules, State
+
+
+class Connection:
+    """A DEALER socket connected to the referee, speaking codec messages."""
+
+    def __init__(self, endpoint: str, context: zmq.Context | None = None) -> None:
+        self.context = context or zmq.Context.instance()
+        self.socket = self.context.socket(zmq.DEALER)
+        self.socket.setsockopt(zmq.LINGER, 1000)  # let a last MOVE leave before exit
+        self.socket.connect(endpoint)
+
+    def send(self, message: codec.Message) -> None:
+        self.socket.send_string(message.to_text())
+
+    def recv(self, timeout_ms: int | None = None) -> codec.Message:
+        """The next message from the referee; ``TimeoutError`` if none comes within ``timeout_ms``."""
+        if timeout_ms is not None and not self.socket.poll(timeout_ms):
+            raise TimeoutError(f"no message from the referee within {timeout_ms} ms")
+        return codec.parse(self.socket.recv())
+
+    def hello(self, token: str, name: str = "", timeout_ms: int | None = 30_000) -> codec.Welcome:
+        """§3: send HELLO and wait for WELCOME."""
+        self.send(codec.Hello(codec.VERSION, token, name))
+        reply = self.recv(timeout_ms)
+        if not isinstance(reply, codec.Welcome):
+            raise ProtocolError(f"expected WELCOME after HELLO, got {reply.to_text()[:60]!r} (§3.2)")
+        return reply
+
+    def close(self) -> None:
+        self.socket.close()
+
+
+@dataclass
+class GameInfo:
+    """One game as a bot sees it: the GAME message, the rules engine for it, a seeded RNG, the clock."""
+
+    message: codec.Game
+    rules: Rules
+    rng: random.Random
+    clock: codec.Turn | None = None  # the last TURN: .left_ms, .limit_ms
+    events: list[codec.Message] = field(default_factory=list)  # DRAWN/FORFEIT so far, in order
+
+    @property
+    def board(self):
+        return self.rules.board
+
+    @property
+    def seat(self) -> int:
+        return self.message.seat
+
+    @property
+    def seed(self) -> int:
+        return self.message.seed
+
+    @property
+    def id(self) -> str:
+        return self.message.game
+
+
+_rules_cache: dict[tuple, Rules] = {}
+
+
+def rules_for(game: codec.Game) -> Rules:
+    """The rules engine for a GAME message (cached: a bot plays many games of one board)."""
+    key = (game.board, game.players, game.misere, game.border)
+    rules = _rules_cache.get(key)
+    if rules is None:
+        rules = Rules(game.board, Options(game.players, game.misere, game.border))
+        _rules_cache[key] = rules
+    predrawn = rules.start().drawn
+    if predrawn != sum(1 << line for line in game.predrawn):
+        raise ProtocolError("GAME: 'predrawn' differs from the border of the board (§4.1)")
+    return rules
+
+
+Choose = Callable[[GameInfo, State], int]
+
+
+def play(connection: Connection, choose: Choose, on_end: Callable[[GameInfo, codec.End], None] | None = None) -> None:
+    """Play games on an authenticated connection until BYE (§4, §4.7)."""
+    game: GameInfo | None = None
+    state: State | None = None
+    while True:
+        message = connection.recv()
+        if isinstance(message, codec.Game):
+            game = GameInfo(message, rules_for(message), random.Random(f"{message.seed}:{message.seat}"))
+            state = game.rules.start()
+        elif isinstance(message, codec.Drawn) and state is not None:
+            state = state.apply(message.line).state
+            game.events.append(message)
+        elif isinstance(message, codec.Forfeit) and state is not None:
+            state = state.forfeit(message.seat)
+            game.events.append(message)
+        elif isinstance(message, codec.Turn) and state is not None:
+            game.clock = message
+            connection.send(codec.Move(message.id, int(choose(game, state))))
+        elif isinstance(message, codec.End) and game is not None:
+            if on_end is not None:
+                on_end(game, message)
+            game = state = None
+        elif isinstance(message, codec.Bye):
+            return
+        else:
+            raise ProtocolError(f"unexpected message {message.to_text()[:60]!r} (§4)")
+
+
+def run_bot(
+    choose: Choose,
+    *,
+    name: str = "",
+    on_end: Callable[[GameInfo, codec.End], None] | None = None,
+    env: Mapping[str, str] = os.environ,
+) -> None:
+    """Connect with ``HEXARENA_ENDPOINT`` and ``HEXARENA_TOKEN`` (§2), play until BYE, then return."""
+    missing = [key for key in ("HEXARENA_ENDPOINT", "HEXARENA_TOKEN") if not env.get(key)]
+    if missing:
+        sys.exit(f"bot: {' and '.join(missing)} not set: bots are started by the referee "
+                 "(hexarena match BOT BOT; see protocol/PROTOCOL.md §2)")
+    connection = Connection(env["HEXARENA_ENDPOINT"])
+    try:
+        name = "_".join((name or env.get("HEXARENA_NAME", "")).split())[:200]  # one word (§3.1)
+        connection.hello(env["HEXARENA_TOKEN"], name)
+        play(connection, choose, on_end)
+    finally:
+        connection.close()

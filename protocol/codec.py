@@ -1,0 +1,350 @@
+"""Protocol v1 codec: every message of ``protocol/PROTOCOL.md`` as a small value with a text form.
+
+    parse("MOVE 12 17")             # Move(id=12, line=17)
+    Move(12, 17).to_text()          # "MOVE 12 17"
+
+``parse`` turns any string (or bytes) into a message or raises ``ProtocolError``
+with a one-line reason citing the spec section; it raises nothing else.
+Messages are frozen dataclasses: ``parse(m.to_text()) == m`` for every message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Union
+
+from protocol.board import GEOMETRIES, Board, BoardError, parse_size
+from protocol.errors import ProtocolError
+
+VERSION = "v1"
+MAX_BYTES = 1 << 20  # §1.2
+FAULTS = ("no_connection", "crashed", "timeout", "illegal_line", "malformed_message", "wrong_request")  # §7
+TERMINATIONS = ("completed",) + FAULTS  # §4.6
+
+_NUMBER = re.compile(r"[0-9]{1,9}")  # §1.3: ASCII digits only (int() would also take "+1", "1_0", "١")
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,128}")  # §3.1
+_WORD = re.compile(r"\S{1,200}")
+_REASON = re.compile(r"[a-z_]{1,40}")
+
+
+def _number(text: str, what: str, section: str) -> int:
+    if not _NUMBER.fullmatch(text):
+        raise ProtocolError(f"{what} must be a decimal number of 1-9 digits, got {text[:40]!r} (§{section})")
+    return int(text)
+
+
+def _numbers(text: str, what: str, section: str) -> tuple[int, ...]:
+    """``"3,17,4"`` → ``(3, 17, 4)``; ``"-"`` → ``()`` (§1.3)."""
+    if text == "-":
+        return ()
+    return tuple(_number(part, what, section) for part in text.split(","))
+
+
+def _list_text(values: tuple[int, ...] | list[int]) -> str:
+    return ",".join(map(str, values)) if values else "-"
+
+
+def _arity(words: list[str], low: int, high: int, usage: str, section: str) -> None:
+    if not low <= len(words) <= high:
+        raise ProtocolError(f"{words[0]} needs the form '{usage}', got {len(words) - 1} argument(s) (§{section})")
+
+
+@dataclass(frozen=True)
+class Hello:
+    """§3.1, bot → referee."""
+
+    version: str
+    token: str
+    name: str = ""
+
+    def to_text(self) -> str:
+        return f"HELLO {self.version} {self.token}" + (f" {self.name}" if self.name else "")
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Hello:
+        _arity(words, 3, 4, "HELLO <version> <token> [<name>]", "3.1")
+        if not _WORD.fullmatch(words[1]):
+            raise ProtocolError("HELLO: version too long (§3.1)")
+        if not _TOKEN.fullmatch(words[2]):
+            raise ProtocolError("HELLO: token must be 1-128 letters, digits, '_' or '-' (§3.1)")
+        name = words[3] if len(words) == 4 else ""
+        if name and not _WORD.fullmatch(name):
+            raise ProtocolError("HELLO: name longer than 200 characters (§3.1)")
+        return cls(words[1], words[2], name)
+
+
+@dataclass(frozen=True)
+class Welcome:
+    """§3.2, referee → bot."""
+
+    version: str = VERSION
+
+    def to_text(self) -> str:
+        return f"WELCOME {self.version}"
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Welcome:
+        _arity(words, 2, 2, "WELCOME <version>", "3.2")
+        if not _WORD.fullmatch(words[1]):
+            raise ProtocolError("WELCOME: version too long (§3.2)")
+        return cls(words[1])
+
+
+@dataclass(frozen=True)
+class TimeSpec:
+    """The ``time`` object of GAME (§4.1, §5): milliseconds; ``move_ms`` or ``bank_ms`` is None."""
+
+    move_ms: int | None
+    bank_ms: int | None
+    increment_ms: int = 0
+    margin_ms: int = 0
+
+    def to_json(self) -> dict:
+        return {"move_ms": self.move_ms, "bank_ms": self.bank_ms, "increment_ms": self.increment_ms,
+                "margin_ms": self.margin_ms}
+
+
+@dataclass(frozen=True)
+class Game:
+    """§4.1, referee → bot: the whole game. ``board`` carries dots, lines and cells."""
+
+    game: str
+    seat: int
+    players: int
+    names: tuple[str, ...]
+    board: Board
+    misere: bool
+    border: bool
+    predrawn: tuple[int, ...]
+    time: TimeSpec
+    seed: int
+    protocol: str = VERSION
+
+    def to_json(self) -> dict:
+        wire = self.board.to_json()
+        return {
+            "protocol": self.protocol, "game": self.game, "seat": self.seat, "players": self.players,
+            "names": list(self.names), "geometry": self.board.geometry, "size": self.board.size,
+            "misere": self.misere, "border": self.border, "dots": wire["dots"], "lines": wire["lines"],
+            "cells": wire["cells"], "predrawn": list(self.predrawn), "time": self.time.to_json(), "seed": self.seed,
+        }
+
+    def to_text(self) -> str:
+        return "GAME " + json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_payload(cls, payload: str) -> Game:
+        try:
+            data = json.loads(payload)
+        except (ValueError, RecursionError) as exc:
+            raise ProtocolError(f"GAME: payload is not JSON: {str(exc)[:80]} (§4.1)") from None
+        return _game_from_json(data)
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """§4.2, referee → every bot: ``seat`` drew ``line`` and closed ``closed``."""
+
+    seat: int
+    line: int
+    closed: tuple[int, ...] = ()
+
+    def to_text(self) -> str:
+        return f"DRAWN {self.seat} {self.line} {_list_text(self.closed)}"
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Drawn:
+        _arity(words, 4, 4, "DRAWN <seat> <line> <closed>", "4.2")
+        return cls(_number(words[1], "seat", "4.2"), _number(words[2], "line", "4.2"),
+                   _numbers(words[3], "closed cell", "4.2"))
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    """§4.3, referee → bots still in the game: ``seat`` is out for ``reason``."""
+
+    seat: int
+    reason: str
+
+    def to_text(self) -> str:
+        return f"FORFEIT {self.seat} {self.reason}"
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Forfeit:
+        _arity(words, 3, 3, "FORFEIT <seat> <reason>", "4.3")
+        if words[2] not in FAULTS:
+            raise ProtocolError(f"FORFEIT: reason must be one of {', '.join(FAULTS)}, got {words[2][:40]!r} (§4.3)")
+        return cls(_number(words[1], "seat", "4.3"), words[2])
+
+
+@dataclass(frozen=True)
+class Turn:
+    """§4.4, referee → the bot on turn: request ``id``, clock left and this move's limit."""
+
+    id: int
+    left_ms: int
+    limit_ms: int
+
+    def to_text(self) -> str:
+        return f"TURN {self.id} {self.left_ms} {self.limit_ms}"
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Turn:
+        _arity(words, 4, 4, "TURN <id> <left_ms> <limit_ms>", "4.4")
+        return cls(*(_number(w, name, "4.4") for w, name in zip(words[1:], ("id", "left_ms", "limit_ms"))))
+
+
+@dataclass(frozen=True)
+class Move:
+    """§4.5, bot → referee: the answer to TURN ``id``."""
+
+    id: int
+    line: int
+
+    def to_text(self) -> str:
+        return f"MOVE {self.id} {self.line}"
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> Move:
+        _arity(words, 3, 3, "MOVE <id> <line>", "4.5")
+        return cls(_number(words[1], "id", "4.5"), _number(words[2], "line", "4.5"))
+
+
+@dataclass(frozen=True)
+class End:
+    """§4.6, referee → bots: the game is over."""
+
+    termination: str
+    scores: tuple[int, ...]
+    placements: tuple[int, ...]
+    offender: int | None = None
+
+    def to_text(self) -> str:
+        offender = "-" if self.offender is None else str(self.offender)
+        return f"END {self.termination} {_list_text(self.scores)} {_list_text(self.placements)} {offender}"
+
+    @classmethod
+    def from_words(cls, words: list[str]) -> End:
+        _arity(words, 5, 5, "END <termination> <scores> <placements> <offender>", "4.6")
+        if words[1] not in TERMINATIONS:
+            raise ProtocolError(f"END: termination must be one of {', '.join(TERMINATIONS)} (§4.6)")
+        scores = _numbers(words[2], "score", "4.6")
+        placements = _numbers(words[3], "placement", "4.6")
+        if len(scores) != len(placements):
+            raise ProtocolError("END: scores and placements must have one entry per seat (§4.6)")
+        offender = None if words[4] == "-" else _number(words[4], "offender", "4.6")
+        return cls(words[1], scores, placements, offender)
+
+
+@dataclass(frozen=True)
+class Bye:
+    """§4.7, referee → bot: no more games."""
+
+    reason: str = ""
+
+    def to_text(self) -> str:
+        return f"BYE {self.reason}" if self.reason else "BYE"
+
+
+Message = Union[Hello, Welcome, Game, Drawn, Forfeit, Turn, Move, End, Bye]
+BOT_MESSAGES = (Hello, Move)  # §1.4
+_BY_WORDS = {"HELLO": Hello, "WELCOME": Welcome, "DRAWN": Drawn, "FORFEIT": Forfeit, "TURN": Turn, "MOVE": Move,
+             "END": End}
+
+
+def parse(data: str | bytes) -> Message:
+    """One ZeroMQ message → a message value, or ``ProtocolError`` saying why not (§1)."""
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        if len(data) > MAX_BYTES:
+            raise ProtocolError(f"message of {len(data)} bytes is larger than 1 MiB (§1.2)")
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ProtocolError("message is not valid UTF-8 (§1.2)") from None
+    elif not isinstance(data, str):
+        raise ProtocolError(f"message must be text, got {type(data).__name__} (§1.2)")
+    elif len(data) > MAX_BYTES:
+        raise ProtocolError("message is larger than 1 MiB (§1.2)")
+    text = data.removesuffix("\n").removesuffix("\r")
+    command, _, rest = text.partition(" ")
+    if command == "GAME":
+        return Game.from_payload(rest)
+    if command == "BYE":
+        return Bye(rest.strip(" "))
+    kind = _BY_WORDS.get(command)
+    if kind is None:
+        shown = command[:20] + ("…" if len(command) > 20 else "")
+        raise ProtocolError(f"unknown command {shown!r}: expected one of HELLO, WELCOME, GAME, DRAWN, FORFEIT, "
+                            "TURN, MOVE, END, BYE (§1.4)")
+    return kind.from_words([command] + [word for word in rest.split(" ") if word])
+
+
+def _game_from_json(data: object) -> Game:
+    """Validate GAME's JSON object (§4.1) field by field; every flaw is a ProtocolError."""
+    if not isinstance(data, dict):
+        raise ProtocolError("GAME: payload must be a JSON object (§4.1)")
+
+    def field(key: str, kind: type | tuple, nullable: bool = False):
+        value = data.get(key)
+        if value is None and nullable and key in data:
+            return None
+        # bool is an int in Python; JSON true is never a number here
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ProtocolError(f"GAME: field {key!r} missing or not {getattr(kind, '__name__', kind)} (§4.1)")
+        return value
+
+    def ints(values: object, key: str, bound: int | None) -> tuple[int, ...]:
+        if not isinstance(values, list) or not all(type(v) is int and v >= 0 for v in values):
+            raise ProtocolError(f"GAME: {key!r} must be a list of non-negative integers (§4.1)")
+        if bound is not None and any(v >= bound for v in values):
+            raise ProtocolError(f"GAME: {key!r} refers to an entry out of range (§4.1)")
+        return tuple(values)
+
+    protocol = field("protocol", str)
+    players = field("players", int)
+    if players not in (2, 3, 4):
+        raise ProtocolError("GAME: 'players' must be 2, 3 or 4 (§4.1)")
+    seat = field("seat", int)
+    if not 0 <= seat < players:
+        raise ProtocolError("GAME: 'seat' must be 0 … players-1 (§4.1)")
+    names = field("names", list)
+    if len(names) != players or not all(isinstance(n, str) for n in names):
+        raise ProtocolError("GAME: 'names' must list one string per seat (§4.1)")
+    geometry = field("geometry", str)
+    if geometry not in GEOMETRIES:
+        raise ProtocolError(f"GAME: 'geometry' must be one of {', '.join(GEOMETRIES)} (§4.1)")
+    try:
+        rows, cols = parse_size(field("size", str))
+    except BoardError as exc:
+        raise ProtocolError(f"GAME: {exc} (§4.1)") from None
+    dots = field("dots", list)
+    if not all(isinstance(d, list) and len(d) == 2 and all(type(v) is int for v in d) for d in dots):
+        raise ProtocolError("GAME: 'dots' must be a list of [x, y] integer pairs (§4.1)")
+    lines = field("lines", list)
+    if not all(isinstance(pair, list) and len(pair) == 2 for pair in lines):
+        raise ProtocolError("GAME: 'lines' must be a list of [a, b] dot pairs (§4.1)")
+    lines = [ints(pair, "lines", len(dots)) for pair in lines]
+    cells = [ints(cell, "cells", len(lines)) for cell in field("cells", list)]
+    time = field("time", dict)
+    try:
+        spec = TimeSpec(*(_optional_ms(time, key) for key in ("move_ms", "bank_ms", "increment_ms", "margin_ms")))
+    except ProtocolError as exc:
+        raise ProtocolError(f"GAME: {exc}") from None
+    seed = field("seed", int)
+    board = Board(geometry, rows, cols, tuple(tuple(d) for d in dots), tuple(lines), tuple(cells))
+    return Game(
+        game=field("game", str), seat=seat, players=players, names=tuple(names), board=board,
+        misere=field("misere", bool), border=field("border", bool),
+        predrawn=ints(field("predrawn", list), "predrawn", len(lines)), time=spec, seed=seed, protocol=protocol,
+    )
+
+
+def _optional_ms(time: dict, key: str) -> int | None:
+    value = time.get(key)
+    if value is None and key in ("move_ms", "bank_ms"):
+        return None
+    if type(value) is not int or value < 0:
+        raise ProtocolError(f"time.{key} must be a non-negative integer (§4.1)")
+    return value
