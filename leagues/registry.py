@@ -292,7 +292,7 @@ def _read(path: Path, shown: Path) -> bytes:
 
 
 def _megabytes(count: int) -> str:
-    return f"{count / 1024 / 1024:g} MB"
+    return f"{count / 2**20:g} MB" if count >= 2**20 else f"{count:,} bytes"
 
 
 def run_build(manifest: Manifest, folder: Path, timeout: float) -> str:

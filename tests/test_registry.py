@@ -1,0 +1,308 @@
+"""The bot registry and `hexarena submit` / `hexarena bots`: real folders, a real SQLite file, real builds."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hexarena.cli import main
+from leagues import registry
+from leagues.workspace import Workspace
+from protocol.errors import ConfigError
+
+REPO = Path(__file__).resolve().parent.parent
+RANDOM_BOT = REPO / "bots" / "random"
+needs_check = pytest.mark.skipif(not (REPO / "referee" / "check.py").exists(), reason="referee/check.py not written yet")
+
+
+def make_bot(folder: Path, name: str = "tester", author: str = "alice", *, manifest: str | None = None,
+             files: dict[str, str] | None = None, build: list[str] | None = None,
+             command: list[str] | None = None) -> Path:
+    """A bot folder that is never run (tests with check=False); the manifest is written as given."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if manifest is None:
+        manifest = f'name = "{name}"\nauthor = "{author}"\ncommand = {json.dumps(command or ["python3", "bot.py"])}\n'
+        if build:
+            manifest += f"build = {json.dumps(build)}\n"  # a JSON list of plain strings is a TOML array
+    (folder / "bot.toml").write_text(manifest)
+    for rel, text in (files or {"bot.py": "print('hello')\n"}).items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    return folder
+
+
+def playing_bot(folder: Path, name: str = "player", author: str = "alice") -> Path:
+    """A copy of the reference random bot under another name: it passes the conformance check."""
+    shutil.copytree(RANDOM_BOT, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    manifest = (folder / "bot.toml").read_text().splitlines()
+    kept = [line for line in manifest if not line.startswith(("name", "author"))]
+    (folder / "bot.toml").write_text("\n".join([f'name = "{name}"', f'author = "{author}"', *kept]) + "\n")
+    return folder
+
+
+def state(home: Path) -> tuple[list[str], list[str]]:
+    """Everything a submit may change: the whole database as SQL, and the registry folder's entries."""
+    with sqlite3.connect(home / "hexarena.db") as db:
+        dump = list(db.iterdump())
+    db.close()
+    return dump, sorted(os.listdir(home / "registry"))
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return exit_.value.code, out, err
+
+
+@pytest.fixture
+def ws(tmp_path: Path):
+    with Workspace(tmp_path / "home") as workspace:
+        registry.open_registry(workspace)
+        yield workspace
+
+
+# ---------------------------------------------------------------- versions
+
+
+def test_submit_resubmit_change_and_retire(ws: Workspace, tmp_path: Path) -> None:
+    folder = make_bot(tmp_path / "bot")
+    first = registry.submit(ws, folder, check=False)
+    assert first.status == "registered"
+    assert (first.folder / "bot.py").read_text() == "print('hello')\n"
+    assert first.folder == (ws.registry_dir / first.version_hash).resolve()
+
+    before = state(ws.home)
+    again = registry.submit(ws, folder, check=False)
+    assert (again.status, again.version_hash) == ("unchanged", first.version_hash)
+    assert state(ws.home) == before
+
+    (folder / "bot.py").write_text("print('better')\n")
+    second = registry.submit(ws, folder, check=False)
+    assert second.status == "new_version" and second.version_hash != first.version_hash
+    assert [v.hash for v in registry.bot_history(ws, "tester")] == [first.version_hash, second.version_hash]
+    [info] = registry.list_bots(ws)
+    assert (info.name, info.author, info.versions, info.latest, info.retired) == (
+        "tester", "alice", 2, second.version_hash, None)
+    assert registry.resolve(ws, "tester").folder == second.folder
+    assert (registry.resolve(ws, f"tester@{first.version_hash[:4]}").folder / "bot.py").read_text() == "print('hello')\n"
+
+    assert registry.retire(ws, "tester") is True
+    assert registry.retire(ws, "tester") is False
+    assert registry.active_bots(ws) == []
+    assert registry.list_bots(ws)[0].retired is not None
+    assert registry.resolve(ws, "tester").version_hash == second.version_hash  # still playable by name
+
+    (folder / "bot.py").write_text("print('hello')\n")  # back to the first content: a new submission, same snapshot
+    back = registry.submit(ws, folder, check=False)
+    assert (back.status, back.version_hash) == ("new_version", first.version_hash)
+    assert [b.label for b in registry.active_bots(ws)] == [f"tester@{first.version_hash[:10]}"]
+    assert registry.get_bot(ws, "tester").versions == 2
+
+
+def test_the_hash_covers_exec_bits_but_not_caches(ws: Workspace, tmp_path: Path) -> None:
+    folder = make_bot(tmp_path / "bot")
+    first = registry.submit(ws, folder, check=False)
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"\0junk")
+    (folder / ".git").mkdir()
+    (folder / ".git" / "HEAD").write_text("ref: x\n")
+    (folder / "old.pyc").write_bytes(b"\0")
+    assert registry.submit(ws, folder, check=False).status == "unchanged"
+    assert not (first.folder / "__pycache__").exists()
+
+    (folder / "bot.py").chmod(0o755)
+    executable = registry.submit(ws, folder, check=False)
+    assert executable.status == "new_version"
+    assert os.access(executable.folder / "bot.py", os.X_OK) and not os.access(first.folder / "bot.py", os.X_OK)
+
+
+def test_a_symlink_inside_the_folder_is_kept_relative(ws: Workspace, tmp_path: Path) -> None:
+    folder = make_bot(tmp_path / "bot", files={"lib/core.py": "X = 1\n", "bot.py": "pass\n"})
+    (folder / "core.py").symlink_to(folder / "lib" / "core.py")  # absolute, but inside
+    result = registry.submit(ws, folder, check=False)
+    shutil.rmtree(folder)
+    assert os.readlink(result.folder / "core.py") == "lib/core.py"
+    assert (result.folder / "core.py").read_text() == "X = 1\n"
+
+
+def test_resolve_names_versions_and_folders(ws: Workspace, tmp_path: Path) -> None:
+    folder = make_bot(tmp_path / "adhoc", name="adhoc")
+    loose = registry.resolve(ws, str(folder))
+    assert (loose.name, loose.version_hash, loose.folder, loose.label) == ("adhoc", None, folder.resolve(), "adhoc")
+    registry.submit(ws, make_bot(tmp_path / "a", name="alpha"), check=False)
+    registry.submit(ws, make_bot(tmp_path / "b", name="beta"), check=False)
+    with pytest.raises(ConfigError) as error:
+        registry.resolve(ws, "gamma")
+    assert str(error.value) == "unknown bot 'gamma': no registered bot or folder by that name (registered: alpha, beta)"
+    with pytest.raises(ConfigError, match=r"^'alpha@abc': a version is name@HASH with at least 4 hex digits"):
+        registry.resolve(ws, "alpha@abc")
+    alpha = registry.resolve(ws, "alpha")
+    wrong = "0000" if not alpha.version_hash.startswith("0000") else "1111"
+    with pytest.raises(ConfigError) as error:
+        registry.resolve(ws, f"alpha@{wrong}")
+    assert str(error.value) == f"'alpha@{wrong}' matches no version of bot 'alpha' (versions: {alpha.version_hash[:10]})"
+    assert registry.resolve(ws, f"alpha@{alpha.version_hash[:12].upper()}") == alpha
+
+
+# ---------------------------------------------------------------- bad input: nothing registered, database unchanged
+
+MANIFEST_CASES = {
+    "missing file": (None, "{path}: missing (every bot folder needs a bot.toml manifest)"),
+    "bad TOML": ('name "x"\n', "{path}: not valid TOML: Expected '=' after a key in a key/value pair (at line 1, column 6)"),
+    "unknown field": ('name = "x"\ncommand = ["a"]\ncolour = "red"\n', "{path}: unknown field 'colour'"),
+    "missing name": ('command = ["a"]\n', "{path}: field 'name' is missing"),
+    "bad name": ('name = "Bad Name"\ncommand = ["a"]\n',
+                 "{path}: field 'name': String should match pattern '^[a-z0-9][a-z0-9_-]{{0,39}}$' (found 'Bad Name')"),
+    "command not a list": ('name = "x"\ncommand = "python3 bot.py"\n',
+                           "{path}: field 'command': Input should be a valid list (found 'python3 bot.py')"),
+}
+
+
+@pytest.mark.parametrize("case", MANIFEST_CASES)
+def test_each_broken_manifest_is_one_line_and_exit_2(case: str, tmp_path: Path, capsys) -> None:
+    home = tmp_path / "home"
+    with Workspace(home) as ws:
+        registry.submit(ws, make_bot(tmp_path / "good"), check=False)
+    text, message = MANIFEST_CASES[case]
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "bot.py").write_text("pass\n")
+    if text is not None:
+        (folder / "bot.toml").write_text(text)
+    before = state(home)
+    code, out, err = cli(capsys, "submit", str(folder), "--home", str(home))
+    assert (code, out, err) == (2, "", "hexarena: error: " + message.format(path=folder / "bot.toml") + "\n")
+    assert state(home) == before
+
+
+def test_a_name_owned_by_another_author_is_refused(ws: Workspace, tmp_path: Path, capsys) -> None:
+    registry.submit(ws, make_bot(tmp_path / "mine", name="shared", author="alice"), check=False)
+    before = state(ws.home)
+    theirs = make_bot(tmp_path / "theirs", name="shared", author="bob")
+    code, out, err = cli(capsys, "submit", str(theirs), "--home", str(ws.home))
+    assert (code, err) == (2, "hexarena: error: bot name 'shared' is taken by author 'alice' (this folder's bot.toml "
+                              "says author 'bob'); choose another name\n")
+    assert state(ws.home) == before
+
+
+def test_a_symlink_leading_outside_is_refused(ws: Workspace, tmp_path: Path) -> None:
+    (tmp_path / "secret.txt").write_text("key\n")
+    folder = make_bot(tmp_path / "bot")
+    (folder / "data").mkdir()
+    (folder / "data" / "key.txt").symlink_to("../../secret.txt")
+    before = state(ws.home)
+    with pytest.raises(ConfigError) as error:
+        registry.submit(ws, folder, check=False)
+    assert str(error.value) == (f"{folder.resolve()}/data/key.txt: symlink leads outside the bot folder "
+                                "(to ../../secret.txt); copy the file into the folder instead")
+    assert state(ws.home) == before
+
+
+def test_an_oversized_folder_is_refused(ws: Workspace, tmp_path: Path, capsys) -> None:
+    folder = make_bot(tmp_path / "bot", files={"bot.py": "pass\n", "weights.bin": "x" * 3000})
+    before = state(ws.home)
+    code, _, err = cli(capsys, "submit", str(folder), "--home", str(ws.home), "--max-size", "0.002")
+    assert code == 2
+    assert err == (f"hexarena: error: {folder}: bot folder is larger than the limit of 2,097 bytes (at weights.bin); "
+                   "leave out data and build outputs, or raise the limit\n")
+    assert state(ws.home) == before
+
+
+def test_special_files_and_unreadable_folders_are_refused(ws: Workspace, tmp_path: Path) -> None:
+    folder = make_bot(tmp_path / "bot")
+    os.mkfifo(folder / "pipe")
+    before = state(ws.home)
+    with pytest.raises(ConfigError, match=r"/pipe: not a regular file, folder or symlink; remove it"):
+        registry.submit(ws, folder, check=False)
+    os.unlink(folder / "pipe")
+    if os.geteuid() != 0:  # root reads everything
+        (folder / "bot.py").chmod(0)
+        with pytest.raises(ConfigError, match=r"/bot.py: cannot read: Permission denied$"):
+            registry.submit(ws, folder, check=False)
+    assert state(ws.home) == before
+
+
+# ---------------------------------------------------------------- build and check
+
+
+def test_a_failed_build_is_not_registered(ws: Workspace, tmp_path: Path, capsys) -> None:
+    build = ["python3", "-c", "import sys; print('compiling'); print('error: no compiler'); sys.exit(3)"]
+    folder = make_bot(tmp_path / "bot", build=build)
+    before = state(ws.home)
+    code, out, err = cli(capsys, "submit", str(folder), "--home", str(ws.home))
+    assert (code, out) == (1, ""), err
+    assert err.splitlines()[0] == (f"hexarena: tester was not registered: build {' '.join(build)!r} failed with exit "
+                                   "status 3: error: no compiler")
+    assert err.splitlines()[1:] == ["build output (tail):", "  compiling", "  error: no compiler"]
+    assert state(ws.home) == before
+    assert not list(folder.glob("*.o"))
+
+
+def test_a_build_runs_in_the_copy_and_a_hanging_build_is_stopped(ws: Workspace, tmp_path: Path) -> None:
+    folder = make_bot(tmp_path / "bot", build=["sh", "-c", "echo built > out.txt"])
+    result = registry.submit(ws, folder, check=False)
+    assert (result.folder / "out.txt").read_text() == "built\n"
+    assert not (folder / "out.txt").exists()
+
+    slow = make_bot(tmp_path / "slow", name="slow", build=["sh", "-c", "sleep 30 & sleep 30"])
+    result = registry.submit(ws, slow, check=False, build_timeout=0.3)
+    assert (result.status, result.reason) == ("rejected", "build 'sh -c sleep 30 & sleep 30' did not finish within 0.3 s")
+    assert [b.name for b in registry.list_bots(ws)] == ["tester"]
+
+
+@needs_check
+def test_a_failed_check_is_not_registered(ws: Workspace, tmp_path: Path) -> None:
+    folder = make_bot(tmp_path / "bot", command=["python3", "-c", "import sys; sys.exit(4)"])
+    before = state(ws.home)
+    result = registry.submit(ws, folder)
+    assert result.status == "rejected"
+    assert result.reason.startswith("conformance check failed: ")
+    assert any(not passed for _, passed, _ in result.checks)
+    assert state(ws.home) == before
+
+
+@needs_check
+def test_the_registry_copy_plays_after_the_folder_is_deleted(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    folder = playing_bot(tmp_path / "src", name="survivor")
+    run = subprocess.run(["hexarena", "submit", str(folder), "--home", str(home)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("registered survivor@")
+    version = run.stdout.split()[1].rstrip(":")
+    shutil.rmtree(folder)
+
+    listing = subprocess.run(["hexarena", "bots", "--home", str(home)], capture_output=True, text=True, timeout=120)
+    assert listing.returncode == 0, listing.stderr
+    assert any(line.split()[:3] == ["survivor", "1", version.split("@")[1]] for line in listing.stdout.splitlines())
+
+    with Workspace(home) as ws:
+        bot = registry.resolve(ws, version)
+    from referee.referee import BotSpec, Referee
+
+    with Referee() as referee:
+        record = referee.play([BotSpec(bot.label, bot.folder), BotSpec("random", RANDOM_BOT)], size="2x2", seed=1)
+    assert record.result.termination == "completed"
+    assert sum(record.result.scores) == 2 * 2
+
+
+def test_reference_bots_are_seeded_once_and_a_broken_one_is_skipped(ws: Workspace, tmp_path: Path) -> None:
+    shelf = tmp_path / "bots"
+    make_bot(shelf / "good", name="good", author="hexarena")
+    make_bot(shelf / "broken", name="broken", build=["sh", "-c", "echo no compiler; exit 1"])
+    (shelf / "notes").mkdir()  # no bot.toml: not a bot
+    results = registry.ensure_reference_bots(ws, shelf, check=False)
+    assert [(r.name, r.status, r.reason) for r in results] == [
+        ("broken", "rejected", "build 'sh -c echo no compiler; exit 1' failed with exit status 1: no compiler"),
+        ("good", "registered", "")]
+    assert [b.name for b in registry.active_bots(ws)] == ["good"]
+    registry.retire(ws, "good")
+    assert registry.ensure_reference_bots(ws, shelf, check=False) == []  # once per workspace: a retired bot stays out
+    assert registry.active_bots(ws) == []
