@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from leagues.workspace import Workspace
-from protocol.errors import ConfigError
+from protocol.errors import ConfigError, HexarenaError
 from referee.manifest import Manifest, load_manifest
 
 MAX_BOT_BYTES = 50 * 1024 * 1024  # default size limit of a submitted folder
@@ -326,7 +326,10 @@ def run_check(folder: Path) -> list[tuple[str, bool, str]]:
     """The conformance check (``hexarena check``) on the built copy; raise _Rejected if it fails."""
     from referee.check import check_bot  # the check starts processes and sockets: import it only when used
 
-    report = check_bot(folder)
+    try:
+        report = check_bot(folder)
+    except HexarenaError as exc:
+        raise _Rejected(f"conformance check failed: {exc}") from None
     checks = [(name, bool(passed), reason) for name, passed, reason in report.items]
     if not report.passed:
         failed = [f"{name}: {reason}" for name, passed, reason in checks if not passed]
@@ -452,7 +455,7 @@ def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: b
     for folder in sorted(p for p in bots_dir.glob("*") if (p / "bot.toml").is_file()):
         try:
             results.append(submit(ws, folder, check=check))
-        except ConfigError as exc:
+        except HexarenaError as exc:
             results.append(SubmitResult("rejected", folder.name, "", None, [], reason=str(exc)))
     with ws.transaction() as db:
         db.execute("INSERT OR REPLACE INTO registry_meta (key, value) VALUES ('reference_bots', ?)", (_now(),))
