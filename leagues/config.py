@@ -1,0 +1,175 @@
+"""League files: TOML in ``leagues/``, validated by pydantic.
+
+    name = "demo"                       # a safe identifier; names the league in the store and tables
+    participants = ["all"]              # "all" (every active bot), or names: "greedy", "greedy@1a2b", a folder
+    players = 2                         # per table: 2, 3 or 4
+    games_per_pairing = 2               # per pairing (table) and board configuration; a multiple of players,
+                                        #   so each seat rotation is played equally often (default: players)
+    sample = 0                          # 3–4 players: play this many tables per configuration, drawn so that
+                                        #   every bot meets every other about equally often (0: every table)
+    time_control = "200ms"              # per move, or "10s+100ms" (bank + increment); see referee/clock.py
+    fault_policy = "forfeit"            # "forfeit" (the offender loses) or "substitute" (a random line is drawn)
+    flag_threshold = 0.1                # flag a bot in the tables when more than this share of its games had a fault
+    concurrency = 2                     # games at once (default: one per core); --concurrency overrides
+    seed = 1                            # league seed: per-game seeds derive from it
+
+    [[boards]]                          # one or more board configurations
+    size = "3x3"                        # ROWSxCOLS, 1–10 each
+    geometry = "hex"                    # "hex" or "square"
+    misere = false
+    border = false                      # pre-draw the lines that belong to one cell only
+
+Every error is one line that names the file, the line (or field) and what is allowed.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+
+from protocol.errors import ConfigError
+from referee.record import BoardConfig
+
+ALL = "all"
+
+
+class LeagueConfig(BaseModel):
+    """One league file. ``configs`` gives the board configurations with the league's player count."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,59}$")
+    description: str = ""
+    participants: list[str] = Field(default=[ALL], min_length=1)
+    players: int = Field(2, ge=2, le=4)
+    boards: list[BoardConfig] = Field(min_length=1)
+    games_per_pairing: int | None = Field(None, ge=1, le=1000)
+    sample: int = Field(0, ge=0)
+    time_control: str = "200ms"
+    fault_policy: Literal["forfeit", "substitute"] = "forfeit"
+    flag_threshold: float = Field(0.1, ge=0.0, le=1.0)
+    concurrency: int | None = Field(None, ge=1, le=256)
+    seed: int = 0
+
+    @field_validator("participants")
+    @classmethod
+    def _participants(cls, value: list[str]) -> list[str]:
+        if ALL in value and len(value) > 1:
+            raise ValueError(f'"{ALL}" stands alone (every active bot); list names instead, or only "{ALL}"')
+        repeated = sorted({p for p in value if value.count(p) > 1})
+        if repeated:
+            raise ValueError(f"listed twice: {', '.join(repeated)}")
+        return value
+
+    @field_validator("time_control")
+    @classmethod
+    def _time_control(cls, value: str) -> str:
+        from referee.clock import TimeControl
+
+        TimeControl.parse(value)
+        return value
+
+    @field_validator("boards", mode="before")
+    @classmethod
+    def _no_players_in_boards(cls, value: object) -> object:
+        if isinstance(value, list) and any(isinstance(b, dict) and "players" in b for b in value):
+            raise ValueError("set players once, at the top of the league file, not per board")
+        return value
+
+    @field_validator("boards")
+    @classmethod
+    def _distinct_boards(cls, value: list[BoardConfig]) -> list[BoardConfig]:
+        labels = [b.label for b in value]
+        repeated = sorted({label for label in labels if labels.count(label) > 1})
+        if repeated:
+            raise ValueError(f"configuration listed twice: {', '.join(repeated)}")
+        return value
+
+    @field_validator("games_per_pairing")
+    @classmethod
+    def _every_rotation(cls, value: int | None, info: ValidationInfo) -> int | None:
+        players = info.data.get("players", 2)
+        if value is not None and value % players:
+            raise ValueError(f"must be a multiple of players ({players}) so that every seat rotation "
+                             f"is played equally often, got {value}")
+        return value
+
+    @field_validator("sample")
+    @classmethod
+    def _sample_needs_tables(cls, value: int, info: ValidationInfo) -> int:
+        if value and info.data.get("players", 2) == 2:
+            raise ValueError("is for 3-4 player leagues; with 2 players every pair plays")
+        return value
+
+    @property
+    def games(self) -> int:
+        """Games per pairing (table) and configuration."""
+        return self.games_per_pairing or self.players
+
+    @property
+    def configs(self) -> list[BoardConfig]:
+        return [b.model_copy(update={"players": self.players}) for b in self.boards]
+
+
+def load_league(path: str | Path) -> LeagueConfig:
+    """Read and validate a league file; ConfigError with one line naming the file, line and what is allowed."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such league file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    return parse_league(text, str(path))
+
+
+def parse_league(text: str, source: str = "<league>") -> LeagueConfig:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    try:
+        return LeagueConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe(exc, text, source)) from None
+
+
+def describe(error: ValidationError, text: str, source: str) -> str:
+    """The first problem as ``file:line: field: what is wrong (what is allowed)``."""
+    first = error.errors()[0]
+    loc = first["loc"]
+    where = f"{source}:{line_of(text, loc)}" if line_of(text, loc) else source
+    field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "(top level)"
+    if first["type"] == "extra_forbidden":
+        model = LeagueConfig if len(loc) == 1 else BoardConfig
+        allowed = [f for f in model.model_fields if not (model is BoardConfig and f == "players")]
+        return f"{where}: unknown key {field!r} (allowed: {', '.join(allowed)})"
+    if first["type"] == "missing":
+        return f"{where}: {field} is missing"
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] in ("literal_error", "enum"):
+        message = f"{message}, got {first.get('input')!r}"
+    return f"{where}: {field}: {message}"
+
+
+def line_of(text: str, loc: tuple) -> int | None:
+    """The line number of the key at ``loc`` (e.g. ``("boards", 1, "size")``) in a TOML text, if it is there."""
+    keys = [p for p in loc if isinstance(p, str)]
+    if not keys:
+        return None
+    table, index = (keys[0], next((p for p in loc if isinstance(p, int)), 0)) if len(keys) > 1 else (None, 0)
+    key = keys[-1]
+    section, seen = None, -1
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = re.match(r"^\s*\[\[?\s*([A-Za-z0-9_.-]+)\s*\]\]?", line)
+        if header:
+            section = header[1]
+            seen += section == table
+            continue
+        if section == table and (table is None or seen == index) and re.match(rf"^\s*{re.escape(key)}\s*=", line):
+            return number
+    return None

@@ -1,0 +1,145 @@
+"""The game list of a league: deterministic, with stable ids, interleaved round by round.
+
+Two players: every pair plays on every configuration, ``games`` times, the seats swapped every
+other game. Three or four players: every table of that many bots (or a seeded balanced sample of
+tables) plays every seat rotation. A *table* is a set of bots in a fixed base order (by key); game
+``i`` of a table seats it rotated by ``i % players``, and the games ``cycle * players ...`` of one
+cycle share one seed, so the rotations start from the same position and randomness.
+
+Ids hash the league name, the configuration, the seat keys (``name@version-hash``) in seat order and
+the game index, and nothing else: adding a bot adds games without changing any existing id, and a
+new version of a bot gives its games new ids (so they are played again).
+
+Order: cycle by cycle, and within a cycle round by round (in a round each bot sits at most one
+table, as far as possible), every rotation and configuration of the round's tables; so partial
+results are balanced at every point.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import random
+from dataclasses import dataclass
+from math import comb
+
+from leagues.config import LeagueConfig
+from referee.record import BoardConfig
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A bot in a league: ``label`` names it in records and tables, ``key`` identifies its exact version."""
+
+    label: str
+    key: str
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    id: str
+    config: BoardConfig
+    seats: tuple[str, ...]  # entrant labels in seat order
+    keys: tuple[str, ...]  # entrant keys in seat order
+    seed: int
+    round: int  # position in the interleaving: cycle * rounds + round
+
+
+def schedule(league: LeagueConfig, entrants: list[Entrant]) -> list[ScheduledGame]:
+    """Every game of the league, in playing order (see the module docstring)."""
+    k = league.players
+    ordered = sorted(entrants, key=lambda e: e.key)
+    if league.sample and league.sample < comb(len(ordered), k):
+        tables = balanced_sample(ordered, k, league.sample, random.Random(f"{league.name}:{league.seed}"))
+    else:
+        tables = [list(t) for t in itertools.combinations(ordered, k)]
+    rounds = split_into_rounds(tables)
+    games = []
+    for cycle in range(league.games // k):
+        for number, tables_in_round in enumerate(rounds):
+            for rotation in range(k):
+                for config in league.configs:
+                    for table in tables_in_round:
+                        seats = table[rotation:] + table[:rotation]
+                        index = cycle * k + rotation
+                        games.append(ScheduledGame(
+                            id=game_id(league.name, config, [e.key for e in seats], index),
+                            config=config,
+                            seats=tuple(e.label for e in seats),
+                            keys=tuple(e.key for e in seats),
+                            seed=derive_seed(league.seed, league.name, config, [e.key for e in table], cycle),
+                            round=cycle * len(rounds) + number,
+                        ))
+    return games
+
+
+def _digest(*parts: object) -> bytes:
+    return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+
+
+def _config_key(config: BoardConfig) -> str:
+    return json.dumps(config.model_dump(), sort_keys=True)
+
+
+def game_id(league: str, config: BoardConfig, seat_keys: list[str], index: int) -> str:
+    """16 hex digits: stable for the same league name, configuration, seats and game index."""
+    return _digest(league, _config_key(config), *seat_keys, index).hex()[:16]
+
+
+def derive_seed(league_seed: int, league: str, config: BoardConfig, table_keys: list[str], cycle: int) -> int:
+    """The seed of every rotation in one cycle of one table (31 bits, fits any bot's integer type)."""
+    return int.from_bytes(_digest(league_seed, league, _config_key(config), *table_keys, cycle)[:4]) >> 1
+
+
+def split_into_rounds(tables: list[list[Entrant]]) -> list[list[list[Entrant]]]:
+    """Greedy: each round takes, in order, every remaining table none of whose bots already sits in it."""
+    rounds = []
+    remaining = tables
+    while remaining:
+        busy: set[str] = set()
+        this_round, later = [], []
+        for table in remaining:
+            keys = {e.key for e in table}
+            if busy.isdisjoint(keys):
+                busy |= keys
+                this_round.append(table)
+            else:
+                later.append(table)
+        rounds.append(this_round)
+        remaining = later
+    return rounds
+
+
+def balanced_sample(entrants: list[Entrant], k: int, count: int, rng: random.Random) -> list[list[Entrant]]:
+    """``count`` distinct tables of ``k`` bots, built greedily so that every pair meets about equally often.
+
+    Each table starts with a least-used bot; each next seat goes to the bot that has met the ones
+    already seated least (then: played least), ties broken by ``rng``.
+    """
+    n = len(entrants)
+    meets = [[0] * n for _ in range(n)]
+    used = [0] * n
+    chosen: set[tuple[int, ...]] = set()
+    tables = []
+    while len(tables) < count:
+        for attempt in range(50):
+            table = [min(range(n), key=lambda b: (used[b], rng.random()))]
+            while len(table) < k:
+                free = [b for b in range(n) if b not in table]
+                noise = attempt / 10  # later attempts accept slightly worse seats to escape a repeated table
+                table.append(min(free, key=lambda b: (sum(meets[b][t] for t in table) + noise * rng.random(),
+                                                      used[b], rng.random())))
+            if tuple(sorted(table)) not in chosen:
+                break
+        else:
+            table = list(next(t for t in itertools.combinations(range(n), k) if t not in chosen))
+        table.sort()
+        chosen.add(tuple(table))
+        for a, b in itertools.combinations(table, 2):
+            meets[a][b] += 1
+            meets[b][a] += 1
+        for b in table:
+            used[b] += 1
+        tables.append([entrants[b] for b in table])
+    return tables

@@ -1,0 +1,172 @@
+"""League results in the workspace's SQLite database.
+
+    leagues        one row per league: its validated file (JSON) as last run
+    league_games   the league's schedule as last run (game id, position, round, configuration, seats, seed)
+    games          every finished game: indexed columns + the full record (JSON)
+    moves          every move of every game
+    results        one row per seat of every game, the columns of ``leagues.tables.SEAT_COLUMNS``
+
+A finished game is written in ONE transaction (game, moves, results), so a crash or SIGKILL loses at
+most the games still being played, never half a game. A league's tables and records cover the games
+of its current schedule: after a bot's new version, the old version's games stay stored but leave
+the tables, as the schedule no longer lists them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import pandas as pd
+
+from leagues.config import LeagueConfig
+from leagues.schedule import ScheduledGame
+from leagues.tables import FAULT_COLUMNS, SEAT_COLUMNS, normalise, seat_rows
+from leagues.workspace import Workspace
+from protocol.errors import ConfigError
+from referee.record import GameRecord
+
+_RESULT_TYPES = {"game": "TEXT NOT NULL REFERENCES games(id)", "configuration": "TEXT NOT NULL", "bot": "TEXT NOT NULL",
+                 "points": "REAL NOT NULL", "think_ms": "REAL NOT NULL"}
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS leagues (
+    name     TEXT PRIMARY KEY,
+    config   TEXT NOT NULL,
+    updated  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS league_games (
+    league         TEXT NOT NULL REFERENCES leagues(name),
+    game           TEXT NOT NULL,
+    position       INTEGER NOT NULL,
+    round          INTEGER NOT NULL,
+    configuration  TEXT NOT NULL,
+    seats          TEXT NOT NULL,      -- JSON list of bot labels in seat order
+    seed           INTEGER NOT NULL,
+    PRIMARY KEY (league, game)
+);
+CREATE TABLE IF NOT EXISTS games (
+    id             TEXT PRIMARY KEY,
+    league         TEXT NOT NULL,
+    configuration  TEXT NOT NULL,
+    seats          TEXT NOT NULL,
+    termination    TEXT NOT NULL,
+    offender       INTEGER,
+    started        TEXT,
+    finished       TEXT,
+    record         TEXT NOT NULL       -- the GameRecord as JSON
+);
+CREATE INDEX IF NOT EXISTS games_by_league ON games (league, configuration);
+CREATE TABLE IF NOT EXISTS moves (
+    game         TEXT NOT NULL REFERENCES games(id),
+    number       INTEGER NOT NULL,
+    seat         INTEGER NOT NULL,
+    line         INTEGER NOT NULL,
+    closed       TEXT NOT NULL,        -- JSON list of cells
+    ms           REAL NOT NULL,
+    substituted  INTEGER NOT NULL,
+    PRIMARY KEY (game, number)
+);
+CREATE TABLE IF NOT EXISTS results (
+    {", ".join(f"{c} {_RESULT_TYPES.get(c, 'INTEGER NOT NULL')}" for c in SEAT_COLUMNS)},
+    PRIMARY KEY (game, seat)
+);
+CREATE INDEX IF NOT EXISTS results_by_bot ON results (bot);
+"""
+
+
+def open_store(ws: Workspace) -> Workspace:
+    ws.ensure_schema(SCHEMA)
+    return ws
+
+
+def save_schedule(ws: Workspace, league: LeagueConfig, games: list[ScheduledGame]) -> None:
+    """Record the league file and its current schedule (replacing the previous one), in one transaction."""
+    open_store(ws)
+    with ws.transaction() as db:
+        db.execute("INSERT OR REPLACE INTO leagues (name, config, updated) VALUES (?, ?, ?)",
+                   (league.name, league.model_dump_json(), datetime.now(UTC).isoformat(timespec="seconds")))
+        db.execute("DELETE FROM league_games WHERE league = ?", (league.name,))
+        db.executemany(
+            "INSERT INTO league_games (league, game, position, round, configuration, seats, seed)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(league.name, g.id, i, g.round, g.config.label, json.dumps(g.seats), g.seed) for i, g in enumerate(games)])
+
+
+def save_game(ws: Workspace, league: str, record: GameRecord) -> bool:
+    """Store a finished game (record, moves, per-seat results) in one transaction; False if it was already stored."""
+    with ws.transaction() as db:
+        inserted = db.execute(
+            "INSERT OR IGNORE INTO games (id, league, configuration, seats, termination, offender, started, finished,"
+            " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (record.id, league, record.config.label, json.dumps(record.seats), record.result.termination,
+             record.result.offender, _time(record.started), _time(record.finished), record.model_dump_json()))
+        if inserted.rowcount == 0:
+            return False
+        db.executemany(
+            "INSERT INTO moves (game, number, seat, line, closed, ms, substituted) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(record.id, n, m.seat, m.line, json.dumps(m.closed), m.ms, int(m.substituted))
+             for n, m in enumerate(record.moves)])
+        rows = seat_rows(record)
+        db.executemany(f"INSERT INTO results ({', '.join(SEAT_COLUMNS)}) VALUES ({', '.join('?' * len(SEAT_COLUMNS))})",
+                       [tuple(row[c] for c in SEAT_COLUMNS) for row in rows])
+    return True
+
+
+def _time(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def league_config(ws: Workspace, name: str) -> LeagueConfig:
+    """The league file as last run; ConfigError naming the known leagues if there is none of that name."""
+    open_store(ws)
+    row = ws.db.execute("SELECT config FROM leagues WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        known = [r["name"] for r in ws.db.execute("SELECT name FROM leagues ORDER BY name")]
+        raise ConfigError(f"no league named {name!r} in workspace {ws.home} (leagues: {', '.join(known) or 'none yet'}; "
+                          "start one with 'hexarena league run FILE')")
+    return LeagueConfig.model_validate_json(row["config"])
+
+
+def played_ids(ws: Workspace, league: str) -> set[str]:
+    """Ids of every stored game of the league (current schedule or not)."""
+    open_store(ws)
+    return {r["id"] for r in ws.db.execute("SELECT id FROM games WHERE league = ?", (league,))}
+
+
+def records(ws: Workspace, league: str) -> list[GameRecord]:
+    """The stored records of the league's current schedule, in schedule order."""
+    open_store(ws)
+    rows = ws.db.execute("SELECT g.record FROM league_games s JOIN games g ON g.id = s.game"
+                         " WHERE s.league = ? ORDER BY s.position", (league,))
+    return [GameRecord.model_validate_json(r["record"]) for r in rows]
+
+
+def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
+    """The seat frame (``leagues.tables``) of the league's current schedule, straight from the results table."""
+    open_store(ws)
+    columns = ", ".join(f"r.{c}" for c in SEAT_COLUMNS)
+    frame = pd.read_sql_query(f"SELECT {columns} FROM league_games s JOIN results r ON r.game = s.game"
+                              " WHERE s.league = ?", ws.db, params=(league,))
+    return normalise(frame.astype({c: "int64" for c in FAULT_COLUMNS}))
+
+
+@dataclass(frozen=True)
+class Progress:
+    total: int
+    played: int
+    left: pd.DataFrame  # configuration, games left
+    bots_left: pd.DataFrame  # bot, games left
+
+
+def progress(ws: Workspace, league: str) -> Progress:
+    """How much of the current schedule is played, and what is left by configuration and by bot."""
+    open_store(ws)
+    schedule = pd.read_sql_query(
+        "SELECT s.game, s.configuration, s.seats, g.id IS NOT NULL AS played FROM league_games s"
+        " LEFT JOIN games g ON g.id = s.game WHERE s.league = ? ORDER BY s.position", ws.db, params=(league,))
+    waiting = schedule[schedule["played"] == 0]
+    left = waiting.groupby("configuration").size().rename("left").reset_index()
+    seats = waiting["seats"].map(json.loads).explode()
+    bots_left = seats.value_counts().rename_axis("bot").rename("left").reset_index()
+    return Progress(len(schedule), int(schedule["played"].sum()), left, bots_left)

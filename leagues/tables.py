@@ -1,0 +1,148 @@
+"""League tables with pandas: standings and crosstables, pure functions over one frame of per-seat results.
+
+Everything starts from a *seat frame*: one row per seat of every game (``seat_frame(records)`` builds it
+from game records; ``leagues.store.seat_frame`` reads the same columns from SQLite):
+
+    game, configuration, players, seat, bot,
+    score (cells taken), against (cells taken by the others at the table), placement (1 = first),
+    points, win, draw, loss (0/1), moves (own moves, not substituted), think_ms (their total),
+    faults (all of this seat's faults in the game), fault_<reason> for every reason in referee.record.FAULTS
+
+Points by placing: at a table of k players a seat earns, against each of the k−1 others, 1 if it placed
+ahead, ½ if level, 0 if behind, and the sum is divided by k−1. With 2 players that is win 1, draw ½,
+loss 0; with 3–4 players, first alone = 1, last alone = 0. ``win`` means first place alone, ``draw``
+first place shared, ``loss`` anything else (``Outcome.result_for``).
+
+Standings rank by score % (points per game, so a bot that joined late is not behind for having played
+less), then points, then cell difference. A bot is *flagged* when the share of its games with at least
+one fault is above the league's threshold. Tables split by configuration with ``by_configuration``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from referee.record import FAULTS, GameRecord
+
+FAULT_COLUMNS = [f"fault_{reason}" for reason in FAULTS]
+SEAT_COLUMNS = ["game", "configuration", "players", "seat", "bot", "score", "against", "placement", "points",
+                "win", "draw", "loss", "moves", "think_ms", "faults", *FAULT_COLUMNS]
+
+
+def seat_rows(record: GameRecord) -> list[dict]:
+    """One dict per seat of a game, with the columns of the seat frame."""
+    placements, scores = record.result.placements, record.result.scores
+    players = len(record.seats)
+    total = sum(scores)
+    best = min(placements)
+    rows = []
+    for seat, bot in enumerate(record.seats):
+        mine = placements[seat]
+        ahead = sum(p > mine for p in placements)
+        level = sum(p == mine for p in placements) - 1
+        first = mine == best
+        shared = placements.count(best) > 1
+        timed = [m.ms for m in record.moves if m.seat == seat and not m.substituted]
+        faults = {column: 0 for column in FAULT_COLUMNS}
+        for fault in record.result.forfeits:
+            if fault.seat == seat:
+                faults[f"fault_{fault.reason}"] += 1
+        rows.append({
+            "game": record.id, "configuration": record.config.label, "players": players, "seat": seat, "bot": bot,
+            "score": scores[seat], "against": total - scores[seat], "placement": mine,
+            "points": (ahead + level / 2) / (players - 1),
+            "win": int(first and not shared), "draw": int(first and shared), "loss": int(not first),
+            "moves": len(timed), "think_ms": float(sum(timed)), "faults": sum(faults.values()), **faults,
+        })
+    return rows
+
+
+def seat_frame(records: Iterable[GameRecord]) -> pd.DataFrame:
+    """The seat frame of some game records (see the module docstring)."""
+    rows = [row for record in records for row in seat_rows(record)]
+    return normalise(pd.DataFrame(rows, columns=SEAT_COLUMNS))
+
+
+def normalise(frame: pd.DataFrame) -> pd.DataFrame:
+    """Categorical bot and configuration columns (fast grouping), rows ordered by game and seat."""
+    frame = frame.astype({"bot": "category", "configuration": "category"})
+    return frame.sort_values(["game", "seat"], kind="stable", ignore_index=True)
+
+
+def by_configuration(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
+    """``(configuration label, its rows)`` for each configuration that has games, in label order."""
+    for label in sorted(frame["configuration"].astype(str).unique()):
+        yield label, frame[frame["configuration"] == label]
+
+
+def standings(frame: pd.DataFrame, flag_threshold: float = 0.1) -> pd.DataFrame:
+    """One row per bot: rank, bot, games, wins, draws, losses, points, score %, cells for/against/diff,
+    faults (total and one column per reason that occurred), mean think ms per move, flagged."""
+    bots = frame.groupby("bot", observed=True, sort=True)
+    sums = bots[["win", "draw", "loss", "points", "score", "against", "moves", "think_ms", "faults",
+                 *FAULT_COLUMNS]].sum()
+    table = pd.DataFrame({
+        "games": bots.size(),
+        "wins": sums["win"], "draws": sums["draw"], "losses": sums["loss"],
+        "points": sums["points"],
+    })
+    table["score_pct"] = 100 * table["points"] / table["games"]
+    table["cells_for"] = sums["score"]
+    table["cells_against"] = sums["against"]
+    table["cells_diff"] = sums["score"] - sums["against"]
+    table["faults"] = sums["faults"]
+    for column in FAULT_COLUMNS:
+        if sums[column].any():
+            table[column] = sums[column]
+    table["think_ms"] = (sums["think_ms"] / sums["moves"].where(sums["moves"] > 0)).round(2)
+    faulty_games = (frame["faults"] > 0).groupby(frame["bot"], observed=True).sum()
+    table["flagged"] = faulty_games.reindex(table.index, fill_value=0) / table["games"] > flag_threshold
+    table = table.sort_values(["score_pct", "points", "cells_diff"], ascending=False, kind="stable")
+    keys = list(zip(table["score_pct"].round(9), table["points"]))
+    table.insert(0, "rank", [1 + next(i for i, k in enumerate(keys) if k == key) for key in keys])
+    return table.rename_axis("bot").reset_index()[["rank", "bot", *table.columns[1:]]]
+
+
+def game_matrix(frame: pd.DataFrame, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bot codes (into ``frame["bot"].cat.categories``) and placements of the games of ``players`` seats,
+    as (games × seats) arrays. The frame must be ordered by game and seat (``normalise`` does that)."""
+    part = frame[frame["players"] == players]
+    return (part["bot"].cat.codes.to_numpy(np.int64).reshape(-1, players),
+            part["placement"].to_numpy().reshape(-1, players))
+
+
+def head_to_head(frame: pd.DataFrame) -> pd.DataFrame:
+    """Long form: bot, opponent, games (at the same table), points (the placing rule against that one
+    opponent: 1 ahead, ½ level, 0 behind), score %."""
+    names = np.asarray(frame["bot"].cat.categories, dtype=object)
+    n = len(names)
+    points = np.zeros(n * n)
+    games = np.zeros(n * n, dtype=np.int64)
+    for players in frame["players"].unique():
+        codes, placements = game_matrix(frame, int(players))
+        for a, b in itertools.permutations(range(int(players)), 2):
+            pair = codes[:, a] * n + codes[:, b]
+            score = (placements[:, a] < placements[:, b]) + 0.5 * (placements[:, a] == placements[:, b])
+            points += np.bincount(pair, weights=score, minlength=n * n)
+            games += np.bincount(pair, minlength=n * n)
+    bot, opponent = np.divmod(np.arange(n * n), n)
+    long = pd.DataFrame({"bot": names[bot], "opponent": names[opponent], "games": games, "points": points})
+    long = long[long["games"] > 0].sort_values(["bot", "opponent"], ignore_index=True)
+    long["score_pct"] = 100 * long["points"] / long["games"]
+    return long
+
+
+def crosstable(frame: pd.DataFrame, order: list[str] | None = None) -> pd.DataFrame:
+    """Head-to-head scores as a square table of ``"points/games"`` (row bot against column bot).
+
+    ``order`` lists the bots (default: by standings); pairs that never met are empty.
+    """
+    order = order if order is not None else standings(frame)["bot"].tolist()
+    long = head_to_head(frame)
+    cells = long.assign(cell=[f"{p:g}/{g}" for p, g in zip(long["points"], long["games"])])
+    table = cells.pivot(index="bot", columns="opponent", values="cell") if len(cells) else pd.DataFrame()
+    return table.reindex(index=order, columns=order).fillna("").rename_axis(index="bot", columns=None)
