@@ -71,6 +71,7 @@ class Forfeit(BaseModel):
     reason: str  # one of FAULTS
     detail: str = ""
     move: int  # number of moves played when the fault happened
+    substituted: bool = False  # fault policy "substitute": the seat stayed in the game, the referee drew for it
 
 
 class Result(BaseModel):
@@ -93,9 +94,12 @@ class GameRecord(BaseModel):
     result: Result
 
     def replay(self):
-        """The final state of the rules engine after the recorded moves (forfeits applied in order)."""
+        """The final state of the rules engine after the recorded moves (forfeits applied in order).
+
+        Faults under the substitute policy put nobody out: the referee's substituted moves are replayed instead.
+        """
         state = self.config.rules().start()
-        forfeits = sorted(self.result.forfeits, key=lambda f: f.move)
+        forfeits = sorted((f for f in self.result.forfeits if not f.substituted), key=lambda f: f.move)
         for number, move in enumerate(self.moves):
             while forfeits and forfeits[0].move == number:
                 state = state.forfeit(forfeits.pop(0).seat)
