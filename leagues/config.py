@@ -42,7 +42,7 @@ class LeagueConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,59}$")
+    name: str
     description: str = ""
     participants: list[str] = Field(default=[ALL], min_length=1)
     players: int = Field(2, ge=2, le=4)
@@ -54,6 +54,14 @@ class LeagueConfig(BaseModel):
     flag_threshold: float = Field(0.1, ge=0.0, le=1.0)
     concurrency: int | None = Field(None, ge=1, le=256)
     seed: int = 0
+
+    @field_validator("name")
+    @classmethod
+    def _safe_name(cls, value: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,59}", value):
+            raise ValueError(f"{value!r} is not a league name (1-60 letters, digits, '_', '.' or '-', "
+                             "starting with a letter or digit)")
+        return value
 
     @field_validator("participants")
     @classmethod
@@ -151,8 +159,8 @@ def describe(error: ValidationError, text: str, source: str) -> str:
     if first["type"] == "missing":
         return f"{where}: {field} is missing"
     message = first["msg"].removeprefix("Value error, ")
-    if first["type"] in ("literal_error", "enum"):
-        message = f"{message}, got {first.get('input')!r}"
+    if first["type"] != "value_error" and isinstance(first.get("input"), str | int | float):
+        message = f"{message}, got {first['input']!r}"
     return f"{where}: {field}: {message}"
 
 

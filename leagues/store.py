@@ -85,7 +85,7 @@ def save_schedule(ws: Workspace, league: LeagueConfig, games: list[ScheduledGame
     open_store(ws)
     with ws.transaction() as db:
         db.execute("INSERT OR REPLACE INTO leagues (name, config, updated) VALUES (?, ?, ?)",
-                   (league.name, league.model_dump_json(), datetime.now(UTC).isoformat(timespec="seconds")))
+                   (league.name, league.model_dump_json(exclude={"boards": {"__all__": {"players"}}}), datetime.now(UTC).isoformat(timespec="seconds")))
         db.execute("DELETE FROM league_games WHERE league = ?", (league.name,))
         db.executemany(
             "INSERT INTO league_games (league, game, position, round, configuration, seats, seed)"

@@ -21,6 +21,7 @@ one fault is above the league's threshold. Tables split by configuration with ``
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Iterable, Iterator
 
 import numpy as np
@@ -146,3 +147,34 @@ def crosstable(frame: pd.DataFrame, order: list[str] | None = None) -> pd.DataFr
     cells = long.assign(cell=[f"{p:g}/{g}" for p, g in zip(long["points"], long["games"])])
     table = cells.pivot(index="bot", columns="opponent", values="cell") if len(cells) else pd.DataFrame()
     return table.reindex(index=order, columns=order).fillna("").rename_axis(index="bot", columns=None)
+
+
+FORMATS = ("text", "md", "csv", "json")
+DECIMALS = {"points": 2, "score_pct": 1, "think_ms": 2, "elo": 0, "elo_low": 0, "elo_high": 0, "los": 1}
+
+
+def render(sections: list[tuple[str, pd.DataFrame]], fmt: str = "text") -> str:
+    """Titled tables as text (aligned columns), md (GitHub tables), csv (``# title`` before each) or json
+    (an object of title → list of rows)."""
+    shown = [(title, table.round({c: d for c, d in DECIMALS.items() if c in table.columns})) for title, table in sections]
+    if fmt == "json":
+        return json.dumps({title: json.loads(table.to_json(orient="records")) for title, table in shown}, indent=1)
+    parts = []
+    for title, table in shown:
+        if fmt == "csv":
+            parts.append(f"# {title}\n{table.to_csv(index=False)}")
+        elif fmt == "md":
+            parts.append(f"### {title}\n\n{markdown(table)}\n")
+        else:
+            parts.append(f"{title}\n{table.to_string(index=False) if len(table) else '(no games yet)'}\n")
+    return "\n".join(parts).rstrip("\n")
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """A GitHub-flavoured markdown table (pandas' own needs the tabulate package)."""
+    def cell(value: object) -> str:
+        return "" if pd.isna(value) else str(value).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(map(str, table.columns)) + " |", "|" + "---|" * len(table.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
+    return "\n".join(lines)

@@ -1,0 +1,134 @@
+"""``hexarena league run FILE | table NAME | status NAME`` and ``hexarena demo``: round-robin leagues."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+import leagues
+from hexarena.commands.bots import HomeOption, open_workspace
+from protocol.errors import ConfigError
+
+DEMO = Path(leagues.__file__).resolve().parent / "demo.toml"
+TABLES = ("all", "standings", "crosstable", "ratings")
+
+league_app = typer.Typer(help="Round-robin leagues: run a league file, print its tables, show its progress.",
+                         no_args_is_help=True)
+
+
+def choice(allowed: tuple[str, ...]):
+    def check(value: str) -> str:
+        if value not in allowed:
+            raise typer.BadParameter(f"{value!r} is not one of: {', '.join(allowed)}")
+        return value
+    return check
+
+
+ConcurrencyOption = Annotated[int | None, typer.Option(min=1, help="games at once (default: the league file's, "
+                                                                  "else one per core)")]
+FormatOption = Annotated[str, typer.Option("--format", callback=choice(("text", "md", "csv", "json")),
+                                           help="text, md, csv or json")]
+ByOption = Annotated[str | None, typer.Option("--by", callback=lambda v: v and choice(("configuration",))(v),
+                                              help="'configuration': one table per board configuration")]
+
+
+def run(
+    file: Annotated[Path, typer.Argument(help="a league file, e.g. leagues/demo.toml")],
+    concurrency: ConcurrencyOption = None,
+    home: HomeOption = None,
+) -> None:
+    """Play every game of the league that is not stored yet (a rerun resumes), then print its table."""
+    from leagues.config import load_league
+
+    league = load_league(file)
+    play_and_show(league, str(file), concurrency, home)
+
+
+def demo(concurrency: ConcurrencyOption = None, home: HomeOption = None) -> None:
+    """Run the demo league of the reference bots (leagues/demo.toml) to the end and print its table."""
+    from leagues.config import load_league
+
+    play_and_show(load_league(DEMO), str(DEMO), concurrency, home)
+
+
+def play_and_show(league, source: str, concurrency: int | None, home: Path | None) -> None:
+    from leagues.runner import run_league
+
+    ws = open_workspace(home)
+    summary = run_league(ws, league, concurrency=concurrency, progress=sys.stderr.isatty(), source=source)
+    print(f"league {summary.league}: {summary.already + summary.played} of {summary.total} games played "
+          f"({summary.played} now); workspace {ws.home}", file=sys.stderr)
+    print(league_tables(ws, league.name, "all", None, "text"))
+
+
+def table(
+    name: Annotated[str, typer.Argument(help="the league's name (or its file)")],
+    by: ByOption = None,
+    fmt: FormatOption = "text",
+    which: Annotated[str, typer.Option("--table", callback=choice(TABLES), help=", ".join(TABLES))] = "all",
+    home: HomeOption = None,
+) -> None:
+    """Standings, crosstable and ratings (95% intervals) of a league's games so far."""
+    ws = open_workspace(home)
+    print(league_tables(ws, league_name(name), which, by, fmt))
+
+
+def status(
+    name: Annotated[str, typer.Argument(help="the league's name (or its file)")],
+    home: HomeOption = None,
+) -> None:
+    """How much of the league is played, and what is left by configuration and by bot."""
+    from leagues import store
+    from leagues.tables import render
+
+    ws = open_workspace(home)
+    league = store.league_config(ws, league_name(name))
+    progress = store.progress(ws, league.name)
+    share = 100 * progress.played / progress.total if progress.total else 100
+    print(f"league {league.name}: {progress.played} of {progress.total} games played ({share:.0f}%), "
+          f"{progress.total - progress.played} left")
+    if progress.played < progress.total:
+        print(render([("left by configuration", progress.left), ("left by bot", progress.bots_left)]))
+
+
+def league_name(text: str) -> str:
+    """A league name, or the name inside a league file when ``text`` is one."""
+    if text.endswith(".toml"):
+        from leagues.config import load_league
+
+        return load_league(text).name
+    return text
+
+
+def league_tables(ws, name: str, which: str, by: str | None, fmt: str) -> str:
+    from leagues import store
+    from leagues.ratings import ratings
+    from leagues.tables import by_configuration, crosstable, render, standings
+
+    league = store.league_config(ws, name)
+    frame = store.seat_frame(ws, name)
+    if not len(frame):
+        raise ConfigError(f"league {name!r} has no finished games yet (run it with 'hexarena league run FILE')")
+    parts = [("", frame)] if by is None else [(f" — {label}", part) for label, part in by_configuration(frame)]
+    sections = []
+    for suffix, part in parts:
+        ranked = standings(part, league.flag_threshold)
+        if which in ("all", "standings"):
+            sections.append((f"standings{suffix}", ranked))
+        if which in ("all", "crosstable"):
+            sections.append((f"crosstable{suffix}", crosstable(part, ranked["bot"].tolist()).reset_index()))
+        if which in ("all", "ratings"):
+            model = "Bradley-Terry" if set(part["players"]) == {2} else "Plackett-Luce"
+            sections.append((f"ratings ({model} Elo, 95% interval){suffix}", ratings(part)))
+    return render(sections, fmt)
+
+
+def register(app: typer.Typer) -> None:
+    league_app.command("run")(run)
+    league_app.command("table")(table)
+    league_app.command("status")(status)
+    app.add_typer(league_app, name="league")
+    app.command("demo")(demo)
