@@ -1,0 +1,137 @@
+"""Time controls and deadlines, measured by the referee (PROTOCOL.md §5).
+
+    TimeControl.parse("300ms")              # 300 ms for every move
+    TimeControl.parse("10s+100ms")          # a 10 s bank per game, 100 ms added after each move
+    TimeControl.parse("2s+50ms/move")       # the same form, spelt out
+    TimeControl.parse("300ms,startup=5s,margin=20ms")
+
+``startup`` is the allowance for a bot to start and say HELLO; ``margin`` is added to
+every move's limit before a reply counts as late (ZeroMQ's tail under load is milliseconds).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from protocol.codec import TimeSpec
+from protocol.errors import ConfigError
+
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m)$")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0}
+_FORMS = "e.g. 300ms, 2s, 10s+100ms, 2s+50ms/move, optionally ',startup=5s,margin=50ms'"
+
+
+def parse_duration(text: str) -> float:
+    """``"300ms"`` → ``0.3`` seconds; units ms, s, m."""
+    match = _DURATION.match(text.strip())
+    if not match:
+        raise ConfigError(f"time {text!r} is not a duration ({_FORMS})")
+    return float(match[1]) * _UNITS[match[2]]
+
+
+def format_duration(seconds: float) -> str:
+    """``0.3`` → ``"300ms"``, ``10.0`` → ``"10s"``: the shortest exact form."""
+    ms = round(seconds * 1000, 3)
+    if ms % 1000 == 0:
+        return f"{int(ms // 1000)}s"
+    return f"{ms:g}ms"
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """A fixed limit per move (``move``) or a bank with an ``increment``; all in seconds."""
+
+    move: float | None = 1.0
+    bank: float | None = None
+    increment: float = 0.0
+    startup: float = 10.0
+    margin: float = 0.05
+
+    def __post_init__(self) -> None:
+        if (self.move is None) == (self.bank is None):
+            raise ConfigError("a time control has either a limit per move or a bank, not both")
+        if min(self.move or 1, self.bank or 1, self.startup) <= 0 or min(self.increment, self.margin) < 0:
+            raise ConfigError("time control durations must be positive")
+
+    @classmethod
+    def parse(cls, text: str, *, startup: float = 10.0, margin: float = 0.05) -> TimeControl:
+        """Read ``300ms``, ``10s+100ms`` or ``2s+50ms/move``, with optional ``,startup=…,margin=…``."""
+        main, *extras = [part.strip() for part in text.split(",")]
+        for extra in extras:
+            key, _, value = extra.partition("=")
+            if key not in ("startup", "margin") or not value:
+                raise ConfigError(f"time {text!r}: unknown part {extra!r} ({_FORMS})")
+            if key == "startup":
+                startup = parse_duration(value)
+            else:
+                margin = parse_duration(value)
+        bank, plus, increment = main.removesuffix("/move").partition("+")
+        if plus:
+            return cls(move=None, bank=parse_duration(bank), increment=parse_duration(increment),
+                       startup=startup, margin=margin)
+        return cls(move=parse_duration(main.removesuffix("/move")), startup=startup, margin=margin)
+
+    def __str__(self) -> str:
+        if self.bank is None:
+            return format_duration(self.move)
+        return f"{format_duration(self.bank)}+{format_duration(self.increment)}"
+
+    def __repr__(self) -> str:
+        return (f"TimeControl.parse('{self}', startup={self.startup!r}, margin={self.margin!r})")
+
+    def spec(self) -> TimeSpec:
+        """The ``time`` object of the GAME message (§4.1)."""
+        def ms(seconds: float | None) -> int | None:
+            return None if seconds is None else round(seconds * 1000)
+        return TimeSpec(ms(self.move), ms(self.bank), ms(self.increment), ms(self.margin))
+
+    def clock(self) -> Clock:
+        return Clock(self)
+
+
+class Clock:
+    """One seat's clock during one game."""
+
+    __slots__ = ("control", "left")
+
+    def __init__(self, control: TimeControl) -> None:
+        self.control = control
+        self.left = control.bank if control.bank is not None else control.move
+
+    def request(self) -> tuple[int, int]:
+        """``(left_ms, limit_ms)`` for the next TURN (§4.4)."""
+        left = max(0, int(self.left * 1000))
+        return left, left
+
+    def deadline(self, sent: float) -> float:
+        """The latest ``time.perf_counter()`` at which a reply to a request sent at ``sent`` counts."""
+        return sent + self.left + self.control.margin
+
+    def spend(self, seconds: float) -> None:
+        """Charge a move's thinking time: a bank shrinks, then grows by the increment."""
+        if self.control.bank is not None:
+            self.left = max(0.0, self.left - seconds) + self.control.increment
+
+
+class Deadline:
+    """A point in ``time.perf_counter()`` time; ``None`` means wait forever."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, at: float | None) -> None:
+        self.at = at
+
+    @classmethod
+    def after(cls, seconds: float) -> Deadline:
+        return cls(time.perf_counter() + seconds)
+
+    def remaining_ms(self) -> int | None:
+        """Milliseconds left (0 once passed), rounded up so a wait never ends early; None for no deadline."""
+        if self.at is None:
+            return None
+        return max(0, int((self.at - time.perf_counter()) * 1000) + 1)
+
+    def passed(self) -> bool:
+        return self.at is not None and time.perf_counter() >= self.at

@@ -1,0 +1,247 @@
+"""Bot processes: launch from a manifest, capture output per game, stop politely then firmly.
+
+Each bot runs in its own session and process group (``start_new_session=True``), so
+stopping it reaches every process it started. Resource limits are applied with
+``prlimit`` right after the launch rather than in a ``preexec_fn``, which is unsafe
+when several referees run in threads of one process.
+
+Lifecycle: ``start`` → running (output read by the referee's poller through
+``fds``) → ``stop_all`` (the referee has said BYE): wait, SIGTERM the group, wait,
+SIGKILL the group and every process left in the bot's session.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from referee.manifest import Manifest
+
+PYTHONS = ("python", "python3")
+# where `protocol` and `referee` live, so Python bots can import the client from any folder
+_SOURCE_ROOT = str(Path(__file__).resolve().parent.parent)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-bot resource limits; None leaves a limit alone.
+
+    No process-count limit by default: RLIMIT_NPROC counts every process of the user,
+    not the bot's, so it would fail bots for what others run.
+    """
+
+    memory_mb: int | None = 4096  # RLIMIT_AS (virtual memory: JVM or node bots may need more)
+    cpu_seconds: int | None = None  # RLIMIT_CPU over the bot's lifetime, across games
+    processes: int | None = None  # RLIMIT_NPROC
+    log_bytes: int = 256 * 1024  # output kept per game log; the rest is counted, not written
+
+
+class BotProcess:
+    """One running bot and its output."""
+
+    TAIL = 4096
+
+    def __init__(self, popen: subprocess.Popen, limits: Limits) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+        self.limits = limits
+        self.stdout = popen.stdout.fileno()
+        self.stderr = popen.stderr.fileno()
+        for fd in (self.stdout, self.stderr):
+            os.set_blocking(fd, False)
+        try:
+            self.exit_fd: int | None = os.pidfd_open(self.pid)  # readable once the process has exited
+        except (AttributeError, OSError):
+            self.exit_fd = None
+        self.open_fds = {self.stdout, self.stderr}
+        self.stderr_tail = b""
+        self._log: BinaryIO | None = None
+        self._log_path: Path | None = None  # the file is created on the first byte, so quiet games leave none
+        self._logged = 0
+        self._skipped = 0
+
+    @classmethod
+    def start(cls, folder: Path, manifest: Manifest, env: dict[str, str], limits: Limits = Limits()) -> BotProcess:
+        """Launch the manifest's command in ``folder``; OSError if it cannot be started."""
+        command = list(manifest.command)
+        if command[0] in PYTHONS:  # the referee's own interpreter, so bots see the same packages
+            command[0] = sys.executable
+        path = os.environ.get("PYTHONPATH")
+        full_env = {**os.environ, **env, "PYTHONPATH": _SOURCE_ROOT + (os.pathsep + path if path else "")}
+        popen = subprocess.Popen(
+            command, cwd=folder, env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+        )
+        process = cls(popen, limits)
+        process._apply_limits()
+        return process
+
+    def _apply_limits(self) -> None:
+        limits = [(resource.RLIMIT_CORE, 0)]
+        if self.limits.memory_mb is not None:
+            limits.append((resource.RLIMIT_AS, self.limits.memory_mb * 1024 * 1024))
+        if self.limits.cpu_seconds is not None:
+            limits.append((resource.RLIMIT_CPU, self.limits.cpu_seconds))
+        if self.limits.processes is not None:
+            limits.append((resource.RLIMIT_NPROC, self.limits.processes))
+        for kind, value in limits:
+            try:
+                resource.prlimit(self.pid, kind, (value, value))
+            except (OSError, ValueError):  # already gone, or a hard limit below ours: keep the stricter
+                pass
+
+    @property
+    def fds(self) -> list[int]:
+        """Descriptors for the poller: output pipes still open, and the exit descriptor."""
+        return sorted(self.open_fds) + ([self.exit_fd] if self.exit_fd is not None else [])
+
+    def exited(self) -> bool:
+        return self.popen.poll() is not None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.poll()
+
+    def read(self, fd: int) -> bool:
+        """Read what is waiting on an output pipe into the log; False once the pipe is closed."""
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                return True
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.open_fds.discard(fd)
+                return False
+            if fd == self.stderr:
+                self.stderr_tail = (self.stderr_tail + chunk)[-self.TAIL:]
+            self._write(chunk)
+
+    def drain(self) -> None:
+        for fd in list(self.open_fds):
+            self.read(fd)
+
+    def _file(self) -> BinaryIO | None:
+        if self._log is None and self._log_path is not None:
+            self._log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log = open(self._log_path, "ab")
+        return self._log
+
+    def _write(self, data: bytes) -> None:
+        if self._file() is None:
+            return
+        room = max(0, self.limits.log_bytes - self._logged)
+        self._log.write(data[:room])
+        self._logged += min(room, len(data))
+        self._skipped += len(data) - min(room, len(data))
+
+    def open_log(self, path: Path | None) -> None:
+        """Send output to ``path`` (one log per game) until the next ``open_log``/``close_log``."""
+        self.close_log()
+        self._log_path = path
+
+    def note(self, text: str) -> None:
+        """A referee line in the log, written even past the size cap."""
+        if self._file() is not None:
+            self._log.write(f"\n--- hexarena: {text}\n".encode())
+
+    def close_log(self) -> None:
+        if self._log_path is not None:
+            self.drain()
+        if self._log is not None:
+            if self._skipped:
+                self.note(f"{self._skipped} more bytes of output not kept (log cap {self.limits.log_bytes})")
+            self._log.close()
+        self._log, self._log_path, self._logged, self._skipped = None, None, 0, 0
+
+    def describe_exit(self) -> str:
+        """``exited with status 1: <last stderr line>`` for a fault's detail."""
+        self.drain()
+        code = self.returncode
+        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exited with status {code}"
+        lines = self.stderr_tail.decode(errors="replace").strip().splitlines()
+        return f"{how}: {lines[-1][:200]}" if lines else how
+
+    def signal_group(self, sig: int) -> None:
+        try:
+            os.killpg(self.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def kill_all(self) -> None:
+        """SIGKILL the process group and every process left in the bot's session (even in other groups)."""
+        self.signal_group(signal.SIGKILL)
+        for pid in session_members(self.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def close(self) -> None:
+        """Release descriptors and reap; the process must be gone (``kill_all`` first)."""
+        self.close_log()
+        try:
+            self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for stream in (self.popen.stdout, self.popen.stderr):
+            stream.close()
+        if self.exit_fd is not None:
+            os.close(self.exit_fd)
+            self.exit_fd = None
+        self.open_fds.clear()
+
+
+def session_members(sid: int) -> list[int]:
+    """Pids of the live processes in session ``sid`` (Linux /proc; empty elsewhere)."""
+    members = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return members
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[3]) == sid and fields[0] != b"Z":
+            members.append(int(entry))
+    return members
+
+
+def stop_all(processes: list[BotProcess], grace: float = 1.0, term_grace: float = 0.5) -> None:
+    """Polite then firm, for bots already told BYE: wait ``grace``, SIGTERM, wait, SIGKILL; then reap.
+
+    The SIGKILL to each group and session comes last in every case, so that children a bot
+    left behind when it exited by itself are gone too.
+    """
+    _wait_exit(processes, grace)
+    for process in processes:
+        if not process.exited():
+            process.signal_group(signal.SIGTERM)
+    _wait_exit(processes, term_grace)
+    for process in processes:
+        process.kill_all()
+    for process in processes:
+        process.close()
+
+
+def _wait_exit(processes: list[BotProcess], seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while True:
+        for process in processes:
+            process.drain()
+        if all(p.exited() for p in processes) or time.monotonic() >= end:
+            return
+        time.sleep(0.005)

@@ -1,0 +1,147 @@
+"""The referee's one ZeroMQ seam: a bound ROUTER socket, token authentication, one poller with deadlines.
+
+Bots connect DEALER sockets (PROTOCOL.md §1.1) and authenticate with a one-time token
+(§3). The transport maps each authenticated peer to its *owner* (whatever object the
+referee registered the token for); messages from peers that have not authenticated
+are dropped and logged (§3.3). The same poller also watches plain file descriptors
+(bot output pipes, process exit descriptors), so the referee waits in one place.
+No ``zmq.Again`` or other ZeroMQ error leaves this module except on the referee's own bugs.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Hashable
+from typing import NamedTuple
+
+import zmq
+
+from protocol import codec
+from protocol.errors import ProtocolError
+from referee.clock import Deadline
+
+log = logging.getLogger("hexarena.referee.transport")
+
+# hook(direction "in" | "out", owner, raw text): sees every authenticated message (transcripts, debugging)
+Hook = Callable[[str, Hashable, bytes], None]
+
+
+class Received(NamedTuple):
+    owner: Hashable
+    data: bytes | None  # None: a multi-frame message, which §1.2 forbids
+    at: float  # time.perf_counter() when the poller saw it
+
+
+class Transport:
+    def __init__(self, endpoint: str | None = None, hook: Hook | None = None) -> None:
+        self._tmp = None
+        if endpoint is None:
+            self._tmp = tempfile.mkdtemp(prefix="hexarena-")
+            endpoint = f"ipc://{self._tmp}/referee.sock"
+        self.context = zmq.Context()
+        self.socket = self.context.socket(zmq.ROUTER)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        try:
+            self.socket.bind(endpoint)
+        except zmq.ZMQError as exc:
+            self.close()
+            raise OSError(f"cannot bind the referee socket to {endpoint}: {exc}") from None
+        self.endpoint: str = self.socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.poller = zmq.Poller()
+        self.poller.register(self.socket, zmq.POLLIN)
+        self.hook = hook
+        self._tokens: dict[str, Hashable] = {}  # expected token → owner
+        self._owners: dict[bytes, Hashable] = {}  # routing id → owner
+        self._routes: dict[Hashable, bytes] = {}  # owner → routing id
+        self.dropped: list[str] = []  # one line per dropped message (most recent 100)
+
+    def admit(self, token: str, owner: Hashable) -> None:
+        """Expect one HELLO with ``token``; its sender becomes ``owner``."""
+        self._tokens[token] = owner
+
+    def forget(self, owner: Hashable) -> None:
+        """Stop routing to and from ``owner`` (a stopped bot); its later messages are dropped."""
+        route = self._routes.pop(owner, None)
+        if route is not None:
+            del self._owners[route]
+        for token in [t for t, o in self._tokens.items() if o == owner]:
+            del self._tokens[token]
+
+    def send(self, owner: Hashable, text: str) -> bool:
+        """Send one message to an authenticated owner; False if it has no connection."""
+        route = self._routes.get(owner)
+        if route is None:
+            return False
+        data = text.encode()
+        if self.hook is not None:
+            self.hook("out", owner, data)
+        try:
+            self.socket.send_multipart((route, data), zmq.NOBLOCK)
+        except zmq.ZMQError:  # the peer's queue is full or it went away: it will time out or crash
+            return False
+        return True
+
+    def watch(self, fd: int) -> None:
+        self.poller.register(fd, zmq.POLLIN)
+
+    def unwatch(self, fd: int) -> None:
+        self.poller.unregister(fd)
+
+    def poll(self, deadline: Deadline) -> tuple[list[Received], list[int]]:
+        """Wait until a message or watched descriptor is ready, or the deadline passes.
+
+        Returns the authenticated messages received and the ready descriptors (both may be empty).
+        """
+        timeout = deadline.remaining_ms()
+        ready = dict(self.poller.poll(timeout))
+        now = time.perf_counter()
+        messages = self._drain(now) if ready.pop(self.socket, 0) else []
+        return messages, list(ready)
+
+    def _drain(self, now: float) -> list[Received]:
+        messages = []
+        while True:
+            try:
+                frames = self.socket.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return messages
+            route, body = frames[0], frames[1:]
+            data = body[0] if len(body) == 1 else None
+            owner = self._owners.get(route)
+            if owner is None:
+                owner = self._authenticate(route, data)
+                if owner is None:
+                    continue
+            if self.hook is not None:
+                self.hook("in", owner, data if data is not None else b"".join(body))
+            messages.append(Received(owner, data, now))
+
+    def _authenticate(self, route: bytes, data: bytes | None) -> Hashable | None:
+        """§3.3: a first message must be HELLO with an expected token; anything else is dropped."""
+        try:
+            hello = codec.parse(data) if data is not None else None
+        except ProtocolError:
+            hello = None
+        owner = self._tokens.pop(hello.token, None) if isinstance(hello, codec.Hello) else None
+        if owner is None:
+            shown = repr(data[:60]) if data is not None else "a multi-frame message"
+            self._drop(f"dropped {shown} from unauthenticated peer {route.hex()}")
+            return None
+        self._owners[route] = owner
+        self._routes[owner] = route
+        return owner
+
+    def _drop(self, line: str) -> None:
+        log.warning("%s", line)
+        self.dropped.append(line)
+        del self.dropped[:-100]
+
+    def close(self) -> None:
+        if not self.socket.closed:
+            self.socket.close(linger=0)
+        self.context.term()
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
