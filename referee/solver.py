@@ -9,7 +9,7 @@ Pure: no I/O, no clocks except the optional ``deadline`` (``time.monotonic`` sec
 Under misère both players still play for the margin, with the signs swapped: the
 value is the same cells-minus-cells margin, and seat 0 wants it as *low* as possible.
 
-The search is negamax with alpha-beta over the drawn lines alone (the future does
+The search is negamax with alpha-beta (null windows, MTD(f)) over the drawn lines alone (the future does
 not depend on who took which cell), with a transposition table of bounds, and four
 reductions:
 
@@ -132,7 +132,10 @@ class Solver:
                     row.append(image)
                 tables.append(row)
             self.tables.append(tables)
-        self.table: dict[int, tuple[int, int]] = {}
+        self.perms = perms or [tuple(range(n))]
+        self.inverses = [tuple(sorted(range(n), key=perm.__getitem__)) for perm in self.perms]
+        # key -> (lower bound, upper bound, best line in the key's frame)
+        self.table: dict[int, tuple[int, int, int]] = {}
         self.nodes = 0
 
     def canonical(self, drawn: int) -> int:
@@ -169,20 +172,33 @@ class Solver:
         if drawn == self.full:
             objective = 0
         else:
-            objective = self._search(self.canonical(drawn), -open_cells, open_cells)
+            objective = self._mtdf(self.canonical(drawn), open_cells)
             for line in state.legal_moves():
                 gain, again = self._gain(drawn, line)
                 after = self.canonical(drawn | 1 << line)
                 if again:
-                    ok = gain * sign + self._search(after, objective - 1 - gain * sign, objective - gain * sign) >= objective
+                    won = gain * sign
+                    ok = won + self._search(after, objective - 1 - won, objective - won, open_cells - gain) >= objective
                 else:
-                    ok = -self._search(after, -objective, 1 - objective) >= objective
+                    ok = -self._search(after, -objective, 1 - objective, open_cells) >= objective
                 if ok:
                     best.append(line)
         future = objective * sign
         mover = state.to_move
         value = state.scores[0] - state.scores[1] + (future if mover == 0 else -future)
         return Solution(value, future, tuple(best), self.nodes, time.monotonic() - started)
+
+    def _mtdf(self, drawn: int, open_cells: int) -> int:
+        """The exact value by null-window searches (MTD(f)): fewer nodes than one wide window."""
+        low, high, guess = -open_cells, open_cells, 0
+        while low < high:
+            beta = guess + 1 if guess == low else guess
+            guess = self._search(drawn, beta - 1, beta, open_cells)
+            if guess < beta:
+                high = guess
+            else:
+                low = guess
+        return guess
 
     def _gain(self, drawn: int, line: int) -> tuple[int, bool]:
         after = drawn | 1 << line
@@ -217,38 +233,43 @@ class Solver:
                         changed = True
         return drawn, gain
 
-    def _key(self, drawn: int) -> int:
-        key = drawn
-        for tables in self.tables:
+    def _key(self, drawn: int) -> tuple[int, int]:
+        """The least image of ``drawn`` under the symmetries, and which symmetry gave it."""
+        key, which = drawn, 0
+        for index, tables in enumerate(self.tables, 1):
             image = 0
             rest = drawn
             for row in tables:
                 image |= row[rest & 0xFF]
                 rest >>= _CHUNK
             if image < key:
-                key = image
-        return key
+                key, which = image, index
+        return key, which
 
-    def _search(self, drawn: int, alpha: int, beta: int) -> int:
+    def _search(self, drawn: int, alpha: int, beta: int, open_cells: int) -> int:
         """Negamax: the mover's best objective (cells won minus lost, negated in misère)."""
         self.nodes += 1
         if self.deadline is not None and self.nodes & 1023 == 0 and time.monotonic() > self.deadline:
             raise SolverTimeout(f"solver passed its deadline after {self.nodes} nodes")
         sign = -1 if self.misere else 1
         gain = 0
-        cell_masks = self.cell_masks
-        touch = self.touch
         if self.free_captures:
             drawn, gain = self.take_free(drawn)
             alpha -= gain
             beta -= gain
-        full = self.full
-        if drawn == full:
+            open_cells -= gain
+        if not open_cells:
             return gain
-        key = self._key(drawn)
+        # the future is worth at most the open cells, either way
+        if alpha >= open_cells:
+            return gain + open_cells
+        if beta <= -open_cells:
+            return gain - open_cells
+        key, which = self._key(drawn)
         entry = self.table.get(key)
+        hint = -1
         if entry is not None:
-            low, high = entry
+            low, high, hint = entry
             if low >= beta or low == high:
                 return gain + low
             if high <= alpha:
@@ -257,41 +278,52 @@ class Solver:
                 alpha = low
             if high < beta:
                 beta = high
+            if hint >= 0:
+                hint = self.inverses[which][hint]
         else:
-            low, high = -len(cell_masks), len(cell_masks)
-        free = full & ~drawn
+            low, high = -open_cells, open_cells
+        free = self.full & ~drawn
         candidates = free & self.internal
         for mask in self.border_masks:
             border = mask & free
             if border:
                 candidates |= border & -border
-        captures, safe_moves, sacrifices = [], [], []
+        first, captures, safe_moves, sacrifices = [], [], [], []
+        touch = self.touch
         while candidates:
             bit = candidates & -candidates
             candidates ^= bit
+            line = bit.bit_length() - 1
             after = drawn | bit
             closed = 0
             risky = False
-            for mask in touch[bit.bit_length() - 1]:
+            for mask in touch[line]:
                 left = mask & ~after
                 if not left:
                     closed += 1
                 elif not left & (left - 1):
                     risky = True
-            if closed:
-                captures.append((after, closed * sign))
+            move = (line, after, closed)
+            if line == hint:
+                first.append(move)
+            elif closed:
+                captures.append(move)
             elif risky:
-                sacrifices.append((after, 0))
+                sacrifices.append(move)
             else:
-                safe_moves.append((after, 0))
+                safe_moves.append(move)
         search = self._search
         start_alpha = alpha
-        best = -len(cell_masks) - 1
-        for after, won in captures + safe_moves + sacrifices:
+        best, best_line = -open_cells - 1, -1
+        for line, after, closed in first + captures + safe_moves + sacrifices:
             # a capture keeps the move; any other line hands it over
-            value = won + search(after, alpha - won, beta - won) if won else -search(after, -beta, -alpha)
+            if closed:
+                won = closed * sign
+                value = won + search(after, alpha - won, beta - won, open_cells - closed)
+            else:
+                value = -search(after, -beta, -alpha, open_cells)
             if value > best:
-                best = value
+                best, best_line = value, line
                 if value > alpha:
                     alpha = value
                     if alpha >= beta:
@@ -302,5 +334,5 @@ class Solver:
             low = max(low, best)
         else:
             low = high = best
-        self.table[key] = (low, high)
+        self.table[key] = (low, high, self.perms[which][best_line])
         return gain + best
