@@ -1,0 +1,29 @@
+"""``hexarena publish NAME --out DIR``: a league's static results site, standings files and games.jsonl."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hexarena.commands.bots import HomeOption
+
+
+def publish(
+    name: Annotated[str, typer.Argument(help="the league's name")],
+    out: Annotated[Path, typer.Option("--out", help="folder to write the site into (created if missing)")],
+    home: HomeOption = None,
+) -> None:
+    """Write a league's results site (open OUT/index.html, or host OUT anywhere) and its standings files."""
+    from leagues.publish import publish as write_site
+    from leagues.workspace import Workspace
+
+    with Workspace(home) as ws:
+        index = write_site(ws, name, out)
+    print(f"wrote {index}")
+    print(f"      {', '.join(str(out / f) for f in ('standings.md', 'standings.csv', 'standings.json', 'games.jsonl'))}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(publish)

@@ -1,0 +1,118 @@
+"""``hexarena replay GAME_ID``: step through a recorded game in the terminal with the text renderer."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hexarena.commands.bots import HomeOption
+from protocol.errors import ConfigError
+from referee.record import GameRecord
+from referee.render import SEAT_LETTERS, render
+
+CLEAR = "\x1b[H\x1b[J"
+
+
+def replay(
+    game_id: Annotated[str, typer.Argument(help="the game's id (as in the games list of a published league)")],
+    home: HomeOption = None,
+    file: Annotated[Path | None, typer.Option("--file", help="read the game from a games.jsonl file, not the store",
+                                              show_default=False)] = None,
+    delay: Annotated[float | None, typer.Option(help="seconds between moves [default: 0.5]", min=0,
+                                                show_default=False)] = None,
+    step: Annotated[bool, typer.Option("--step", help="wait for Enter after each move (q + Enter: to the end)")] = False,
+) -> None:
+    """Play a recorded game back move by move: the board, who drew which line, the scores, the result."""
+    if step and delay is not None:
+        raise typer.BadParameter("use --delay or --step, not both", param_hint="--step")
+    record = read_file(file, game_id) if file is not None else read_store(home, game_id)
+    clear = sys.stdout.isatty()
+    waiting = step
+    for text in frames(record):
+        print((CLEAR if clear else "") + text, flush=True)
+        if waiting:
+            try:
+                waiting = input("[Enter] next move, q to the end: ").strip().lower() != "q"
+            except EOFError:
+                waiting = False
+        elif not step:
+            time.sleep(0.5 if delay is None else delay)
+    print(result_line(record))
+
+
+def frames(record: GameRecord) -> Iterator[str]:
+    """The text of every position: a header line, the board, the scores."""
+    board = record.config.board()
+    names = [f"{SEAT_LETTERS[s]} {name}" for s, name in enumerate(record.seats)]
+    total = len(record.moves)
+    for number in range(total + 1):
+        # a copy cut after `number` moves replays to the position then (later forfeits only change who is on move)
+        state = record.model_copy(update={"moves": record.moves[:number]}).replay()
+        if number == 0:
+            head = f"{record.id}: {' vs '.join(names)} on {record.config.label} · start"
+        else:
+            move = record.moves[number - 1]
+            closed = f", closes {len(move.closed)}" if move.closed else ""
+            sub = " (drawn by the referee)" if move.substituted else ""
+            head = f"move {number}/{total}: {names[move.seat]} draws line {move.line}{closed}{sub} · {move.ms:.1f} ms"
+        faults = [f for f in record.result.forfeits if f.move == number]
+        lines = [head, "", render(board, state), ""]
+        lines += [f"{names[f.seat]} forfeits: {f.reason}{': ' + f.detail if f.detail else ''}" for f in faults]
+        lines.append("   ".join(f"{name}: {score}" for name, score in zip(names, state.scores)))
+        yield "\n".join(lines)
+
+
+def result_line(record: GameRecord) -> str:
+    from leagues.publish import summary
+
+    return f"result: {summary(record)} · {record.result.termination}"
+
+
+def read_file(path: Path, game_id: str) -> GameRecord:
+    """The record with ``game_id`` in a JSON-lines file of game records."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    data = json.loads(line)
+                except json.JSONDecodeError:
+                    raise ConfigError(f"{path}:{number}: not a JSON game record") from None
+                if isinstance(data, dict) and data.get("id") == game_id:
+                    return validate(data, f"{path}:{number}")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"--file {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    raise ConfigError(f"game {game_id!r} is not in {path}")
+
+
+def read_store(home: Path | None, game_id: str) -> GameRecord:
+    from leagues import store
+    from leagues.workspace import Workspace
+
+    with Workspace(home) as ws:
+        record = store.record(ws, game_id)
+    if record is None:
+        raise ConfigError(f"game {game_id!r} is not in the workspace {ws.home} (or use --file games.jsonl)")
+    return record
+
+
+def validate(data: dict, where: str) -> GameRecord:
+    from pydantic import ValidationError
+
+    try:
+        return GameRecord.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(f"{where}: not a valid game record: {'.'.join(map(str, first['loc']))}: {first['msg']}") \
+            from None
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(replay)

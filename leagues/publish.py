@@ -1,0 +1,350 @@
+"""Publishing a league: a static results site with a replay viewer, plus Markdown, CSV and JSON.
+
+    publish(ws, "demo", "site/")          reads the league's records from the store and writes:
+
+    site/index.html        standings with ratings (95% intervals), rating chart, crosstable heat map,
+                           tables per board configuration, when the league ran and what it covered
+    site/bot-<name>.html   one page per bot: results per opponent and configuration, faults with
+                           log excerpts, think-time histogram, versions
+    site/games.html        every game, filtered and paginated in the browser (data/games.js)
+    site/replay.html       the replay viewer; ``replay.html?game=<file>`` loads games/<file>.js only
+    site/static/           the stylesheet and the two scripts (nothing is loaded from the network)
+    site/standings.md, standings.csv, standings.json, games.jsonl (every record, one JSON a line)
+
+The site needs no server: data files are scripts that assign a global, because browsers refuse
+``fetch`` on ``file://``. Everything a bot named is escaped (bots are untrusted).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from leagues import tables
+from leagues.site import charts
+from leagues.workspace import Workspace
+from protocol.errors import ConfigError
+from referee.record import GameRecord
+from referee.rules import Outcome
+
+SITE = Path(__file__).parent / "site"
+STATIC = ("site.css", "games.js", "replay.js")
+SEAT_LETTERS = "ABCD"
+LOG_EXCERPT = 1500  # characters of a bot's log shown beside a fault
+
+
+@dataclass
+class League:
+    """What the site shows: the records and the tables computed from them."""
+
+    name: str
+    records: list[GameRecord]
+    frame: pd.DataFrame  # the seat frame (leagues.tables)
+    standings: pd.DataFrame  # tables.standings joined with ratings.ratings (elo, elo_low, elo_high, los)
+    description: str = ""
+    logs_dir: Path | None = None
+    generated: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+
+def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
+    """Write the site and the standings files of ``league`` into ``out_dir``; returns the index page."""
+    from leagues import store
+
+    records = store.records(ws, league)
+    if not records:
+        raise ConfigError(f"league {league!r} has no finished games to publish (run it with: hexarena league run)")
+    return write_site(out_dir, compute(league, records, logs_dir=ws.logs_dir))
+
+
+def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, description: str = "",
+            logs_dir: Path | None = None) -> League:
+    """Standings and ratings of a list of records."""
+    from leagues.ratings import ratings
+
+    frame = tables.seat_frame(records)
+    rated = ratings(frame)[["bot", "elo", "elo_low", "elo_high", "los"]]
+    standings = tables.standings(frame, flag_threshold).merge(rated, on="bot", how="left")
+    return League(name, records, frame, standings, description, logs_dir)
+
+
+def write_site(out_dir: str | Path, league: League) -> Path:
+    """Write every page, data file and export of ``league`` into ``out_dir`` (created if missing)."""
+    out = Path(out_dir)
+    try:
+        for folder in (out, out / "static", out / "data", out / "games"):
+            folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"--out {out}: cannot create the folder: {exc.strerror}") from None
+    for name in STATIC:
+        shutil.copyfile(SITE / name, out / "static" / name)
+    files = game_files(league.records)
+    pages = bot_pages(league.standings["bot"].tolist())
+    env = Environment(loader=FileSystemLoader(SITE), autoescape=select_autoescape(["html"]),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(league=league, pages=pages, files=files, letters=SEAT_LETTERS, format_ms=charts.format_ms)
+    env.filters["num"] = _format_number
+
+    def page(template: str, target: str, **context) -> None:
+        (out / target).write_text(env.get_template(template).render(here=target, **context), encoding="utf-8")
+
+    page("index.html", "index.html", **index_context(league, pages))
+    for bot in league.standings["bot"]:
+        page("bot.html", pages[bot], **bot_context(league, bot))
+    page("games.html", "games.html")
+    page("replay.html", "replay.html")
+    write_game_data(out, league.records, files)
+    write_exports(out, league)
+    return out / "index.html"
+
+
+# ---- names of files -------------------------------------------------------------------------------
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", text).lstrip(".") or "_"
+
+
+def _unique(names: list[str]) -> list[str]:
+    """Safe file names, made distinct case-insensitively (two ids may only differ in case or in unsafe chars)."""
+    seen: set[str] = set()
+    result = []
+    for name in names:
+        base, candidate, n = _safe(name), _safe(name), 1
+        while candidate.lower() in seen:
+            n += 1
+            candidate = f"{base}-{n}"
+        seen.add(candidate.lower())
+        result.append(candidate)
+    return result
+
+
+def game_files(records: list[GameRecord]) -> dict[str, str]:
+    """Game id → file stem under ``games/`` (and the ``?game=`` of the viewer)."""
+    return dict(zip((r.id for r in records), _unique([r.id for r in records])))
+
+
+def bot_pages(bots: list[str]) -> dict[str, str]:
+    """Bot → its page, e.g. ``greedy@1a2b3c4d5e`` → ``bot-greedy_1a2b3c4d5e.html``."""
+    return {bot: f"bot-{stem}.html" for bot, stem in zip(bots, _unique(bots))}
+
+
+# ---- the index ------------------------------------------------------------------------------------
+
+def index_context(league: League, pages: dict[str, str]) -> dict:
+    records = league.records
+    standings = league.standings
+    rated = standings.dropna(subset=["elo"]).sort_values("elo", ascending=False)
+    chart_rows = [(r.bot, r.elo, r.elo_low, r.elo_high) for r in rated.itertuples()]
+    order = standings["bot"].tolist()
+    long = tables.head_to_head(league.frame).set_index(["bot", "opponent"])
+    cross = [[_pair(long, bot, other) if bot != other else None for other in order] for bot in order]
+    configs = [(label, tables.standings(part)) for label, part in tables.by_configuration(league.frame)]
+    return {
+        "facts": facts(records),
+        "standings": standings,
+        "fault_columns": [c for c in standings.columns if c.startswith("fault_")],
+        "rating_chart": charts.rating_chart(chart_rows),
+        "rated": rated,
+        "order": order,
+        "cross": cross,
+        "configs": configs,
+        "heat": charts.heat,
+    }
+
+
+def _pair(long: pd.DataFrame, bot: str, other: str) -> dict | None:
+    if (bot, other) not in long.index:
+        return None
+    row = long.loc[(bot, other)]
+    return {"points": row["points"], "games": int(row["games"]), "share": row["points"] / row["games"]}
+
+
+def facts(records: list[GameRecord]) -> dict:
+    """When the league ran and what it covered."""
+    started = [r.started for r in records if r.started]
+    finished = [r.finished or r.started for r in records if r.finished or r.started]
+    return {
+        "games": len(records),
+        "bots": len({seat for r in records for seat in r.seats}),
+        "moves": sum(len(r.moves) for r in records),
+        "faults": sum(r.result.termination != "completed" for r in records),
+        "first": min(started).strftime("%Y-%m-%d %H:%M") if started else "—",
+        "last": max(finished).strftime("%Y-%m-%d %H:%M") if finished else "—",
+        "configs": sorted({r.config.label for r in records}),
+        "time_controls": sorted({r.time_control for r in records if r.time_control}),
+        "players": sorted({r.config.players for r in records}),
+    }
+
+
+# ---- a bot's page ---------------------------------------------------------------------------------
+
+def bot_context(league: League, bot: str) -> dict:
+    row = league.standings[league.standings["bot"] == bot].iloc[0]
+    long = tables.head_to_head(league.frame)
+    opponents = long[long["bot"] == bot]
+    per_config = []
+    for label, part in tables.by_configuration(league.frame):
+        table = tables.standings(part)
+        mine = table[table["bot"] == bot]
+        if len(mine):
+            per_config.append((label, mine.iloc[0]))
+    games = [(r, seat) for r in league.records for seat, name in enumerate(r.seats) if name == bot]
+    think = [m.ms for r, seat in games for m in r.moves if m.seat == seat and not m.substituted]
+    name, _, version = bot.partition("@")
+    versions = sorted({b for b in league.standings["bot"] if b.partition("@")[0] == name} - {bot})
+    return {
+        "bot": bot,
+        "row": row,
+        "version": version,
+        "other_versions": versions,
+        "opponents": opponents,
+        "per_config": per_config,
+        "faults": bot_faults(league, games),
+        "histogram": charts.histogram(think),
+        "moves": len(think),
+        "heat": charts.heat,
+    }
+
+
+def bot_faults(league: League, games: list[tuple[GameRecord, int]]) -> list[dict]:
+    faults = []
+    for record, seat in games:
+        for fault in record.result.forfeits:
+            if fault.seat == seat:
+                faults.append({"record": record, "fault": fault,
+                               "log": log_excerpt(league.logs_dir, record.id, seat, record.seats[seat])})
+    return faults
+
+
+def log_excerpt(logs_dir: Path | None, game_id: str, seat: int, bot: str) -> str:
+    """The tail of the bot's log of one game, if the referee kept one (``logs/<game>/...``)."""
+    if logs_dir is None:
+        return ""
+    folder = logs_dir / game_id
+    if not folder.is_dir():
+        return ""
+    name = bot.partition("@")[0]
+    candidates = sorted(p for p in folder.iterdir() if p.is_file())
+    mine = [p for p in candidates if p.stem in (f"seat{seat}", str(seat), name, _safe(bot))
+            or p.stem.startswith((f"seat{seat}-", f"{seat}-", f"{SEAT_LETTERS[seat]}-"))]
+    if not mine:
+        return ""
+    try:
+        text = mine[0].read_bytes()[-LOG_EXCERPT * 4:].decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return text[-LOG_EXCERPT:]
+
+
+# ---- data files for the scripts -------------------------------------------------------------------
+
+def summary(record: GameRecord) -> str:
+    """One line: ``alpha wins 9–7``, ``draw 8–8``, or the placings of a 3–4 player game, plus the fault."""
+    names = [seat.partition("@")[0] for seat in record.seats]
+    result = record.result
+    if len(names) == 2:
+        outcome = Outcome(tuple(result.scores), tuple(result.placements)).result_for(0)
+        score = "–".join(map(str, result.scores))
+        text = f"draw {score}" if outcome == "draw" else \
+            f"{names[0] if outcome == 'win' else names[1]} wins {score}"
+    else:
+        order = sorted(range(len(names)), key=lambda s: (result.placements[s], s))
+        text = ", ".join(f"{_ordinal(result.placements[s])} {names[s]} {result.scores[s]}" for s in order)
+    if result.termination != "completed" and result.offender is not None:
+        text += f" ({names[result.offender]}: {result.termination.replace('_', ' ')})"
+    return text
+
+
+def _ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def write_game_data(out: Path, records: list[GameRecord], files: dict[str, str]) -> None:
+    """``games/<file>.js`` per game (record + board geometry) and ``data/games.js`` (the list)."""
+    boards: dict[str, dict] = {}
+    bots = sorted({seat for r in records for seat in r.seats})
+    configs = sorted({r.config.label for r in records})
+    bot_index = {b: i for i, b in enumerate(bots)}
+    config_index = {c: i for i, c in enumerate(configs)}
+    rows = []
+    for record in sorted(records, key=lambda r: (r.started or datetime.min.replace(tzinfo=UTC), r.id),
+                         reverse=True):
+        config = record.config
+        if config.label not in boards:
+            boards[config.label] = {"geometry": config.geometry, **config.board().to_json(border=config.border)}
+        game = record.model_dump(mode="json")
+        game.update(board=boards[config.label], config_label=config.label, summary=summary(record))
+        _write_js(out / "games" / f"{files[record.id]}.js", "HEXARENA_GAME", game)
+        started = record.started.isoformat() if record.started else ""
+        rows.append([files[record.id], started, config_index[config.label], [bot_index[s] for s in record.seats],
+                     record.result.scores, record.result.placements, record.result.termination,
+                     len(record.moves), record.result.offender])
+    _write_js(out / "data" / "games.js", "HEXARENA_INDEX", {"bots": bots, "configs": configs, "games": rows})
+
+
+def _write_js(path: Path, name: str, value: object) -> None:
+    path.write_text(f"window.{name} = {json.dumps(value, separators=(',', ':'), ensure_ascii=False)};\n",
+                    encoding="utf-8")
+
+
+# ---- standings.md / .csv / .json and games.jsonl ---------------------------------------------------
+
+MARKDOWN_COLUMNS = [  # (column, header, format)
+    ("rank", "#", "{:d}"), ("bot", "Bot", "{}"), ("games", "Games", "{:d}"), ("wins", "W", "{:d}"),
+    ("draws", "D", "{:d}"), ("losses", "L", "{:d}"), ("points", "Points", "{:g}"),
+    ("score_pct", "Score %", "{:.1f}"), ("cells_diff", "Cells ±", "{:+d}"), ("elo", "Elo", "{:.0f}"),
+]
+
+
+def standings_markdown(league: League) -> str:
+    """The standings as a GitHub Markdown table, with the 95% interval and fault counts."""
+    head = [h for _, h, _ in MARKDOWN_COLUMNS] + ["95% interval", "Faults"]
+    lines = [f"# {league.name}: standings", "",
+             f"{len(league.records)} games · {', '.join(facts(league.records)['configs'])}", "",
+             "| " + " | ".join(head) + " |",
+             "|" + "|".join("---:" if h not in ("Bot",) else "---" for h in head) + "|"]
+    for row in league.standings.to_dict("records"):
+        cells = [_cell(fmt, row[column]) for column, _, fmt in MARKDOWN_COLUMNS]
+        interval = "" if pd.isna(row["elo"]) else f"{row['elo_low']:.0f}–{row['elo_high']:.0f}"
+        faults = f"{row['faults']:d}" + (" ⚑" if row["flagged"] else "")
+        lines.append("| " + " | ".join([*cells, interval, faults]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(fmt: str, value: object) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    text = fmt.format(int(value) if fmt.endswith("d}") else value)
+    return text.replace("|", "\\|")
+
+
+def write_exports(out: Path, league: League) -> None:
+    (out / "standings.md").write_text(standings_markdown(league), encoding="utf-8")
+    league.standings.to_csv(out / "standings.csv", index=False, float_format="%.6g")
+    payload = {
+        "league": league.name,
+        "generated": league.generated.isoformat(timespec="seconds"),
+        "facts": facts(league.records),
+        "standings": json.loads(league.standings.to_json(orient="records", double_precision=6)),
+    }
+    (out / "standings.json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    with open(out / "games.jsonl", "w", encoding="utf-8") as handle:
+        for record in league.records:
+            handle.write(record.model_dump_json() + "\n")
+
+
+def _format_number(value: object, digits: int | None = None) -> str:
+    """Table cells: NaN as empty, floats to ``digits`` places (default: as short as exact, else 1 place)."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    if not isinstance(value, float):
+        return str(value)
+    if digits is None:
+        return f"{value:g}" if value.is_integer() or (2 * value).is_integer() else f"{value:.1f}"
+    return f"{value:.{digits}f}"

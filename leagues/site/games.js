@@ -1,0 +1,130 @@
+// The games list: filters (bot, configuration, result) and pagination over data/games.js
+// (window.HEXARENA_INDEX). Only one page of rows is in the DOM, so thousands of games stay fast.
+// The filter state lives in the URL hash (games.html#bot=greedy&config=0&result=win&page=2).
+(function () {
+  "use strict";
+  const PAGE = 50;
+  const LETTERS = "ABCD";
+  const $ = (id) => document.getElementById(id);
+  const data = window.HEXARENA_INDEX;
+  // a game: [file, started, config, [bot per seat], [scores], [placements], termination, moves, offender]
+  const FILE = 0, STARTED = 1, CONFIG = 2, SEATS = 3, SCORES = 4, PLACES = 5, TERM = 6, MOVES = 7, OFFENDER = 8;
+
+  function option(select, value, text) {
+    const node = document.createElement("option");
+    node.value = value;
+    node.textContent = text;
+    select.appendChild(node);
+  }
+
+  data.bots.forEach((name, i) => option($("bot"), String(i), name));
+  data.configs.forEach((label, i) => option($("config"), String(i), label));
+
+  function readHash() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const bot = params.get("bot");
+    const botIndex = bot === null ? -1 : data.bots.indexOf(bot);
+    const config = params.get("config");
+    const configIndex = config === null ? -1 : data.configs.indexOf(config);
+    return {
+      bot: botIndex, config: configIndex, result: params.get("result") || "",
+      page: Math.max(1, parseInt(params.get("page") || "1", 10) || 1),
+    };
+  }
+
+  function writeHash(state) {
+    const params = new URLSearchParams();
+    if (state.bot >= 0) params.set("bot", data.bots[state.bot]);
+    if (state.config >= 0) params.set("config", data.configs[state.config]);
+    if (state.result) params.set("result", state.result);
+    if (state.page > 1) params.set("page", String(state.page));
+    const hash = params.toString();
+    history.replaceState(null, "", hash ? "#" + hash : location.pathname + location.search);
+  }
+
+  function outcome(game, seat) {
+    const best = Math.min(...game[PLACES]);
+    if (game[PLACES][seat] !== best) return "loss";
+    return game[PLACES].filter((p) => p === best).length > 1 ? "draw" : "win";
+  }
+
+  function matches(game, state) {
+    if (state.config >= 0 && game[CONFIG] !== state.config) return false;
+    const seat = state.bot >= 0 ? game[SEATS].indexOf(state.bot) : -1;
+    if (state.bot >= 0 && seat < 0) return false;
+    switch (state.result) {
+      case "": return true;
+      case "fault": return game[TERM] !== "completed";
+      case "completed": return game[TERM] === "completed";
+      case "draw": return outcome(game, 0) === "draw" || (seat >= 0 && outcome(game, seat) === "draw");
+      case "win": return seat >= 0 ? outcome(game, seat) === "win" : outcome(game, 0) !== "draw";
+      case "loss": return seat >= 0 ? outcome(game, seat) === "loss" : outcome(game, 0) !== "draw";
+      default: return true;
+    }
+  }
+
+  function cell(text, cls) {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (cls) td.className = cls;
+    return td;
+  }
+
+  function render() {
+    const state = readHash();
+    $("bot").value = String(state.bot);
+    $("config").value = String(state.config);
+    $("result").value = state.result;
+    const chosen = data.games.filter((game) => matches(game, state));
+    const pages = Math.max(1, Math.ceil(chosen.length / PAGE));
+    state.page = Math.min(state.page, pages);
+    const rows = chosen.slice((state.page - 1) * PAGE, state.page * PAGE).map((game) => {
+      const tr = document.createElement("tr");
+      tr.appendChild(cell(game[STARTED] ? game[STARTED].replace("T", " ").slice(0, 16) : "", "muted"));
+      const seats = document.createElement("td");
+      game[SEATS].forEach((bot, seat) => {
+        if (seat) seats.appendChild(document.createTextNode(" · "));
+        const chip = document.createElement("span");
+        chip.className = "chip seat" + seat;
+        const name = document.createElement("span");
+        name.textContent = data.bots[bot];
+        name.className = outcome(game, seat) === "win" ? "win" : "";
+        seats.append(chip, name);
+      });
+      tr.appendChild(seats);
+      tr.appendChild(cell(game[SCORES].join("–"), "num"));
+      tr.appendChild(cell(data.configs[game[CONFIG]]));
+      const fault = game[TERM] !== "completed";
+      tr.appendChild(cell(fault ? game[TERM] + " (" + LETTERS[game[OFFENDER]] + ")" : "completed", fault ? "flag" : "muted"));
+      tr.appendChild(cell(String(game[MOVES]), "num"));
+      const link = document.createElement("a");
+      link.href = "replay.html?game=" + encodeURIComponent(game[FILE]);
+      link.textContent = "replay";
+      const td = document.createElement("td");
+      td.appendChild(link);
+      tr.appendChild(td);
+      return tr;
+    });
+    $("rows").replaceChildren(...rows);
+    $("count").textContent = chosen.length + " of " + data.games.length + " games";
+    $("page").textContent = "page " + state.page + " of " + pages;
+    $("prev").disabled = state.page <= 1;
+    $("next").disabled = state.page >= pages;
+    $("empty").hidden = chosen.length > 0;
+    return state;
+  }
+
+  function change(update) {
+    const state = Object.assign(readHash(), update);
+    writeHash(state);
+    render();
+  }
+
+  $("bot").addEventListener("change", (e) => change({ bot: Number(e.target.value), page: 1 }));
+  $("config").addEventListener("change", (e) => change({ config: Number(e.target.value), page: 1 }));
+  $("result").addEventListener("change", (e) => change({ result: e.target.value, page: 1 }));
+  $("prev").addEventListener("click", () => change({ page: readHash().page - 1 }));
+  $("next").addEventListener("click", () => change({ page: readHash().page + 1 }));
+  window.addEventListener("hashchange", render);
+  render();
+})();

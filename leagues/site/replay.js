@@ -1,0 +1,251 @@
+// The replay viewer: loads ONE game (games/<file>.js sets window.HEXARENA_GAME, so it works from file://)
+// and draws it as SVG. Cell ownership is recomputed from the geometry and the seat of each move, so the
+// final scores shown are an independent check of the record's result.
+(function () {
+  "use strict";
+  const SVG = "http://www.w3.org/2000/svg";
+  const LETTERS = "ABCD";
+  const $ = (id) => document.getElementById(id);
+
+  function el(tag, attrs, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function html(tag, text, cls) {
+    const node = document.createElement(tag);
+    if (text !== undefined) node.textContent = text;
+    if (cls) node.className = cls;
+    return node;
+  }
+
+  function fail(message) {
+    $("loading").hidden = true;
+    const box = $("error");
+    box.textContent = message;
+    box.hidden = false;
+  }
+
+  function formatMs(ms) {
+    if (ms >= 1000) return (ms / 1000).toFixed(2) + " s";
+    if (ms >= 10) return ms.toFixed(0) + " ms";
+    return ms.toFixed(1) + " ms";
+  }
+
+  // Precompute, for every move, the cells it closed (geometry only: a cell is closed when all its lines are drawn).
+  function analyse(game) {
+    const board = game.board;
+    const lineCells = board.lines.map(() => []);
+    board.cells.forEach((cell, c) => cell.forEach((line) => lineCells[line].push(c)));
+    const drawn = new Uint8Array(board.lines.length);
+    (board.predrawn || []).forEach((line) => { drawn[line] = 1; });
+    const closed = game.moves.map((move) => {
+      drawn[move.line] = 1;
+      return lineCells[move.line].filter((c) => board.cells[c].every((line) => drawn[line]));
+    });
+    return { lineCells, closed };
+  }
+
+  function polygon(board, cell) {
+    // the corner between consecutive sides (cells list their lines clockwise)
+    const corners = cell.map((line, i) => {
+      const next = board.lines[cell[(i + 1) % cell.length]];
+      const [a, b] = board.lines[line];
+      return next.includes(a) ? a : b;
+    });
+    return corners;
+  }
+
+  function start(game) {
+    const board = game.board;
+    const sx = board.geometry === "hex" ? Math.sqrt(3) : 2.2;
+    const sy = board.geometry === "hex" ? 1 : 2.2;
+    const pt = (d) => [board.dots[d][0] * sx, board.dots[d][1] * sy];
+    const xs = board.dots.map((d) => d[0] * sx);
+    const ys = board.dots.map((d) => d[1] * sy);
+    const pad = 0.8;
+    const svg = $("board");
+    svg.setAttribute("viewBox", [Math.min(...xs) - pad, Math.min(...ys) - pad,
+      Math.max(...xs) - Math.min(...xs) + 2 * pad, Math.max(...ys) - Math.min(...ys) + 2 * pad].join(" "));
+
+    const { closed } = analyse(game);
+    const predrawn = new Set(board.predrawn || []);
+    const cellNodes = [], labelNodes = [], lineNodes = [];
+    const cellLayer = el("g"), lineLayer = el("g"), dotLayer = el("g"), labelLayer = el("g");
+    board.cells.forEach((cell, c) => {
+      const corners = polygon(board, cell).map(pt);
+      const node = el("polygon", { class: "cell", points: corners.map((p) => p.join(",")).join(" ") });
+      node.appendChild(el("title", {}, "cell " + c));
+      cellLayer.appendChild(node);
+      cellNodes.push(node);
+      const cx = corners.reduce((s, p) => s + p[0], 0) / corners.length;
+      const cy = corners.reduce((s, p) => s + p[1], 0) / corners.length;
+      const label = el("text", { class: "owner-label", x: cx, y: cy }, "");
+      labelLayer.appendChild(label);
+      labelNodes.push(label);
+    });
+    board.lines.forEach(([a, b], i) => {
+      const [x1, y1] = pt(a), [x2, y2] = pt(b);
+      const node = el("line", { class: "line", x1, y1, x2, y2 });
+      node.appendChild(el("title", {}, "line " + i));
+      lineLayer.appendChild(node);
+      lineNodes.push(node);
+    });
+    board.dots.forEach((_, d) => {
+      const [cx, cy] = pt(d);
+      dotLayer.appendChild(el("circle", { class: "dot", cx, cy, r: 0.12 }));
+    });
+    svg.replaceChildren(cellLayer, lineLayer, dotLayer, labelLayer);
+
+    // scoreboard
+    const scoreNodes = game.seats.map((name, seat) => {
+      const li = html("li");
+      li.dataset.seat = seat;
+      const who = html("span");
+      who.append(html("span", "", "chip seat" + seat), html("span", LETTERS[seat] + " · " + name));
+      const score = html("span", "0", "score");
+      li.append(who, score);
+      $("scores").appendChild(li);
+      return { li, score };
+    });
+
+    // move list, with faults shown where they happened
+    const faultsAt = {};
+    (game.result.forfeits || []).forEach((f) => { (faultsAt[f.move] = faultsAt[f.move] || []).push(f); });
+    const rows = [];
+    const body = $("moves");
+    const faultRow = (f) => {
+      const tr = html("tr", undefined, "fault");
+      const td = html("td", LETTERS[f.seat] + " " + game.seats[f.seat] + " — " + f.reason + (f.detail ? ": " + f.detail : ""));
+      td.colSpan = 5;
+      tr.appendChild(td);
+      body.appendChild(tr);
+    };
+    game.moves.forEach((move, i) => {
+      (faultsAt[i] || []).forEach(faultRow);
+      const tr = html("tr");
+      tr.dataset.move = i + 1;
+      const seat = html("td");
+      seat.append(html("span", "", "chip seat" + move.seat), document.createTextNode(LETTERS[move.seat]));
+      tr.append(html("td", String(i + 1), "num"), seat, html("td", String(move.line), "num"),
+        html("td", closed[i].length ? "+" + closed[i].length : "", "num"),
+        html("td", formatMs(move.ms) + (move.substituted ? " (sub)" : ""), "num"));
+      tr.addEventListener("click", () => show(i + 1));
+      body.appendChild(tr);
+      rows.push(tr);
+    });
+    (faultsAt[game.moves.length] || []).forEach(faultRow);
+
+    const total = game.moves.length;
+    const scrub = $("scrub");
+    scrub.max = total;
+    let position = 0, timer = null;
+
+    function show(k) {
+      position = Math.max(0, Math.min(total, k));
+      const owner = new Array(board.cells.length).fill(-1);
+      const drawnBy = new Array(board.lines.length).fill(-2);
+      predrawn.forEach((line) => { drawnBy[line] = -1; });
+      for (let i = 0; i < position; i++) {
+        const move = game.moves[i];
+        drawnBy[move.line] = move.seat;
+        closed[i].forEach((c) => { owner[c] = move.seat; });
+      }
+      const fresh = position > 0 ? new Set(closed[position - 1]) : new Set();
+      const last = position > 0 ? game.moves[position - 1].line : -1;
+      lineNodes.forEach((node, line) => {
+        const by = drawnBy[line];
+        node.setAttribute("class", "line" + (by > -2 ? " drawn" : "") + (by === -1 ? " predrawn" : "") +
+          (by >= 0 ? " by" + by : "") + (line === last ? " last" : ""));
+      });
+      const scores = game.seats.map(() => 0);
+      cellNodes.forEach((node, c) => {
+        const o = owner[c];
+        if (o >= 0) scores[o]++;
+        node.setAttribute("class", "cell" + (o >= 0 ? " owner" + o : "") + (fresh.has(c) ? " fresh" : ""));
+        labelNodes[c].textContent = o >= 0 ? LETTERS[o] : "";
+      });
+      const toMove = position < total ? game.moves[position].seat : -1;
+      scoreNodes.forEach(({ li, score }, seat) => {
+        score.textContent = String(scores[seat]);
+        li.classList.toggle("to-move", seat === toMove);
+      });
+      $("counter").textContent = "Move " + position + " / " + total;
+      scrub.value = position;
+      rows.forEach((tr, i) => tr.classList.toggle("current", i === position - 1));
+      if (position > 0) {
+        const row = rows[position - 1], box = row.closest(".moves");
+        if (row.offsetTop < box.scrollTop || row.offsetTop > box.scrollTop + box.clientHeight - row.offsetHeight) {
+          box.scrollTop = row.offsetTop - box.clientHeight / 2;
+        }
+      }
+      $("first").disabled = $("back").disabled = position === 0;
+      $("forward").disabled = $("last").disabled = position === total;
+      if (position === total) stop();
+    }
+
+    function stop() {
+      if (timer !== null) clearInterval(timer);
+      timer = null;
+      $("play").textContent = "▶ Play";
+    }
+
+    function play() {
+      if (timer !== null) return stop();
+      if (position === total) show(0);
+      $("play").textContent = "❚❚ Pause";
+      timer = setInterval(() => show(position + 1), Number($("speed").value));
+    }
+
+    $("first").addEventListener("click", () => { stop(); show(0); });
+    $("back").addEventListener("click", () => { stop(); show(position - 1); });
+    $("forward").addEventListener("click", () => { stop(); show(position + 1); });
+    $("last").addEventListener("click", () => { stop(); show(total); });
+    $("play").addEventListener("click", play);
+    $("speed").addEventListener("change", () => { if (timer !== null) { stop(); play(); } });
+    scrub.addEventListener("input", () => { stop(); show(Number(scrub.value)); });
+    $("jump").addEventListener("submit", (event) => {
+      event.preventDefault();
+      stop();
+      show(Number($("jump-to").value));
+    });
+    document.addEventListener("keydown", (event) => {
+      if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT") return;
+      const keys = { ArrowLeft: () => show(position - 1), ArrowRight: () => show(position + 1),
+        Home: () => show(0), End: () => show(total), " ": play };
+      if (keys[event.key]) { event.preventDefault(); if (event.key !== " ") stop(); keys[event.key](); }
+    });
+
+    // header and result
+    const cfg = game.config;
+    document.title = game.seats.join(" vs ") + " · " + game.id;
+    $("title").textContent = game.seats.join(" vs ");
+    $("meta").textContent = [game.config_label, game.time_control && "time " + game.time_control,
+      game.started && game.started.replace("T", " ").slice(0, 19), "game " + game.id,
+      game.seed !== null && game.seed !== undefined ? "seed " + game.seed : ""].filter(Boolean).join(" · ");
+    $("result").textContent = game.summary;
+    $("termination").textContent = game.result.termination === "completed"
+      ? "completed: every line drawn" + (cfg.misere ? " (misère: fewest cells wins)" : "")
+      : game.result.termination + (game.result.offender !== null ? " by " + LETTERS[game.result.offender] + " " +
+        game.seats[game.result.offender] : "");
+    $("final-scores").textContent = "final scores " + game.result.scores.join("–");
+    $("jump-to").max = total;
+    $("loading").hidden = true;
+    $("viewer").hidden = false;
+    const asked = parseInt(new URLSearchParams(location.search).get("move") || "0", 10);
+    show(Number.isNaN(asked) ? 0 : asked);
+  }
+
+  const file = new URLSearchParams(location.search).get("game") || "";
+  if (!/^[A-Za-z0-9_.-]+$/.test(file)) {
+    fail(file ? "No such game: " + file : "No game chosen: open a game from the games list.");
+    return;
+  }
+  const script = document.createElement("script");
+  script.src = "games/" + file + ".js";
+  script.onload = () => (window.HEXARENA_GAME ? start(window.HEXARENA_GAME) : fail("Game file is empty: " + file));
+  script.onerror = () => fail("No such game in this site: " + file);
+  document.head.appendChild(script);
+})();
