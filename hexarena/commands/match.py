@@ -1,0 +1,134 @@
+"""``hexarena match``: play games between 2–4 bots, seats rotating, and summarise the results."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hexarena.commands.board import geometry_option
+from protocol.errors import ConfigError
+
+
+def resolve_bot(text: str):
+    """A BOT argument → the ``BotSpec`` to run: a folder holding ``bot.toml``.
+
+    The one place that interprets bot arguments (the registry will add registered names here).
+    """
+    from referee.manifest import load_manifest
+    from referee.referee import BotSpec
+
+    manifest = load_manifest(text)  # ConfigError with a one-line message
+    return BotSpec(manifest.name, Path(text).resolve())
+
+
+def rotations(bots: list, games: int) -> list[list]:
+    """Seat order of each game: game i seats the bots rotated by i, so each bot plays each seat in turn."""
+    return [bots[i % len(bots):] + bots[:i % len(bots)] for i in range(games)]
+
+
+def match(
+    bots: Annotated[list[str], typer.Argument(help="2-4 bot folders (each with a bot.toml)", show_default=False)],
+    size: Annotated[str, typer.Option(help="ROWSxCOLS, each 1-10")] = "4x4",
+    geometry: Annotated[str, typer.Option(help="hex or square", callback=geometry_option)] = "hex",
+    misere: Annotated[bool, typer.Option("--misere", help="fewest cells wins")] = False,
+    border: Annotated[bool, typer.Option("--border", help="pre-draw the border lines")] = False,
+    games: Annotated[int | None, typer.Option(help="games to play [default: one per seat rotation]", min=1)] = None,
+    time: Annotated[str, typer.Option(help="per move (300ms) or bank+increment (10s+100ms)")] = "1s",
+    seed: Annotated[int | None, typer.Option(help="seed of game 1 (game i gets seed+i-1)")] = None,
+    out: Annotated[Path | None, typer.Option(help="write one JSON record per game to this file")] = None,
+    logs: Annotated[Path | None, typer.Option(help="directory for the bots' per-game output logs")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON record per game on stdout, nothing else")] = False,
+    show: Annotated[bool, typer.Option("--show", help="draw the final board of each game")] = False,
+) -> None:
+    """Play a match between bots; seats rotate so each bot plays each seat equally often."""
+    from protocol.board import parse_size
+    from referee.clock import TimeControl
+    from referee.record import BoardConfig
+    from referee.referee import Referee
+
+    if not 2 <= len(bots) <= 4:
+        raise ConfigError(f"a match needs 2-4 bots, got {len(bots)}")
+    rows, cols = parse_size(size)
+    config = BoardConfig(size=f"{rows}x{cols}", geometry=geometry, players=len(bots), misere=misere, border=border)
+    control = TimeControl.parse(time)
+    specs = _distinct_names([resolve_bot(text) for text in bots])
+    records = []
+    sink = out.open("w", encoding="utf-8") if out is not None else None
+    say = (lambda text: None) if as_json else print
+    say(f"match: {' vs '.join(spec.name for spec in specs)} on {config.label}, time {control}")
+    try:
+        with Referee(log_dir=logs, time_control=control) as referee:
+            for number, seats in enumerate(rotations(specs, games or len(specs)), start=1):
+                game_seed = None if seed is None else seed + number - 1
+                record = referee.play(seats, config, game_id=f"game{number}", seed=game_seed)
+                records.append(record)
+                line = record.model_dump_json()
+                if sink is not None:
+                    sink.write(line + "\n")
+                    sink.flush()
+                if as_json:
+                    print(line, flush=True)
+                say(f"game {number}: {describe(record)}")
+                if show:
+                    from referee.render import render
+
+                    say(render(config.board(), record.replay()))
+                    say("   ".join(f"{letter} = {name}" for letter, name in zip("ABCD", record.seats)))
+    finally:
+        if sink is not None:
+            sink.close()
+    say(summary(specs, records))
+
+
+def _distinct_names(specs: list) -> list:
+    """The same bot twice plays as ``name`` and ``name#2``, so records and summaries tell them apart."""
+    seen: dict[str, int] = {}
+    distinct = []
+    for spec in specs:
+        seen[spec.name] = seen.get(spec.name, 0) + 1
+        count = seen[spec.name]
+        distinct.append(spec if count == 1 else type(spec)(f"{spec.name}#{count}", spec.folder))
+    return distinct
+
+
+def describe(record) -> str:
+    """``greedy 8, random 1: greedy wins`` plus the termination and offender when a fault decided it."""
+    result = record.result
+    scores = ", ".join(f"{name} {score}" for name, score in zip(record.seats, result.scores))
+    firsts = [name for name, place in zip(record.seats, result.placements) if place == 1]
+    verdict = f"{firsts[0]} wins" if len(firsts) == 1 else "draw between " + ", ".join(firsts)
+    text = f"{scores}: {verdict}"
+    if result.termination != "completed":
+        text += f" ({result.termination} by {record.seats[result.offender]})"
+    for fault in result.forfeits:
+        if result.termination == "completed" or fault.seat != result.offender:
+            text += f" [{record.seats[fault.seat]}: {fault.reason}]"
+    return text
+
+
+def summary(specs: list, records: list) -> str:
+    """One row per bot: games, wins, draws, losses, faults and cells taken."""
+    from referee.rules import Outcome
+
+    rows = {spec.name: {"games": 0, "win": 0, "draw": 0, "loss": 0, "faults": 0, "cells": 0} for spec in specs}
+    for record in records:
+        outcome = Outcome(tuple(record.result.scores), tuple(record.result.placements))
+        for seat, name in enumerate(record.seats):
+            row = rows[name]
+            row["games"] += 1
+            row[outcome.result_for(seat)] += 1
+            row["cells"] += record.result.scores[seat]
+            row["faults"] += sum(1 for fault in record.result.forfeits if fault.seat == seat)
+    width = max(len(name) for name in rows) + 2
+    lines = [f"{'bot':<{width}}{'games':>6}{'wins':>6}{'draws':>6}{'losses':>7}{'faults':>7}{'cells':>7}"]
+    for name, row in rows.items():
+        lines.append(f"{name:<{width}}{row['games']:>6}{row['win']:>6}{row['draw']:>6}{row['loss']:>7}"
+                     f"{row['faults']:>7}{row['cells']:>7}")
+    return "\n".join(lines)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(match)
