@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from referee.bridge import Bridge
 from referee.manifest import Manifest
 
 PYTHONS = ("python", "python3")
@@ -52,15 +53,15 @@ class BotProcess:
         self.popen = popen
         self.pid = popen.pid
         self.limits = limits
-        self.stdout = popen.stdout.fileno()
+        self.stdout = popen.stdout.fileno() if popen.stdout is not None else None  # None: a stdio bot's bridge has it
         self.stderr = popen.stderr.fileno()
-        for fd in (self.stdout, self.stderr):
+        self.open_fds = {fd for fd in (self.stdout, self.stderr) if fd is not None}
+        for fd in self.open_fds:
             os.set_blocking(fd, False)
         try:
             self.exit_fd: int | None = os.pidfd_open(self.pid)  # readable once the process has exited
         except (AttributeError, OSError):
             self.exit_fd = None
-        self.open_fds = {self.stdout, self.stderr}
         self.stderr_tail = b""
         self._log: BinaryIO | None = None
         self._log_path: Path | None = None  # the file is created on the first byte, so quiet games leave none
@@ -75,10 +76,13 @@ class BotProcess:
             command[0] = sys.executable
         path = os.environ.get("PYTHONPATH")
         full_env = {**os.environ, **env, "PYTHONPATH": _SOURCE_ROOT + (os.pathsep + path if path else "")}
+        stdio = manifest.transport == "stdio"
         popen = subprocess.Popen(
-            command, cwd=folder, env=full_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+            command, cwd=folder, env=full_env, stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
         )
+        if stdio:  # protocol lines on stdin/stdout, relayed to the referee's socket
+            Bridge.attach(popen, env["HEXARENA_ENDPOINT"])
         process = cls(popen, limits)
         process._apply_limits()
         return process
@@ -193,7 +197,8 @@ class BotProcess:
         except subprocess.TimeoutExpired:
             pass
         for stream in (self.popen.stdout, self.popen.stderr):
-            stream.close()
+            if stream is not None:
+                stream.close()
         if self.exit_fd is not None:
             os.close(self.exit_fd)
             self.exit_fd = None

@@ -149,8 +149,6 @@ class Referee:
             bot.fault = None
             try:
                 self._build(bot.spec.folder, manifest)
-                if manifest.transport != "zmq":
-                    raise BotFault("no_connection", f"transport {manifest.transport!r} is not supported yet")
                 token = secrets.token_hex(16)
                 env = {"HEXARENA_ENDPOINT": self.endpoint, "HEXARENA_TOKEN": token,
                        "HEXARENA_PROTOCOL": codec.VERSION, "HEXARENA_NAME": bot.spec.name}
