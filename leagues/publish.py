@@ -22,6 +22,7 @@ import re
 import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from glob import escape as glob_escape
 from pathlib import Path
 
 import pandas as pd
@@ -57,15 +58,20 @@ def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     """Write the site and the standings files of ``league`` into ``out_dir``; returns the index page."""
     from leagues import store
 
+    config = store.league_config(ws, league)
     records = store.records(ws, league)
     if not records:
-        raise ConfigError(f"league {league!r} has no finished games to publish (run it with: hexarena league run)")
-    return write_site(out_dir, compute(league, records, logs_dir=ws.logs_dir))
+        raise ConfigError(f"league {league!r} has no finished games yet (run it with 'hexarena league run')")
+    covered = (f"{config.fault_policy} on faults · {config.games} games per pairing and configuration"
+               f" · participants: {', '.join(config.participants)}")
+    description = " · ".join(filter(None, [config.description, covered]))
+    return write_site(out_dir, compute(league, records, config.flag_threshold, description,
+                                       logs_dir=ws.logs_dir / league))
 
 
 def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, description: str = "",
             logs_dir: Path | None = None) -> League:
-    """Standings and ratings of a list of records."""
+    """Standings and ratings of a list of records (``logs_dir``: where the referee wrote the bots' logs)."""
     from leagues.ratings import ratings
 
     frame = tables.seat_frame(records)
@@ -185,7 +191,7 @@ def facts(records: list[GameRecord]) -> dict:
 # ---- a bot's page ---------------------------------------------------------------------------------
 
 def bot_context(league: League, bot: str) -> dict:
-    row = league.standings[league.standings["bot"] == bot].iloc[0]
+    row = league.standings[league.standings["bot"] == bot].iloc[0].to_dict()
     long = tables.head_to_head(league.frame)
     opponents = long[long["bot"] == bot]
     per_config = []
@@ -218,28 +224,23 @@ def bot_faults(league: League, games: list[tuple[GameRecord, int]]) -> list[dict
         for fault in record.result.forfeits:
             if fault.seat == seat:
                 faults.append({"record": record, "fault": fault,
-                               "log": log_excerpt(league.logs_dir, record.id, seat, record.seats[seat])})
+                               "log": log_excerpt(league.logs_dir, record.id, seat)})
     return faults
 
 
-def log_excerpt(logs_dir: Path | None, game_id: str, seat: int, bot: str) -> str:
-    """The tail of the bot's log of one game, if the referee kept one (``logs/<game>/...``)."""
+def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
+    """The tail of a bot's log of one game, as the referee writes it: ``<game>.seat<N>.<bot>.log``."""
     if logs_dir is None:
         return ""
-    folder = logs_dir / game_id
-    if not folder.is_dir():
-        return ""
-    name = bot.partition("@")[0]
-    candidates = sorted(p for p in folder.iterdir() if p.is_file())
-    mine = [p for p in candidates if p.stem in (f"seat{seat}", str(seat), name, _safe(bot))
-            or p.stem.startswith((f"seat{seat}-", f"{seat}-", f"{SEAT_LETTERS[seat]}-"))]
-    if not mine:
-        return ""
-    try:
-        text = mine[0].read_bytes()[-LOG_EXCERPT * 4:].decode("utf-8", "replace")
-    except OSError:
-        return ""
-    return text[-LOG_EXCERPT:]
+    for path in sorted(logs_dir.glob(f"{glob_escape(game_id.replace('/', '_'))}.seat{seat}.*.log")):
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(max(0, path.stat().st_size - 4 * LOG_EXCERPT))
+                text = handle.read().decode("utf-8", "replace")
+        except OSError:
+            continue
+        return text[-LOG_EXCERPT:]
+    return ""
 
 
 # ---- data files for the scripts -------------------------------------------------------------------
@@ -321,7 +322,7 @@ def _cell(fmt: str, value: object) -> str:
     if value is None or (isinstance(value, float) and pd.isna(value)):
         return ""
     text = fmt.format(int(value) if fmt.endswith("d}") else value)
-    return text.replace("|", "\\|")
+    return re.sub(r"([\\|<>`*\[\]])", r"\\\1", text)  # bot names are untrusted: no markup, no broken rows
 
 
 def write_exports(out: Path, league: League) -> None:

@@ -93,14 +93,15 @@ def read_file(path: Path, game_id: str) -> GameRecord:
 
 
 def read_store(home: Path | None, game_id: str) -> GameRecord:
-    from leagues import store
+    """The stored record of a game of any league in the workspace."""
+    from leagues.store import open_store
     from leagues.workspace import Workspace
 
     with Workspace(home) as ws:
-        record = store.record(ws, game_id)
-    if record is None:
-        raise ConfigError(f"game {game_id!r} is not in the workspace {ws.home} (or use --file games.jsonl)")
-    return record
+        row = open_store(ws).db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None:
+        raise ConfigError(f"game {game_id!r} is not in the workspace {ws.home} (or give --file games.jsonl)")
+    return validate(json.loads(row["record"]), f"game {game_id}")
 
 
 def validate(data: dict, where: str) -> GameRecord:

@@ -67,6 +67,7 @@ def histogram(values_ms: Sequence[float], title: str = "Think time per move") ->
     if not values:
         return Markup('<p class="muted">No moves.</p>')
     width, height, left, bottom, top = 720, 200, 44, 34, 14
+    right = 40
     lo = math.floor(math.log10(values[0]) * 4) / 4
     hi = max(math.ceil(math.log10(values[-1]) * 4) / 4, lo + 0.25)
     bins = [0] * max(1, round((hi - lo) * 8))
@@ -74,7 +75,7 @@ def histogram(values_ms: Sequence[float], title: str = "Think time per move") ->
         index = int((math.log10(v) - lo) / (hi - lo) * len(bins))
         bins[min(index, len(bins) - 1)] += 1
     peak = max(bins)
-    plot_w, plot_h = width - left - 12, height - bottom - top
+    plot_w, plot_h = width - left - right, height - bottom - top
 
     def x(log_value: float) -> float:
         return left + (log_value - lo) / (hi - lo) * plot_w
@@ -87,7 +88,7 @@ def histogram(values_ms: Sequence[float], title: str = "Think time per move") ->
             h = count / peak * plot_h
             parts.append(f'<rect x="{left + i * bar_w + 0.5:.1f}" y="{top + plot_h - h:.1f}" width="{bar_w - 1:.1f}" '
                          f'height="{h:.1f}" fill="#2f6fdf" fill-opacity=".75"><title>{count} moves</title></rect>')
-    parts.append(f'<line x1="{left}" x2="{width - 12}" y1="{top + plot_h}" y2="{top + plot_h}" stroke="#667085"/>')
+    parts.append(f'<line x1="{left}" x2="{width - right}" y1="{top + plot_h}" y2="{top + plot_h}" stroke="#667085"/>')
     for exponent in range(math.ceil(lo), math.floor(hi) + 1):
         label = f"{10 ** exponent:g} ms" if exponent < 3 else f"{10 ** (exponent - 3):g} s"
         parts.append(f'<line x1="{x(exponent):.1f}" x2="{x(exponent):.1f}" y1="{top + plot_h}" y2="{top + plot_h + 5}" '

@@ -1,0 +1,422 @@
+"""The published results site, opened in a real headless browser (Debian's chromium, driven by Selenium),
+plus the standings files, `hexarena publish` and `hexarena replay`.
+
+The records are games played in-process by the rules engine with random moves (a few of them ended by
+a fault), so the tests need no bot processes; the CLI tests store them in a real workspace first.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from leagues import store
+from leagues.config import parse_league
+from leagues.publish import compute, game_files, standings_markdown, summary, write_site
+from leagues.schedule import ScheduledGame
+from leagues.workspace import Workspace
+from referee.record import BoardConfig, Forfeit, GameRecord, MoveRecord, Result
+
+GOLDEN = Path(__file__).parent / "golden" / "standings.md"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+needs_browser = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
+                                   reason="no chromium + chromedriver here (CI installs Debian's chromium)")
+
+BOTS = ["greedy@1a2b3c4d5e", "random@99aa00bb11", "chain@cafe0123ab", 'odd<b>"&\'name']
+CONFIGS = [BoardConfig(size="3x3"), BoardConfig(size="2x3", geometry="square"),
+           BoardConfig(size="2x2", misere=True, border=True)]
+START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+
+
+# ---- records made by playing random games in-process ------------------------------------------------
+
+def play(config: BoardConfig, seats: list[str], rng: random.Random, number: int,
+         fault: tuple[int, int, str] | None = None) -> GameRecord:
+    """A random game; ``fault = (seat, after this many moves, reason)`` forfeits that seat then."""
+    state = config.rules().start()
+    moves: list[MoveRecord] = []
+    forfeits: list[Forfeit] = []
+    while not state.is_over():
+        seat = state.to_move
+        if fault and fault[0] == seat and len(moves) >= fault[1]:
+            forfeits.append(Forfeit(seat=seat, reason=fault[2], detail=f"{fault[2]} at move {len(moves)}",
+                                    move=len(moves)))
+            state = state.forfeit(seat)
+            fault = None
+            continue
+        line = rng.choice(state.legal_moves())
+        step = state.apply(line)
+        moves.append(MoveRecord(seat=seat, line=line, closed=list(step.closed), ms=round(rng.lognormvariate(1.5, 1), 2)))
+        state = step.state
+    outcome = state.outcome()
+    when = START + timedelta(minutes=number)
+    return GameRecord(
+        id=f"g{number:05d}", config=config, seats=seats, time_control="200ms", seed=number, started=when,
+        finished=when + timedelta(seconds=2), moves=moves,
+        result=Result(scores=list(outcome.scores), placements=list(outcome.placements),
+                      termination=forfeits[0].reason if forfeits else "completed",
+                      offender=forfeits[0].seat if forfeits else None, forfeits=forfeits))
+
+
+def small_league(seed: int = 7) -> list[GameRecord]:
+    """Every pair of BOTS twice on every configuration, a few games ended by faults, and two 3-player games."""
+    rng = random.Random(seed)
+    records = []
+    for config in CONFIGS:
+        for i, a in enumerate(BOTS):
+            for b in BOTS[i + 1:]:
+                for seats in ([a, b], [b, a]):
+                    n = len(records)
+                    fault = (1, 4, ("timeout", "crashed", "illegal_line")[n % 3]) if n % 11 == 5 else None
+                    records.append(play(config, seats, rng, n, fault))
+    three = BoardConfig(size="2x2", players=3)
+    records.append(play(three, BOTS[:3], rng, len(records)))
+    records.append(play(three, BOTS[1:], rng, len(records), fault=(2, 3, "timeout")))
+    return records
+
+
+def big_league(games: int, seed: int = 3) -> list[GameRecord]:
+    rng = random.Random(seed)
+    configs = [BoardConfig(size="1x2"), BoardConfig(size="1x2", geometry="square")]
+    return [play(configs[n % 2], rng.sample(BOTS[:3], 2), rng, n, (0, 1, "timeout") if n % 50 == 7 else None)
+            for n in range(games)]
+
+
+@pytest.fixture(scope="module")
+def records() -> list[GameRecord]:
+    return small_league()
+
+
+@pytest.fixture(scope="module")
+def site(records, tmp_path_factory) -> Path:
+    """The published site of the small league, with one bot log beside a fault."""
+    logs = tmp_path_factory.mktemp("logs")
+    faulty = next(r for r in records if r.result.forfeits)
+    offender = faulty.result.offender
+    (logs / f"{faulty.id}.seat{offender}.bot.log").write_text("thinking...\nTraceback: ZeroDivisionError in search\n")
+    out = tmp_path_factory.mktemp("site")
+    write_site(out, compute("demo", records, logs_dir=logs))
+    return out
+
+
+# ---- the browser -----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if not (CHROMIUM and CHROMEDRIVER):
+        pytest.skip("no chromium + chromedriver here (CI installs Debian's chromium)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--window-size=1280,900", f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+    driver.set_page_load_timeout(20)
+    yield driver
+    driver.quit()
+
+
+def console_errors(driver) -> list[str]:
+    """Console errors, uncaught exceptions and failed loads since the last call."""
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def text(driver, element_id: str) -> str:
+    return driver.find_element("id", element_id).text
+
+
+def click(driver, element_id: str) -> None:
+    driver.find_element("id", element_id).click()
+
+
+def shown_scores(driver) -> list[int]:
+    return [int(e.text) for e in driver.find_elements("css selector", "#scores li .score")]
+
+
+def drawn_lines(driver) -> int:
+    return len(driver.find_elements("css selector", "#board line.drawn"))
+
+
+def replay_url(site: Path, record: GameRecord, files: dict[str, str], move: int | None = None) -> str:
+    url = (site / "replay.html").as_uri() + f"?game={files[record.id]}"
+    return url + (f"&move={move}" if move is not None else "")
+
+
+@needs_browser
+def test_every_page_loads_without_console_errors_and_every_link_resolves(browser, site, records):
+    root = site.resolve()
+    queue, seen, replays = [(root / "index.html").as_uri()], set(), set()
+    while queue:
+        url = queue.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        browser.get(url)
+        assert console_errors(browser) == [], url
+        if "/replay.html" in url:
+            assert browser.find_element("id", "viewer").is_displayed(), url
+            replays.add(urlsplit(url).query)
+        for link in browser.execute_script("return Array.from(document.querySelectorAll('a[href]'), a => a.href)"):
+            parts = urlsplit(link)
+            assert parts.scheme == "file", f"{url} links off the site: {link}"
+            target = Path(unquote(parts.path))
+            assert target.is_file() and root in target.parents, f"{url}: broken link {link}"
+            if target.suffix == ".html":
+                queue.append(link)
+    files = game_files(records)
+    assert replays >= {f"game={files[r.id]}" for r in records}  # the games list links every game
+    pages = {Path(urlsplit(u).path).name for u in seen}
+    assert {"index.html", "games.html", "replay.html"} <= pages
+    assert len([p for p in pages if p.startswith("bot-")]) == len(BOTS)
+
+
+@needs_browser
+def test_viewer_controls_change_the_board_and_the_move_counter(browser, site, records):
+    record = next(r for r in records if r.config == CONFIGS[0] and r.result.termination == "completed")
+    total = len(record.moves)
+    browser.get(replay_url(site, record, game_files(records)))
+    assert text(browser, "counter") == f"Move 0 / {total}"
+    assert drawn_lines(browser) == 0 and shown_scores(browser) == [0, 0]
+    for _ in range(3):
+        click(browser, "forward")
+    assert text(browser, "counter") == f"Move 3 / {total}" and drawn_lines(browser) == 3
+    click(browser, "back")
+    assert text(browser, "counter") == f"Move 2 / {total}" and drawn_lines(browser) == 2
+    click(browser, "last")
+    assert text(browser, "counter") == f"Move {total} / {total}"
+    assert drawn_lines(browser) == len(record.config.board().lines)
+    assert shown_scores(browser) == record.result.scores
+    assert len(browser.find_elements("css selector", "#board polygon[class*=owner]")) == sum(record.result.scores)
+    click(browser, "first")
+    assert text(browser, "counter") == f"Move 0 / {total}" and drawn_lines(browser) == 0
+
+    jump = browser.find_element("id", "jump-to")
+    jump.clear()
+    jump.send_keys("17\n")
+    assert text(browser, "counter") == f"Move 17 / {total}" and drawn_lines(browser) == 17
+    browser.find_element("css selector", "#moves tr[data-move='9']").click()
+    assert text(browser, "counter") == f"Move 9 / {total}"
+    browser.execute_script("const s = document.getElementById('scrub'); s.value = 30;"
+                           "s.dispatchEvent(new Event('input'));")
+    assert text(browser, "counter") == f"Move 30 / {total}" and drawn_lines(browser) == 30
+    owned_by_move_30 = sum(len(m.closed) for m in record.moves[:30])
+    assert sum(shown_scores(browser)) == owned_by_move_30
+
+    browser.find_element("css selector", "#moves tr[data-move='5']").click()
+    browser.find_element("css selector", "#speed option[value='120']").click()
+    click(browser, "play")
+    deadline = time.monotonic() + 5
+    while text(browser, "counter") == f"Move 5 / {total}" and time.monotonic() < deadline:
+        time.sleep(0.02)
+    click(browser, "play")  # pause
+    paused = text(browser, "counter")
+    assert 5 < int(paused.split()[1]) < total
+    time.sleep(0.3)
+    assert text(browser, "counter") == paused
+    assert console_errors(browser) == []
+
+
+@needs_browser
+def test_final_position_of_every_game_shows_the_recorded_scores(browser, site, records):
+    files = game_files(records)
+    for record in records:
+        browser.get(replay_url(site, record, files, move=len(record.moves)))
+        assert text(browser, "counter") == f"Move {len(record.moves)} / {len(record.moves)}", record.id
+        assert shown_scores(browser) == record.result.scores, record.id
+        assert text(browser, "result") == summary(record)
+        if record.result.termination != "completed":
+            assert record.result.termination in text(browser, "termination")
+            assert browser.find_elements("css selector", "#moves tr.fault")
+    assert console_errors(browser) == []
+
+
+@needs_browser
+def test_border_is_drawn_before_the_first_move(browser, site, records):
+    record = next(r for r in records if r.config.border)
+    browser.get(replay_url(site, record, game_files(records)))
+    border = len(record.config.board().border)
+    assert drawn_lines(browser) == border
+    assert len(browser.find_elements("css selector", "#board line.predrawn")) == border
+    click(browser, "forward")
+    assert drawn_lines(browser) == border + 1
+
+
+@needs_browser
+def test_untrusted_bot_names_are_text_not_markup(browser, site):
+    browser.get((site / "index.html").as_uri())
+    assert 'odd<b>"&\'name' in text(browser, "standings")
+    assert browser.find_elements("css selector", "#standings b") and not browser.find_elements(
+        "xpath", "//*[@id='standings']//a/b")
+
+
+@needs_browser
+def test_bot_page_shows_faults_with_log_excerpt_and_think_times(browser, site, records):
+    faulty = next(r for r in records if r.result.forfeits)
+    bot = faulty.seats[faulty.result.offender]
+    page = next(p for p in site.glob("bot-*.html") if bot.split("@")[0] in p.name)
+    browser.get(page.as_uri())
+    faults = text(browser, "faults")
+    assert faulty.id in faults and faulty.result.termination in faults
+    assert "ZeroDivisionError in search" in faults
+    assert browser.find_elements("css selector", "svg.chart rect")  # the think-time histogram
+    opponents = [row.text.split()[0] for row in browser.find_elements("css selector", "#opponents tbody tr")]
+    assert sorted(opponents) == sorted(b for b in BOTS if b != bot)
+
+
+@needs_browser
+def test_games_list_filters_and_paginates_thousands_of_games(browser, tmp_path):
+    records = big_league(2000)
+    started = time.perf_counter()
+    write_site(tmp_path, compute("big", records))
+    written = time.perf_counter() - started
+    assert written < 20, f"publishing 2000 games took {written:.1f} s"
+
+    started = time.perf_counter()
+    browser.get((tmp_path / "games.html").as_uri())
+    loaded = time.perf_counter() - started
+    assert loaded < 3, f"the games list took {loaded:.1f} s to load"
+    rows = lambda: browser.find_elements("css selector", "#rows tr")  # noqa: E731
+    assert len(rows()) == 50 and text(browser, "page") == "page 1 of 40"
+    assert text(browser, "count") == "2000 of 2000 games"
+    click(browser, "next")
+    assert text(browser, "page") == "page 2 of 40" and "page=2" in browser.current_url
+
+    def choose(select_id: str, value: str) -> None:
+        browser.find_element("css selector", f"#{select_id} option[value='{value}']").click()
+
+    bot = BOTS[1]
+    choose("bot", str(sorted(BOTS[:3]).index(bot)))
+    with_bot = [r for r in records if bot in r.seats]
+    assert text(browser, "count") == f"{len(with_bot)} of 2000 games" and text(browser, "page").startswith("page 1 ")
+    choose("result", "win")
+    wins = [r for r in with_bot if r.result.placements[r.seats.index(bot)] == 1
+            and r.result.placements.count(1) == 1]
+    assert text(browser, "count") == f"{len(wins)} of 2000 games"
+    choose("result", "fault")
+    faults = [r for r in with_bot if r.result.termination != "completed"]
+    assert text(browser, "count") == f"{len(faults)} of 2000 games" and len(rows()) == len(faults)
+    choose("config", "1")  # "1x2 square" sorts after "1x2 hex"
+    assert text(browser, "count") == f"{sum(r.config.geometry == 'square' for r in faults)} of 2000 games"
+    browser.get((tmp_path / "games.html").as_uri() + "#config=1x2%20hex")  # a link from the index
+    assert text(browser, "count") == "1000 of 2000 games"
+    assert console_errors(browser) == []
+
+
+# ---- the files beside the site -----------------------------------------------------------------------
+
+def test_standings_markdown_matches_the_golden_file(records):
+    text = standings_markdown(compute("demo", records))
+    if os.environ.get("HEXARENA_UPDATE_GOLDEN"):
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_standings_csv_json_and_games_jsonl(site, records):
+    with open(site / "standings.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert sorted(row["bot"] for row in rows) == sorted(BOTS)
+    assert [int(row["rank"]) for row in rows] == sorted(int(row["rank"]) for row in rows)
+    assert sum(int(row["games"]) for row in rows) == sum(len(r.seats) for r in records)
+    data = json.loads((site / "standings.json").read_text())
+    assert data["league"] == "demo" and data["facts"]["games"] == len(records)
+    assert [s["bot"] for s in data["standings"]] == [row["bot"] for row in rows]
+    assert all(s["elo_low"] < s["elo"] < s["elo_high"] for s in data["standings"])
+    lines = (site / "games.jsonl").read_text().splitlines()
+    assert [GameRecord.model_validate_json(line) for line in lines] == records
+    assert (site / "standings.md").read_text() == standings_markdown(compute("demo", records))
+
+
+# ---- the commands ------------------------------------------------------------------------------------
+
+def hexarena(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "from hexarena.cli import main; main()", *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def workspace(records, tmp_path_factory) -> Path:
+    """A workspace that holds the small league as if `hexarena league run` had played it."""
+    home = tmp_path_factory.mktemp("home")
+    league = parse_league('name = "demo"\nplayers = 2\n[[boards]]\nsize = "3x3"\n')
+    games = [ScheduledGame(r.id, r.config, tuple(r.seats), tuple(r.seats), r.seed or 0, n)
+             for n, r in enumerate(records)]
+    with Workspace(home) as ws:
+        store.save_schedule(ws, league, games)
+        for record in records:
+            store.save_game(ws, "demo", record)
+    return home
+
+
+def test_publish_command_writes_the_site_and_the_files(workspace, tmp_path, records):
+    out = tmp_path / "out"
+    done = hexarena("publish", "demo", "--out", str(out), "--home", str(workspace))
+    assert done.returncode == 0, done.stderr
+    for name in ("index.html", "games.html", "replay.html", "standings.md", "standings.csv", "standings.json",
+                 "games.jsonl", "data/games.js", "static/replay.js", "static/site.css"):
+        assert (out / name).is_file(), name
+    assert len(list((out / "games").glob("*.js"))) == len(records)
+    assert len((out / "games.jsonl").read_text().splitlines()) == len(records)
+
+
+def test_publish_command_rejects_an_unknown_league_in_one_line(workspace, tmp_path):
+    done = hexarena("publish", "nosuch", "--out", str(tmp_path / "x"), "--home", str(workspace))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "no league named 'nosuch'" in done.stderr
+
+
+def test_replay_command_steps_through_a_stored_game(workspace, records):
+    record = next(r for r in records if r.result.termination == "completed")
+    done = hexarena("replay", record.id, "--home", str(workspace), "--delay", "0")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("move ") == len(record.moves)
+    final = done.stdout.strip().splitlines()
+    assert final[-1] == f"result: {summary(record)} · completed"
+    assert final[-2] == "   ".join(f"{'AB'[s]} {name}: {score}"
+                                   for s, (name, score) in enumerate(zip(record.seats, record.result.scores)))
+
+
+def test_replay_command_reads_a_games_file_and_steps_on_enter(tmp_path, records):
+    record = next(r for r in records if r.result.forfeits)
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(r.model_dump_json() + "\n" for r in records))
+    done = subprocess.run([sys.executable, "-c", "from hexarena.cli import main; main()", "replay", record.id,
+                           "--file", str(path), "--step"], input="\n\nq\n", capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("[Enter] next move") == 3  # the third answer was q: the rest plays through
+    assert f"forfeits: {record.result.forfeits[0].reason}" in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["replay", "nosuch", "--file", "{games}"], "game 'nosuch' is not in"),
+    (["replay", "g00000", "--file", "{missing}"], "cannot read"),
+    (["replay", "g00000", "--file", "{garbage}"], "not a JSON game record"),
+    (["replay", "g00000", "--step", "--delay", "1", "--file", "{games}"], "not both"),
+    (["replay", "g00000", "--delay", "-1", "--file", "{games}"], "--delay"),
+])
+def test_replay_command_bad_input_is_one_line_and_exit_2(tmp_path, records, args, message):
+    paths = {"games": tmp_path / "games.jsonl", "missing": tmp_path / "missing.jsonl",
+             "garbage": tmp_path / "garbage.jsonl"}
+    paths["games"].write_text(records[0].model_dump_json() + "\n")
+    paths["garbage"].write_text("{not json\n")
+    done = hexarena(*[a.format(**paths) for a in args])
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("hexarena: error: ") and done.stderr.count("\n") == 1
+    assert message in done.stderr
