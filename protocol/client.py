@@ -27,14 +27,21 @@ from protocol import codec
 from protocol.errors import ProtocolError
 from referee.rules import Options, Rules, State
 
+# a remote seat over tcp (referee/remote.py): the referee's public key and this bot's CURVE key pair
+CURVE_VARIABLES = ("HEXARENA_SERVER_KEY", "HEXARENA_PUBLIC_KEY", "HEXARENA_SECRET_KEY")
+
 
 class Connection:
     """A DEALER socket connected to the referee, speaking codec messages."""
 
-    def __init__(self, endpoint: str, context: zmq.Context | None = None) -> None:
+    def __init__(self, endpoint: str, context: zmq.Context | None = None, curve: tuple[str, str, str] | None = None) -> None:
+        """``curve``: (server public key, client public key, client secret key), Z85, for a tcp seat with CURVE."""
         self.context = context or zmq.Context.instance()
         self.socket = self.context.socket(zmq.DEALER)
         self.socket.setsockopt(zmq.LINGER, 1000)  # let a last MOVE leave before exit
+        if curve is not None:
+            self.socket.curve_serverkey, self.socket.curve_publickey, self.socket.curve_secretkey = (
+                key.encode() for key in curve)
         self.socket.connect(endpoint)
 
     def send(self, message: codec.Message) -> None:
@@ -144,7 +151,10 @@ def run_bot(
     if missing:
         sys.exit(f"bot: {' and '.join(missing)} not set: bots are started by the referee "
                  "(hexarena match BOT BOT; see protocol/PROTOCOL.md §2)")
-    connection = Connection(env["HEXARENA_ENDPOINT"])
+    keys = [env.get(key, "") for key in CURVE_VARIABLES]
+    if any(keys) and not all(len(key) == 40 for key in keys):
+        sys.exit(f"bot: a remote seat needs all of {', '.join(CURVE_VARIABLES)} (40-character Z85 keys)")
+    connection = Connection(env["HEXARENA_ENDPOINT"], curve=tuple(keys) if any(keys) else None)
     try:
         name = "_".join((name or env.get("HEXARENA_NAME", "")).split())[:200]  # one word (§3.1)
         connection.hello(env["HEXARENA_TOKEN"], name)

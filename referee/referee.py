@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -43,7 +44,8 @@ class BotSpec:
     """What to run for a seat."""
 
     name: str  # shown in records (e.g. "greedy" or "greedy@3fa2c1")
-    folder: Path  # the bot's folder (contains bot.toml)
+    folder: Path | None  # the bot's folder (contains bot.toml); None for a remote seat
+    remote: bool = False  # a bot started by hand elsewhere that joins over tcp with CURVE (referee/remote.py)
 
 
 @dataclass(eq=False)
@@ -78,6 +80,8 @@ class Referee:
         endpoint: str | None = None,
         hook: Hook | None = None,
         stop_grace: float = 1.0,
+        listen: str = "tcp://127.0.0.1:0",
+        announce: Callable | None = None,
     ) -> None:
         if fault_policy not in FAULT_POLICIES:
             raise ConfigError(f"fault policy {fault_policy!r} is not one of: {', '.join(FAULT_POLICIES)}")
@@ -91,6 +95,9 @@ class Referee:
         self._fds: dict[int, _Bot] = {}
         self._retiring: list[_Bot] = []
         self._built: set[Path] = set()
+        self.listen = listen  # the tcp endpoint for remote seats, bound on first use
+        self.announce = announce  # called with each remote seat's Credentials
+        self.gate = None  # referee.remote.Gate, once a remote seat is admitted
 
     @property
     def endpoint(self) -> str:
@@ -108,7 +115,7 @@ class Referee:
         """Play one game; bots are started on first use and kept running across games; restarted after a fault."""
         if len(seats) != config.players:
             raise ConfigError(f"{len(seats)} bots for a {config.players}-player game")
-        manifests = [load_manifest(spec.folder) for spec in seats]
+        manifests = [None if spec.remote else load_manifest(spec.folder) for spec in seats]
         started = datetime.now(timezone.utc)
         if seed is None:
             seed = secrets.randbelow(2**31)
@@ -148,12 +155,13 @@ class Referee:
                 continue
             bot.fault = None
             try:
-                self._build(bot.spec.folder, manifest)
+                if not bot.spec.remote:
+                    self._build(bot.spec.folder, manifest)
                 token = secrets.token_hex(16)
                 env = {"HEXARENA_ENDPOINT": self.endpoint, "HEXARENA_TOKEN": token,
                        "HEXARENA_PROTOCOL": codec.VERSION, "HEXARENA_NAME": bot.spec.name}
                 try:
-                    bot.process = BotProcess.start(bot.spec.folder, manifest, env, self.limits)
+                    bot.process = self._launch(bot.spec, manifest, env)
                 except OSError as exc:
                     raise BotFault("no_connection", f"cannot start {manifest.command}: {exc}") from None
             except BotFault as fault:
@@ -177,6 +185,19 @@ class Referee:
             if bot.status == "starting":
                 seconds = f"{self.time_control.startup:g}"
                 self._retire(bot, BotFault("no_connection", f"no HELLO within the startup allowance of {seconds} s"))
+
+    def _launch(self, spec: BotSpec, manifest: Manifest | None, env: dict[str, str]):
+        """The bot's process; for a remote seat a stand-in whose credentials are announced (referee/remote.py)."""
+        if not spec.remote:
+            return BotProcess.start(spec.folder, manifest, env, self.limits)
+        from referee.remote import Gate, RemoteSeat
+
+        if self.gate is None:
+            self.gate = Gate(self.transport, self.listen)
+        seat = RemoteSeat(self.gate.admit(spec.name, env["HEXARENA_TOKEN"]))
+        if self.announce is not None:
+            self.announce(seat.credentials)
+        return seat
 
     def _build(self, folder: Path, manifest: Manifest) -> None:
         if not manifest.build or folder in self._built:
@@ -304,6 +325,8 @@ class Referee:
             self._retire(bot, reason="match over")
         self._bots.clear()
         self._finish_retiring(self.stop_grace)
+        if self.gate is not None:
+            self.gate.close()
         self.transport.close()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -20,6 +22,11 @@ def resolve_bot(text: str):
     from referee.manifest import load_manifest
     from referee.referee import BotSpec
 
+    if text.startswith("remote:"):  # a bot started by hand elsewhere joins over tcp (referee/remote.py)
+        name = text.removeprefix("remote:")
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", name):  # as a manifest's name
+            raise ConfigError(f"{text!r}: a remote seat is remote:NAME, NAME of a-z, 0-9, '-' and '_' (1-40)")
+        return BotSpec(name, None, remote=True)
     manifest = load_manifest(text)  # ConfigError with a one-line message
     return BotSpec(manifest.name, Path(text).resolve())
 
@@ -30,7 +37,8 @@ def rotations(bots: list, games: int) -> list[list]:
 
 
 def match(
-    bots: Annotated[list[str], typer.Argument(help="2-4 bot folders (each with a bot.toml)", show_default=False)],
+    bots: Annotated[list[str], typer.Argument(help="2-4 bot folders (each with a bot.toml), or remote:NAME for a bot "
+                                              "started by hand that joins over tcp", show_default=False)],
     size: Annotated[str, typer.Option(help="ROWSxCOLS, each 1-10")] = "4x4",
     geometry: Annotated[str, typer.Option(help="hex or square", callback=geometry_option)] = "hex",
     misere: Annotated[bool, typer.Option("--misere", help="fewest cells wins")] = False,
@@ -42,10 +50,12 @@ def match(
     logs: Annotated[Path | None, typer.Option(help="directory for the bots' per-game output logs")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON record per game on stdout, nothing else")] = False,
     show: Annotated[bool, typer.Option("--show", help="draw the final board of each game")] = False,
+    listen: Annotated[str, typer.Option(help="tcp endpoint for remote:NAME seats (CURVE-encrypted)")] = "tcp://127.0.0.1:0",
+    remote_wait: Annotated[str, typer.Option(help="how long a remote:NAME seat may take to join")] = "5m",
 ) -> None:
     """Play a match between bots; seats rotate so each bot plays each seat equally often."""
     from protocol.board import parse_size
-    from referee.clock import TimeControl
+    from referee.clock import TimeControl, parse_duration
     from referee.record import BoardConfig
     from referee.referee import Referee
 
@@ -54,13 +64,16 @@ def match(
     rows, cols = parse_size(size)
     config = BoardConfig(size=f"{rows}x{cols}", geometry=geometry, players=len(bots), misere=misere, border=border)
     control = TimeControl.parse(time)
+    if any(text.startswith("remote:") for text in bots):  # a person starts the remote bot by hand
+        control = dataclasses.replace(control, startup=max(control.startup, parse_duration(remote_wait)))
     specs = _distinct_names([resolve_bot(text) for text in bots])
     records = []
     sink = out.open("w", encoding="utf-8") if out is not None else None
     say = (lambda text: None) if as_json else print
     say(f"match: {' vs '.join(spec.name for spec in specs)} on {config.label}, time {control}")
     try:
-        with Referee(log_dir=logs, time_control=control) as referee:
+        with Referee(log_dir=logs, time_control=control, listen=listen,
+                     announce=lambda credentials: print(credentials.instructions(), file=sys.stderr, flush=True)) as referee:
             for number, seats in enumerate(rotations(specs, games or len(specs)), start=1):
                 game_seed = None if seed is None else seed + number - 1
                 record = referee.play(seats, config, game_id=f"game{number}", seed=game_seed)
