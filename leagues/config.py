@@ -141,7 +141,7 @@ def parse_league(text: str, source: str = "<league>") -> LeagueConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     try:
-        return LeagueConfig.model_validate(data)
+        return LeagueConfig.model_validate(data, strict=True)
     except ValidationError as exc:
         raise ConfigError(describe(exc, text, source)) from None
 

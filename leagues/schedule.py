@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import random
 from dataclasses import dataclass
 from math import comb
@@ -112,34 +113,64 @@ def split_into_rounds(tables: list[list[Entrant]]) -> list[list[list[Entrant]]]:
 
 
 def balanced_sample(entrants: list[Entrant], k: int, count: int, rng: random.Random) -> list[list[Entrant]]:
-    """``count`` distinct tables of ``k`` bots, built greedily so that every pair meets about equally often.
+    """``count`` distinct tables of ``k`` bots such that every bot plays, and every pair meets, about equally often.
 
-    Each table starts with a least-used bot; each next seat goes to the bot that has met the ones
-    already seated least (then: played least), ties broken by ``rng``.
+    A greedy draw balances the plays (each seat goes to a least-used bot, among those to the one that
+    has met the seated ones least; ties by ``rng``). Simulated
+    annealing then exchanges two bots between two tables, which keeps the plays and lowers
+    Σ meetings², pushing every pair towards the average.
     """
     n = len(entrants)
     meets = [[0] * n for _ in range(n)]
     used = [0] * n
-    chosen: set[tuple[int, ...]] = set()
-    tables = []
+
+    def seat(table: list[int], position: int, newcomer: int) -> int:
+        """Put ``newcomer`` at ``position``; return the change in Σ meetings²."""
+        leaving, others = table[position], table[:position] + table[position + 1:]
+        change = 0
+        for other in others:
+            change += 2 * (meets[newcomer][other] - meets[leaving][other] + 1)
+            meets[leaving][other] -= 1
+            meets[other][leaving] -= 1
+            meets[newcomer][other] += 1
+            meets[other][newcomer] += 1
+        table[position] = newcomer
+        return change
+
+    tables: list[list[int]] = []
+    chosen: set[frozenset[int]] = set()
     while len(tables) < count:
-        for attempt in range(50):
-            table = [min(range(n), key=lambda b: (used[b], rng.random()))]
-            while len(table) < k:
-                free = [b for b in range(n) if b not in table]
-                noise = attempt / 10  # later attempts accept slightly worse seats to escape a repeated table
-                table.append(min(free, key=lambda b: (sum(meets[b][t] for t in table) + noise * rng.random(),
-                                                      used[b], rng.random())))
-            if tuple(sorted(table)) not in chosen:
+        table = [min(range(n), key=lambda b: (used[b], rng.random()))]
+        while len(table) < k:
+            free = [b for b in range(n) if b not in table]
+            table.append(min(free, key=lambda b: (used[b], sum(meets[b][t] for t in table), rng.random())))
+        for attempt in range(1000):  # the greedy choice repeats a table: take least-used bots at random instead
+            if frozenset(table) not in chosen:
                 break
-        else:
-            table = list(next(t for t in itertools.combinations(range(n), k) if t not in chosen))
-        table.sort()
-        chosen.add(tuple(table))
+            table = sorted(range(n), key=lambda b: (used[b] + rng.random() * (1 + attempt // 100)))[:k]
+        chosen.add(frozenset(table))
         for a, b in itertools.combinations(table, 2):
             meets[a][b] += 1
             meets[b][a] += 1
         for b in table:
             used[b] += 1
-        tables.append([entrants[b] for b in table])
-    return tables
+        tables.append(table)
+    steps = min(500 * count, 100_000)
+    for step in range(steps):
+        heat = 0.5 * (1 - step / steps)  # early on accept some worse exchanges, to leave local minima
+        one, two = rng.sample(tables, 2) if count > 1 else (tables[0], tables[0])
+        i, j = rng.randrange(k), rng.randrange(k)
+        x, y = one[i], two[j]
+        if one is two or y in one or x in two:
+            continue
+        new_one, new_two = frozenset(one) - {x} | {y}, frozenset(two) - {y} | {x}
+        if new_one in chosen or new_two in chosen:
+            continue
+        change = seat(one, i, y) + seat(two, j, x)
+        if change <= 0 or rng.random() < math.exp(-change / max(heat, 1e-9)):
+            chosen -= {new_one - {y} | {x}, new_two - {x} | {y}}
+            chosen |= {new_one, new_two}
+        else:
+            seat(two, j, y)
+            seat(one, i, x)
+    return [[entrants[b] for b in sorted(table)] for table in tables]

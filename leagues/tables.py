@@ -151,23 +151,39 @@ def crosstable(frame: pd.DataFrame, order: list[str] | None = None) -> pd.DataFr
 
 FORMATS = ("text", "md", "csv", "json")
 DECIMALS = {"points": 2, "score_pct": 1, "think_ms": 2, "elo": 0, "elo_low": 0, "elo_high": 0, "los": 1}
+TITLES = {"ratings": "ratings (Elo: Bradley-Terry for 2 players, Plackett-Luce for 3-4; 95% interval; "
+                     "los = likelihood of superiority over the next bot, %)"}
 
 
-def render(sections: list[tuple[str, pd.DataFrame]], fmt: str = "text") -> str:
-    """Titled tables as text (aligned columns), md (GitHub tables), csv (``# title`` before each) or json
-    (an object of title → list of rows)."""
-    shown = [(title, table.round({c: d for c, d in DECIMALS.items() if c in table.columns})) for title, table in sections]
+def render(sections: list[tuple[tuple[str, ...], pd.DataFrame]], fmt: str = "text") -> str:
+    """Tables named by a path, e.g. ``(("standings",), frame)`` or ``(("3x3 hex", "standings"), frame)``, as
+    text (aligned columns), md (GitHub tables), csv (a ``# title`` line before each) or json (nested
+    objects along the path, each table a list of rows)."""
+    shown = [(path, rounded(table)) for path, table in sections]
     if fmt == "json":
-        return json.dumps({title: json.loads(table.to_json(orient="records")) for title, table in shown}, indent=1)
+        tree: dict = {}
+        for path, table in shown:
+            node = tree
+            for key in path[:-1]:
+                node = node.setdefault(key, {})
+            node[path[-1]] = json.loads(table.to_json(orient="records"))
+        return json.dumps(tree, indent=1)
     parts = []
-    for title, table in shown:
+    for path, table in shown:
+        title = " — ".join([TITLES.get(path[-1], path[-1]), *path[:-1]])
         if fmt == "csv":
             parts.append(f"# {title}\n{table.to_csv(index=False)}")
         elif fmt == "md":
             parts.append(f"### {title}\n\n{markdown(table)}\n")
         else:
-            parts.append(f"{title}\n{table.to_string(index=False) if len(table) else '(no games yet)'}\n")
+            parts.append(f"{title}\n{table.to_string(index=False) if len(table) else '(nothing yet)'}\n")
     return "\n".join(parts).rstrip("\n")
+
+
+def rounded(table: pd.DataFrame) -> pd.DataFrame:
+    """Figures as shown: ``DECIMALS`` places, whole numbers without a decimal point."""
+    table = table.round({c: d for c, d in DECIMALS.items() if c in table.columns})
+    return table.astype({c: "Int64" for c, d in DECIMALS.items() if d == 0 and c in table.columns})
 
 
 def markdown(table: pd.DataFrame) -> str:

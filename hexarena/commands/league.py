@@ -91,7 +91,7 @@ def status(
     print(f"league {league.name}: {progress.played} of {progress.total} games played ({share:.0f}%), "
           f"{progress.total - progress.played} left")
     if progress.played < progress.total:
-        print(render([("left by configuration", progress.left), ("left by bot", progress.bots_left)]))
+        print(render([(("left by configuration",), progress.left), (("left by bot",), progress.bots_left)]))
 
 
 def league_name(text: str) -> str:
@@ -112,17 +112,16 @@ def league_tables(ws, name: str, which: str, by: str | None, fmt: str) -> str:
     frame = store.seat_frame(ws, name)
     if not len(frame):
         raise ConfigError(f"league {name!r} has no finished games yet (run it with 'hexarena league run FILE')")
-    parts = [("", frame)] if by is None else [(f" — {label}", part) for label, part in by_configuration(frame)]
+    parts = [((), frame)] if by is None else [((label,), part) for label, part in by_configuration(frame)]
     sections = []
-    for suffix, part in parts:
+    for group, part in parts:
         ranked = standings(part, league.flag_threshold)
         if which in ("all", "standings"):
-            sections.append((f"standings{suffix}", ranked))
+            sections.append(((*group, "standings"), ranked))
         if which in ("all", "crosstable"):
-            sections.append((f"crosstable{suffix}", crosstable(part, ranked["bot"].tolist()).reset_index()))
+            sections.append(((*group, "crosstable"), crosstable(part, ranked["bot"].tolist()).reset_index()))
         if which in ("all", "ratings"):
-            model = "Bradley-Terry" if set(part["players"]) == {2} else "Plackett-Luce"
-            sections.append((f"ratings ({model} Elo, 95% interval){suffix}", ratings(part)))
+            sections.append(((*group, "ratings"), ratings(part)))
     return render(sections, fmt)
 
 

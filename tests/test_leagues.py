@@ -1,0 +1,315 @@
+"""Leagues: league files, schedules, the store, tables, and whole leagues of real bot processes."""
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import time
+import uuid
+from collections import Counter
+from itertools import combinations
+from math import comb
+from pathlib import Path
+
+import pytest
+
+from leagues import registry, store
+from leagues.config import parse_league
+from leagues.runner import run_league
+from leagues.schedule import Entrant, schedule
+from leagues.tables import seat_frame, standings
+from leagues.workspace import Workspace
+from protocol.errors import ConfigError
+from referee.record import GameRecord
+
+REPO = Path(__file__).resolve().parent.parent
+BOTS = ("greedy", "greedy2", "random", "random2")
+
+
+def league_text(name: str, participants=BOTS, boards=(("2x2", "hex"),), **fields) -> str:
+    lines = [f'name = "{name}"', f"participants = {json.dumps(list(participants))}", 'time_control = "1s"']
+    lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]
+    for size, geometry in boards:
+        lines += ["", "[[boards]]", f'size = "{size}"', f'geometry = "{geometry}"']
+    return "\n".join(lines) + "\n"
+
+
+def make_workspace(home: Path) -> Workspace:
+    """A workspace with four registered Python bots: the reference random and greedy, and renamed copies."""
+    ws = Workspace(home)
+    registry.ensure_reference_bots(ws, bots_dir=home / "no-reference-bots")  # mark seeded: register ours only
+    for name in BOTS:
+        folder = home.parent / f"src-{home.name}" / name
+        shutil.copytree(REPO / "bots" / name.rstrip("2"), folder)
+        manifest = folder / "bot.toml"
+        manifest.write_text(manifest.read_text().replace(f'name = "{name.rstrip("2")}"', f'name = "{name}"'))
+        assert registry.submit(ws, folder, check=False).accepted
+    return ws
+
+
+def hexarena(*args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(["hexarena", *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+
+
+def independent_counts(records: list[GameRecord]) -> dict[str, Counter]:
+    """Wins, draws and losses per bot, counted straight from the records' placements."""
+    counts: dict[str, Counter] = {}
+    for record in records:
+        places = record.result.placements
+        for seat, bot in enumerate(record.seats):
+            top = places.count(1)
+            kind = "losses" if places[seat] != 1 else "wins" if top == 1 else "draws"
+            counts.setdefault(bot, Counter())[kind] += 1
+    return counts
+
+
+def per_game(home: Path, league: str) -> dict[str, tuple]:
+    with Workspace(home) as ws:
+        return {r.id: (tuple(r.seats), tuple(r.result.scores), tuple(r.result.placements), r.result.termination)
+                for r in store.records(ws, league)}
+
+
+def stored_ids(home: Path) -> list[str]:
+    try:
+        with sqlite3.connect(home / "hexarena.db", timeout=30) as db:
+            return [row[0] for row in db.execute("SELECT id FROM games")]
+    except sqlite3.OperationalError:  # no games table yet
+        return []
+
+
+def json_tables(home: Path, league: str) -> dict:
+    done = hexarena("league", "table", league, "--format", "json", "--home", str(home))
+    assert done.returncode == 0, done.stderr
+    tables = json.loads(done.stdout)
+    for row in tables["standings"]:
+        del row["think_ms"]  # measured time: the one column two runs do not share
+    return tables
+
+
+# ---------------------------------------------------------------- league files
+
+
+@pytest.mark.parametrize("text, message", [
+    ('name = "x"\ncolour = "red"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: unknown key 'colour' (allowed: name,"),
+    ('name = "x"\n[[boards]]\nsize = "3x3"\nmisere = "yes"\n', "x.toml:4: boards[0].misere: Input should be a valid boolean"),
+    ('name = "x"\n[[boards]]\nsize = "3x3"\n[[boards]]\nsize = "0x4"\n', "x.toml:5: boards[1].size: board size '0x4': rows must be 1-10"),
+    ('name = "x"\nplayers = 3\ngames_per_pairing = 4\n[[boards]]\nsize = "3x3"\n', "x.toml:3: games_per_pairing: must be a multiple of players (3)"),
+    ('name = "x"\nfault_policy = "ignore"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: fault_policy: Input should be 'forfeit' or 'substitute', got 'ignore'"),
+    ('name = "x"\n', "x.toml: boards is missing"),
+    ('name = "x"\ntime_control = "fast"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: time_control: time 'fast' is not a duration"),
+])
+def test_bad_league_files_are_one_line(text, message):
+    with pytest.raises(ConfigError) as error:
+        parse_league(text, "x.toml")
+    assert str(error.value).startswith(message) and "\n" not in str(error.value)
+
+
+def test_shipped_league_files_are_valid():
+    for path in sorted((REPO / "leagues").glob("*.toml")):
+        league = parse_league(path.read_text(), str(path))
+        assert league.configs and all(c.players == league.players for c in league.configs)
+
+
+# ---------------------------------------------------------------- schedules
+
+
+def entrants(count: int) -> list[Entrant]:
+    return [Entrant(f"bot{i}", f"bot{i}@{i:064x}") for i in range(count)]
+
+
+def test_two_player_schedule_pairs_every_bot_both_ways_from_the_same_seed():
+    league = parse_league(league_text("s", boards=[("3x3", "hex"), ("2x2", "square")], games_per_pairing=4))
+    games = schedule(league, entrants(5))
+    assert len(games) == 10 * 2 * 4 and len({g.id for g in games}) == len(games)
+    for config in league.configs:
+        for a, b in combinations([f"bot{i}" for i in range(5)], 2):
+            seatings = Counter(g.seats for g in games if g.config == config and set(g.seats) == {a, b})
+            assert seatings == {(a, b): 2, (b, a): 2}
+    seeds = Counter((g.config, frozenset(g.seats), g.seed) for g in games)
+    assert set(seeds.values()) == {2}  # each seed serves a game and its seat-swapped twin
+    assert schedule(league, entrants(5)) == games  # deterministic
+
+
+def test_rounds_interleave_so_partial_results_are_balanced():
+    games = schedule(parse_league(league_text("s")), entrants(8))
+    first_round = [g for g in games if g.round == 0]
+    assert Counter(bot for g in first_round for bot in g.seats) == {f"bot{i}": 2 for i in range(8)}
+    played = Counter(bot for g in games[: len(games) // 2] for bot in g.seats)
+    assert max(played.values()) - min(played.values()) <= 2
+
+
+def test_adding_a_bot_keeps_every_existing_id_and_seed():
+    league = parse_league(league_text("s", boards=[("3x3", "hex"), ("3x3", "square")]))
+    before, after = schedule(league, entrants(4)), schedule(league, entrants(5))
+    old = {g.id: g for g in before}
+    new = [g for g in after if g.id not in old]
+    assert old.keys() <= {g.id for g in after}
+    assert all(g.seed == old[g.id].seed for g in after if g.id in old)
+    assert len(new) == 4 * 2 * 2 and all("bot4" in g.seats for g in new)
+
+
+def test_multiplayer_tables_play_every_rotation_and_samples_are_balanced():
+    league = parse_league(league_text("m", players=4, games_per_pairing=4))
+    games = schedule(league, entrants(5))
+    assert len(games) == 5 * 4  # C(5, 4) tables, four rotations each
+    for bot in (f"bot{i}" for i in range(5)):
+        assert Counter(g.seats.index(bot) for g in games if bot in g.seats) == {0: 4, 1: 4, 2: 4, 3: 4}
+    sampled = schedule(parse_league(league_text("m", players=3, games_per_pairing=3, sample=30)), entrants(10))
+    tables = {frozenset(g.seats) for g in sampled}
+    assert len(tables) == 30 and len(sampled) == 90
+    meets = Counter(pair for t in tables for pair in combinations(sorted(t), 2))
+    assert len(meets) == 45 and max(meets.values()) - min(meets.values()) <= 2  # every pair meets, 2 on average
+    plays = Counter(b for t in tables for b in t)
+    assert len(plays) == 10 and max(plays.values()) - min(plays.values()) <= 1  # 9 on average
+
+
+# ---------------------------------------------------------------- whole leagues with real bots
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """A 4-bot league on two configurations, played to the end by `hexarena league run`."""
+    root = tmp_path_factory.mktemp("leagues")
+    make_workspace(root / "home").close()
+    league_file = root / "four.toml"
+    league_file.write_text(league_text("four", boards=[("4x4", "hex"), ("3x3", "square")], games_per_pairing=2,
+                                       seed=11, concurrency=2))
+    done = hexarena("league", "run", str(league_file), "--home", str(root / "home"))
+    assert done.returncode == 0, done.stderr
+    return root, league_file, done
+
+
+def test_league_table_matches_counts_from_the_stored_records(uninterrupted):
+    root, _, done = uninterrupted
+    assert "league four: 24 of 24 games played (24 now)" in done.stderr
+    assert done.stdout.startswith("standings\n rank")
+    with Workspace(root / "home") as ws:
+        records = store.records(ws, "four")
+    assert len(records) == 24 and {r.config.label for r in records} == {"4x4 hex", "3x3 square"}
+    assert all(r.result.termination == "completed" for r in records)
+    counts = independent_counts(records)
+    table = json_tables(root / "home", "four")
+    assert {row["bot"]: Counter(wins=row["wins"], draws=row["draws"], losses=row["losses"])
+            for row in table["standings"]} == counts
+    for row in table["standings"]:
+        assert row["games"] == 12 and row["points"] == row["wins"] + row["draws"] / 2
+    assert {row["bot"] for row in table["ratings"]} == set(BOTS)
+    assert all(row["elo_low"] < row["elo"] < row["elo_high"] for row in table["ratings"])
+    by_config = hexarena("league", "table", "four", "--by", "configuration", "--format", "md", "--home",
+                         str(root / "home"))
+    assert "### standings — 3x3 square" in by_config.stdout and "### crosstable — 4x4 hex" in by_config.stdout
+
+
+def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_path):
+    root, league_file, _ = uninterrupted
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    marker = uuid.uuid4().hex
+    run = subprocess.Popen(["hexarena", "league", "run", str(league_file), "--home", str(home)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "LEAGUE_TEST": marker})
+    deadline = time.monotonic() + 60
+    while len(stored_ids(home)) < 4 and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    kill_processes_marked(marker)  # its bots, orphaned by the SIGKILL
+    partial = stored_ids(home)
+    assert 4 <= len(partial) < 24, "the run was not killed in the middle"
+    status = hexarena("league", "status", "four", "--home", str(home))
+    assert f"league four: {len(partial)} of 24 games played" in status.stdout
+
+    rerun = hexarena("league", "run", str(league_file), "--home", str(home))
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"24 of 24 games played ({24 - len(partial)} now)" in rerun.stderr
+    ids = stored_ids(home)
+    assert len(ids) == len(set(ids)) == 24 and set(partial) <= set(ids)
+    assert per_game(home, "four") == per_game(root / "home", "four")
+    assert json_tables(home, "four") == json_tables(root / "home", "four")
+
+
+def kill_processes_marked(marker: str) -> None:
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and f"LEAGUE_TEST={marker}".encode() in (proc / "environ").read_bytes():
+                os.kill(int(proc.name), signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def test_a_bot_added_later_gets_only_its_games(tmp_path):
+    ws = make_workspace(tmp_path / "home")
+    three = parse_league(league_text("grow", participants=BOTS[:3], seed=5))
+    first = run_league(ws, three, concurrency=2, progress=False)
+    assert (first.total, first.played) == (6, 6)
+    before = {r.id: r.finished for r in store.records(ws, "grow")}
+    second = run_league(ws, parse_league(league_text("grow", seed=5)), concurrency=2, progress=False)
+    assert (second.total, second.already, second.played) == (12, 6, 6)
+    after = store.records(ws, "grow")
+    assert {r.id: r.finished for r in after if r.id in before} == before  # nothing replayed
+    assert all("random2" in r.seats for r in after if r.id not in before)
+    again = run_league(ws, parse_league(league_text("grow", seed=5)), progress=False)
+    assert (again.total, again.played) == (12, 0)
+    ws.close()
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_multiplayer_leagues(tmp_path, players):
+    ws = make_workspace(tmp_path / "home")
+    league = parse_league(league_text("multi", players=players, games_per_pairing=players,
+                                      boards=[("2x2", "hex"), ("2x2", "square")], fault_policy="substitute"))
+    summary = run_league(ws, league, concurrency=2, progress=False)
+    tables = len(list(combinations(BOTS, players)))
+    assert summary.played == tables * players * 2
+    records = store.records(ws, "multi")
+    assert all(len(r.seats) == players and len(r.result.scores) == players for r in records)
+    seats = Counter((bot, seat) for r in records for seat, bot in enumerate(r.seats))
+    assert set(seats.values()) == {comb(len(BOTS) - 1, players - 1) * 2}  # every bot in every seat equally often
+    frame = store.seat_frame(ws, "multi")
+    assert frame.equals(seat_frame(records))  # the results table holds exactly what the records say
+    expected = Counter()
+    for r in records:
+        places = r.result.placements
+        for seat, bot in enumerate(r.seats):
+            expected[bot] += sum(1 if p > places[seat] else 0.5 if p == places[seat] else 0
+                                 for other, p in enumerate(places) if other != seat) / (players - 1)
+    table = standings(frame)
+    assert dict(zip(table["bot"], table["points"])) == pytest.approx(dict(expected))
+    assert table["points"].sum() == pytest.approx(len(records) * players / 2)  # points shared out fairly
+    ws.close()
+
+
+# ---------------------------------------------------------------- bad input on the command line
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"colour": "red"}, "four.toml:4: unknown key 'colour'"),
+    ({"participants": ["greedy", "nobody"]}, "four.toml: participants: unknown bot 'nobody'"),
+    ({"participants": ["greedy", "random", "random2"], "players": 4, "games_per_pairing": 4},
+     "four.toml: players = 4 needs at least 4 participants, got 3 (greedy, random, random2)"),
+    ({"boards": [("11x3", "hex")]}, "four.toml:6: boards[0].size: board size '11x3': rows must be 1-10, got 11"),
+])
+def test_bad_input_is_one_line_exit_2_and_nothing_runs(registered, tmp_path, change, message):
+    fields = {"participants": BOTS, "boards": [("2x2", "hex")], **change}
+    league_file = tmp_path / "four.toml"
+    league_file.write_text(league_text("four", **fields))
+    done = hexarena("league", "run", str(league_file), "--home", str(registered))
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"hexarena: error: {tmp_path}/{message}")
+    with sqlite3.connect(registered / "hexarena.db") as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert "league_games" not in tables or db.execute("SELECT COUNT(*) FROM league_games").fetchone() == (0,)
+    assert stored_ids(registered) == []
+    missing = hexarena("league", "table", "four", "--home", str(registered))
+    assert missing.returncode == 2 and "no league named 'four'" in missing.stderr
+
+
+@pytest.fixture(scope="module")
+def registered(tmp_path_factory) -> Path:
+    """A workspace with the four bots registered and no league."""
+    home = tmp_path_factory.mktemp("registered") / "home"
+    make_workspace(home).close()
+    return home
