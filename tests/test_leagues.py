@@ -281,6 +281,31 @@ def test_multiplayer_leagues(tmp_path, players):
     ws.close()
 
 
+@pytest.mark.parametrize("policy", ["forfeit", "substitute"])
+def test_faults_are_counted_by_reason_and_flag_the_bot(tmp_path, policy):
+    ws = make_workspace(tmp_path / "home")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bot.toml").write_text('name = "broken"\ncommand = ["python3", "-c", "raise SystemExit(3)"]\n')
+    assert registry.submit(ws, broken, check=False).accepted
+    league = parse_league(league_text("faulty", participants=["greedy", "random", "broken"], fault_policy=policy))
+    run_league(ws, league, concurrency=2, progress=False)
+    records = store.records(ws, "faulty")
+    table = standings(store.seat_frame(ws, "faulty"), league.flag_threshold).set_index("bot")
+    assert table.loc["broken", "faults"] == 4 and table.loc["broken", "flagged"]
+    assert [c for c in table.columns if c.startswith("fault_")] == ["fault_crashed"]  # only reasons that occurred
+    assert table.loc["broken", "fault_crashed"] == 4
+    assert not table.loc[["greedy", "random"], "flagged"].any() and table.loc["greedy", "faults"] == 0
+    against_broken = [r for r in records if "broken" in r.seats]
+    if policy == "forfeit":  # the offender loses at once
+        assert all(r.result.offender == r.seats.index("broken") and not r.moves for r in against_broken)
+        assert table.loc["broken", "losses"] == 4
+    else:  # the referee draws for it and the game is played to the end
+        assert all(r.result.termination == "completed" and len(r.moves) == 19 for r in against_broken)
+        assert all(m.substituted for r in against_broken for m in r.moves if r.seats[m.seat] == "broken")
+    ws.close()
+
+
 # ---------------------------------------------------------------- bad input on the command line
 
 
