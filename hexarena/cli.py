@@ -60,3 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     except (ConfigError, RulesError) as exc:
         fail(str(exc))
     sys.exit(status if isinstance(status, int) else 0)
+
+
+if __name__ == "__main__":
+    main()
