@@ -14,10 +14,11 @@ from hexarena.commands.board import geometry_option
 from protocol.errors import ConfigError
 
 
-def resolve_bot(text: str):
-    """A BOT argument → the ``BotSpec`` to run: a folder holding ``bot.toml``.
+def resolve_bot(text: str, home: Path | None = None):
+    """A BOT argument → the ``BotSpec`` to run: a folder holding ``bot.toml``, or a registered
+    ``name`` / ``name@hashprefix`` from the workspace at ``home`` (leagues/registry.py).
 
-    The one place that interprets bot arguments (the registry will add registered names here).
+    The one place that interprets bot arguments.
     """
     from referee.manifest import load_manifest
     from referee.referee import BotSpec
@@ -27,6 +28,12 @@ def resolve_bot(text: str):
         if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", name):  # as a manifest's name
             raise ConfigError(f"{text!r}: a remote seat is remote:NAME, NAME of a-z, 0-9, '-' and '_' (1-40)")
         return BotSpec(name, None, remote=True)
+    if not Path(text).is_dir() and "/" not in text:  # not a folder: a registered bot (ConfigError if unknown)
+        from hexarena.commands.bots import open_workspace
+        from leagues.registry import resolve
+
+        bot = resolve(open_workspace(home), text)
+        return BotSpec(bot.label if "@" in text else bot.name, bot.folder)
     manifest = load_manifest(text)  # ConfigError with a one-line message
     return BotSpec(manifest.name, Path(text).resolve())
 
@@ -37,7 +44,7 @@ def rotations(bots: list, games: int) -> list[list]:
 
 
 def match(
-    bots: Annotated[list[str], typer.Argument(help="2-4 bot folders (each with a bot.toml), or remote:NAME for a bot "
+    bots: Annotated[list[str], typer.Argument(help="2-4 bot folders (each with a bot.toml), registered bots (NAME or NAME@HASH), or remote:NAME for a bot "
                                               "started by hand that joins over tcp", show_default=False)],
     size: Annotated[str, typer.Option(help="ROWSxCOLS, each 1-10")] = "4x4",
     geometry: Annotated[str, typer.Option(help="hex or square", callback=geometry_option)] = "hex",
@@ -52,6 +59,8 @@ def match(
     show: Annotated[bool, typer.Option("--show", help="draw the final board of each game")] = False,
     listen: Annotated[str, typer.Option(help="tcp endpoint for remote:NAME seats (CURVE-encrypted)")] = "tcp://127.0.0.1:0",
     remote_wait: Annotated[str, typer.Option(help="how long a remote:NAME seat may take to join")] = "5m",
+    home: Annotated[Path | None, typer.Option(help="workspace of registered bots (default: $HEXARENA_HOME, "
+                                                   "else ./hexarena-home)", show_default=False)] = None,
 ) -> None:
     """Play a match between bots; seats rotate so each bot plays each seat equally often."""
     from protocol.board import parse_size
@@ -66,7 +75,7 @@ def match(
     control = TimeControl.parse(time)
     if any(text.startswith("remote:") for text in bots):  # a person starts the remote bot by hand
         control = dataclasses.replace(control, startup=max(control.startup, parse_duration(remote_wait)))
-    specs = _distinct_names([resolve_bot(text) for text in bots])
+    specs = _distinct_names([resolve_bot(text, home) for text in bots])
     records = []
     sink = out.open("w", encoding="utf-8") if out is not None else None
     say = (lambda text: None) if as_json else print
