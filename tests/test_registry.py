@@ -14,6 +14,7 @@ import pytest
 from hexarena.cli import main
 from leagues import registry
 from leagues.workspace import Workspace
+from protocol.board import make_board
 from protocol.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -281,16 +282,17 @@ def test_the_registry_copy_plays_after_the_folder_is_deleted(tmp_path: Path) -> 
 
     listing = subprocess.run(["hexarena", "bots", "--home", str(home)], capture_output=True, text=True, timeout=120)
     assert listing.returncode == 0, listing.stderr
-    assert any(line.split()[:3] == ["survivor", "1", version.split("@")[1]] for line in listing.stdout.splitlines())
+    rows = {line.split()[0]: line.split() for line in listing.stdout.splitlines()[1:]}
+    assert rows["survivor"][:3] == ["survivor", "1", version.split("@")[1]]
+    assert {"random", "greedy"} <= rows.keys()  # the reference bots came with the new workspace
 
-    with Workspace(home) as ws:
-        bot = registry.resolve(ws, version)
-    from referee.referee import BotSpec, Referee
-
-    with Referee() as referee:
-        record = referee.play([BotSpec(bot.label, bot.folder), BotSpec("random", RANDOM_BOT)], size="2x2", seed=1)
-    assert record.result.termination == "completed"
-    assert sum(record.result.scores) == 2 * 2
+    played = subprocess.run(["hexarena", "match", version, "random", "--size", "2x2", "--games", "1", "--seed", "1",
+                             "--json", "--home", str(home)], capture_output=True, text=True, timeout=120)
+    assert played.returncode == 0, played.stderr
+    record = json.loads(played.stdout)
+    assert record["seats"] == [version, "random"]
+    assert record["result"]["termination"] == "completed"
+    assert sum(record["result"]["scores"]) == len(make_board("2x2", "hex").cells)
 
 
 def test_reference_bots_are_seeded_once_and_a_broken_one_is_skipped(ws: Workspace, tmp_path: Path) -> None:
