@@ -1,0 +1,159 @@
+"""The bots' brains: legal complete games on every option, time kept, exact play where solved."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from protocol.board import make_board
+from referee.rules import Options, Rules
+from referee.solver import solve
+from referee.strategy import BRAINS, Chains, Mcts, Perfect, bot_choose, chain_move, move_budget
+
+OPTIONS = [
+    pytest.param(geometry, size, players, misere, border,
+                 id=f"{geometry}-{size}-{players}p{'-misere' if misere else ''}{'-border' if border else ''}")
+    for geometry, size in (("hex", "2x2"), ("square", "2x3"))
+    for players in (2, 3, 4)
+    for misere in (False, True)
+    for border in (False, True)
+]
+
+
+def greedy(state, rng, seconds):
+    """Close a cell if possible, else any line that offers none, else any line."""
+    rules, drawn = state.rules, state.drawn
+    moves = state.legal_moves()
+    safe = []
+    for line in moves:
+        after = drawn | 1 << line
+        left = [(mask & ~after).bit_count() for _, mask in rules.touches[line]]
+        if 0 in left:
+            return line
+        if 1 not in left:
+            safe.append(line)
+    return rng.choice(safe or moves)
+
+
+def play(rules: Rules, brains, seed: int, seconds: float = 0.01):
+    rng = random.Random(seed)
+    state = rules.start()
+    while not state.is_over():
+        line = brains[state.to_move](state, rng, seconds)
+        assert state.is_legal(line), (line, state)
+        state = state.apply(line).state
+    return state
+
+
+@pytest.mark.parametrize("name", sorted(BRAINS))
+@pytest.mark.parametrize(("geometry", "size", "players", "misere", "border"), OPTIONS)
+def test_brain_plays_legal_complete_games(name, geometry, size, players, misere, border):
+    rules = Rules(make_board(size, geometry), Options(players, misere, border))
+    brains = [BRAINS[name]() for _ in range(players - 1)] + [greedy]
+    final = play(rules, brains, seed=players)
+    assert final.drawn == rules.full
+    assert sum(final.scores) == len(rules.board.cells)
+
+
+def test_every_brain_in_one_four_player_game():
+    rules = Rules(make_board("2x3", "hex"), Options(4))
+    final = play(rules, [Chains(), Mcts(), Perfect(), greedy], seed=1)
+    assert sum(final.scores) == 6
+
+
+@pytest.mark.parametrize(("geometry", "size", "misere"), [("hex", "2x2", False), ("hex", "1x3", True), ("square", "2x2", False)])
+def test_perfect_plays_only_best_moves_on_solved_boards(geometry, size, misere):
+    rules = Rules(make_board(size, geometry), Options(2, misere))
+    brain = Perfect()
+    rng = random.Random(3)
+    state = rules.start()
+    while not state.is_over():
+        if state.to_move == 0:
+            line = brain(state, rng, 5.0)
+            assert line in solve(state).best
+        else:
+            line = rng.choice(state.legal_moves())
+        state = state.apply(line).state
+    # perfect play from the start keeps at least the solved value against anyone
+    start_value = solve(rules.start()).value
+    margin = state.scores[0] - state.scores[1]
+    assert margin <= start_value if misere else margin >= start_value
+
+
+def test_chains_takes_a_cell_that_costs_nothing():
+    rules = Rules(make_board("1x2", "hex"))  # cells (1, 5, 8, 7, 4, 0) and (3, 6, 10, 9, 5, 2)
+    state = rules.replay([1, 8, 7, 4, 0])  # cell 0 lacks line 5 only; cell 1 would keep 5 sides free
+    line = chain_move(state, random.Random(0))
+    assert line == 5 and state.apply(line).closed == (0,)
+
+
+def test_chains_beats_greedy_on_2x3_hexagons():
+    rules = Rules(make_board("2x3", "hex"))
+    chains_cells = greedy_cells = 0
+    for seed in range(6):
+        order = [Chains(), greedy] if seed % 2 == 0 else [greedy, Chains()]
+        final = play(rules, order, seed, seconds=0.2)
+        chains_seat = seed % 2
+        chains_cells += final.scores[chains_seat]
+        greedy_cells += final.scores[1 - chains_seat]
+    assert chains_cells >= 2 * greedy_cells
+
+
+def test_mcts_keeps_its_time():
+    rules = Rules(make_board("4x4", "hex"))
+    state = rules.start()
+    started = time.monotonic()
+    Mcts()(state, random.Random(0), 0.1)
+    assert time.monotonic() - started < 0.2
+
+
+def test_perfect_falls_back_within_its_time_on_a_big_board():
+    rules = Rules(make_board("3x3", "hex"))
+    state = rules.start()
+    started = time.monotonic()
+    line = Perfect()(state, random.Random(0), 0.2)
+    assert state.is_legal(line)
+    assert time.monotonic() - started < 0.35
+
+
+@pytest.mark.parametrize(
+    ("left_ms", "free", "players", "critical", "per_move", "increment_ms", "seconds"),
+    [
+        (300, 40, 2, False, True, 0, 0.18),  # fixed 300 ms a move: 60 %
+        (300, 40, 2, True, True, 0, 0.205),  # critical: 80 %, but 15 % + 50 ms stay back
+        (10_000, 40, 2, False, False, 0, 1.0),  # a 10 s bank over ~10 own moves
+        (10_000, 40, 2, True, False, 0, 2.0),  # twice that in the critical phase
+        (10_000, 40, 2, False, False, 100, 1.08),  # plus 80 % of the increment
+        (60_000, 4, 2, False, False, 0, 30.0),  # a bank is shared over at least 2 moves
+        (100, 10, 3, False, False, 0, 0.035),  # almost out of time: 85 % - 50 ms
+        (None, 10, 2, False, True, 0, 0.5),  # no clock known
+    ],
+)
+def test_move_budget(left_ms, free, players, critical, per_move, increment_ms, seconds):
+    assert move_budget(left_ms, left_ms, free, players, critical, per_move, increment_ms) == pytest.approx(seconds)
+
+
+def test_bot_choose_reads_the_clock():
+    class Turn:
+        left_ms = limit_ms = 100
+
+    class Spec:
+        move_ms, increment_ms = 100, 0
+
+    class Message:
+        time = Spec()
+
+    class Game:
+        clock, message, rng = Turn(), Message(), random.Random(0)
+
+    seen = []
+
+    def brain(state, rng, seconds):
+        seen.append(seconds)
+        return state.legal_moves()[0]
+
+    rules = Rules(make_board("1x1"))
+    assert bot_choose(brain)(Game(), rules.start()) == 0
+    assert seen == [pytest.approx(0.035)]
