@@ -27,6 +27,7 @@ import signal
 import stat
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -140,12 +141,14 @@ def submit(
     max_bytes: int = MAX_BOT_BYTES,
     build_timeout: float = BUILD_TIMEOUT,
     check: bool = True,
+    progress: Callable[[str], None] = lambda step: None,
 ) -> SubmitResult:
     """Register the bot in ``folder`` (see the module docstring for the steps).
 
     Bad input (manifest, name clash, unreadable folder, symlink leading outside, too big) raises
     ConfigError and changes nothing. A failed build or check returns status "rejected" with the reason.
     ``check=False`` skips the conformance check (recorded as such); used for reference bots only.
+    ``progress`` hears about the slow steps (build, check) before they start.
     """
     open_registry(ws)
     folder = Path(folder)
@@ -162,7 +165,11 @@ def submit(
         if earlier is not None:  # back to an earlier version: its snapshot was built and checked already
             return _store(ws, manifest, digest, None, _checks_of(earlier), earlier["build_log"], folder)
         try:
+            if manifest.build:
+                progress(f"building {manifest.name}: {' '.join(manifest.build)}")
             build_log = run_build(manifest, staging, build_timeout)
+            if check:
+                progress(f"checking {manifest.name} (hexarena check: a dozen crafted games)")
             checks = run_check(staging) if check else [("conformance check", True, "skipped (reference bot)")]
         except _Rejected as rejected:
             return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,

@@ -239,9 +239,10 @@ def test_a_failed_build_is_not_registered(ws: Workspace, tmp_path: Path, capsys)
     before = state(ws.home)
     code, out, err = cli(capsys, "submit", str(folder), "--home", str(ws.home))
     assert (code, out) == (1, ""), err
-    assert err.splitlines()[0] == (f"hexarena: tester was not registered: build {' '.join(build)!r} failed with exit "
-                                   "status 3: error: no compiler")
-    assert err.splitlines()[1:] == ["build output (tail):", "  compiling", "  error: no compiler"]
+    assert err.splitlines() == [
+        f"hexarena: building tester: {' '.join(build)}",
+        f"hexarena: tester was not registered: build {' '.join(build)!r} failed with exit status 3: error: no compiler",
+        "build output (tail):", "  compiling", "  error: no compiler"]
     assert state(ws.home) == before
     assert not list(folder.glob("*.o"))
 

@@ -23,10 +23,10 @@ def open_workspace(home: Path | None) -> Workspace:
     """The workspace, with the reference bots submitted into it if it is new (reported on stderr)."""
     ws = Workspace(home)
     for result in registry.ensure_reference_bots(ws):
-        if result.accepted:
-            print(f"hexarena: reference bot {result.name} registered as {label(result)}", file=sys.stderr)
-        else:
+        if not result.accepted:
             print(f"hexarena: reference bot {result.name} skipped: {result.reason}", file=sys.stderr)
+        elif result.status != "unchanged":
+            print(f"hexarena: reference bot {result.name} registered as {label(result)}", file=sys.stderr)
     return ws
 
 
@@ -61,7 +61,8 @@ def submit(
 ) -> None:
     """Build, check and register a bot folder; the registry keeps an exact copy, one per content version."""
     ws = Workspace(home)
-    result = registry.submit(ws, folder, max_bytes=int(max_size * 2**20), build_timeout=build_timeout)
+    result = registry.submit(ws, folder, max_bytes=int(max_size * 2**20), build_timeout=build_timeout,
+                             progress=lambda step: print(f"hexarena: {step}", file=sys.stderr, flush=True))
     if not result.accepted:
         print(f"hexarena: {result.name} was not registered: {result.reason}", file=sys.stderr)
         if result.build_log.strip():
