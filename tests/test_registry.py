@@ -7,9 +7,12 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hexarena.cli import main
 from leagues import registry
@@ -122,6 +125,36 @@ def test_the_hash_covers_exec_bits_but_not_caches(ws: Workspace, tmp_path: Path)
     executable = registry.submit(ws, folder, check=False)
     assert executable.status == "new_version"
     assert os.access(executable.folder / "bot.py", os.X_OK) and not os.access(first.folder / "bot.py", os.X_OK)
+
+
+PATHS = ["bot.py", "README", "lib/core.py", "lib/data.bin", "lib/deep/x", "assets/y"]
+trees = st.dictionaries(st.sampled_from(PATHS), st.tuples(st.binary(max_size=64), st.booleans()), min_size=1)
+
+
+def write_tree(folder: Path, tree: dict[str, tuple[bytes, bool]], order: list[str]) -> Path:
+    for rel in order:
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_bytes(tree[rel][0])
+        (folder / rel).chmod(0o755 if tree[rel][1] else 0o644)
+    return folder
+
+
+@settings(max_examples=25, deadline=None)
+@given(trees, st.data())
+def test_the_hash_is_the_content_and_the_copy_is_exact(tree: dict[str, tuple[bytes, bool]], data) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        base = Path(scratch)
+        one = write_tree(base / "one", tree, sorted(tree))
+        two = write_tree(base / "two", tree, sorted(tree, reverse=True))  # other order, other times
+        (base / "copy1").mkdir(), (base / "copy2").mkdir(), (base / "copy3").mkdir()
+        digest = registry.copy_and_hash(one, base / "copy1")
+        assert registry.copy_and_hash(two, base / "copy2") == digest
+        for rel, (content, executable) in tree.items():
+            assert (base / "copy1" / rel).read_bytes() == content
+            assert os.access(base / "copy1" / rel, os.X_OK) == executable
+        rel = data.draw(st.sampled_from(sorted(tree)))
+        (one / rel).write_bytes(tree[rel][0] + b"!")
+        assert registry.copy_and_hash(one, base / "copy3") != digest
 
 
 def test_a_symlink_inside_the_folder_is_kept_relative(ws: Workspace, tmp_path: Path) -> None:
