@@ -47,9 +47,13 @@ def orderings(codes: np.ndarray, placements: np.ndarray) -> tuple[np.ndarray, np
     if not len(rows):
         return rows.reshape(0, k), row_weights
     base = int(rows.max()) + 1
-    key = (rows * base ** np.arange(k)).sum(axis=1)
-    unique, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    return rows[first], np.bincount(inverse, weights=row_weights)
+    key = rows @ base ** np.arange(k)
+    if base**k <= 1 << 22:  # few possible orders: count them directly, no sort
+        totals = np.bincount(key, weights=row_weights, minlength=base**k)
+        present = np.flatnonzero(totals)
+        return (present[:, None] // base ** np.arange(k)) % base, totals[present]
+    unique, inverse = np.unique(key, return_inverse=True)
+    return (unique[:, None] // base ** np.arange(k)) % base, np.bincount(inverse, weights=row_weights)
 
 
 def _terms(theta: np.ndarray, groups: list[tuple[np.ndarray, np.ndarray]]) -> tuple[float, np.ndarray, np.ndarray]:

@@ -22,7 +22,9 @@ import itertools
 import json
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from math import comb
 
 from leagues.config import LeagueConfig
@@ -59,17 +61,19 @@ def schedule(league: LeagueConfig, entrants: list[Entrant]) -> list[ScheduledGam
     games = []
     for cycle in range(league.games // k):
         for number, tables_in_round in enumerate(rounds):
+            seeds = {(c, i): derive_seed(league.seed, league.name, config, [e.key for e in table], cycle)
+                     for c, config in enumerate(league.configs) for i, table in enumerate(tables_in_round)}
             for rotation in range(k):
-                for config in league.configs:
-                    for table in tables_in_round:
+                for c, config in enumerate(league.configs):
+                    for i, table in enumerate(tables_in_round):
                         seats = table[rotation:] + table[:rotation]
-                        index = cycle * k + rotation
+                        keys = tuple(e.key for e in seats)
                         games.append(ScheduledGame(
-                            id=game_id(league.name, config, [e.key for e in seats], index),
+                            id=game_id(league.name, config, keys, cycle * k + rotation),
                             config=config,
                             seats=tuple(e.label for e in seats),
-                            keys=tuple(e.key for e in seats),
-                            seed=derive_seed(league.seed, league.name, config, [e.key for e in table], cycle),
+                            keys=keys,
+                            seed=seeds[c, i],
                             round=cycle * len(rounds) + number,
                         ))
     return games
@@ -79,16 +83,17 @@ def _digest(*parts: object) -> bytes:
     return hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
 
 
+@cache
 def _config_key(config: BoardConfig) -> str:
     return json.dumps(config.model_dump(), sort_keys=True)
 
 
-def game_id(league: str, config: BoardConfig, seat_keys: list[str], index: int) -> str:
+def game_id(league: str, config: BoardConfig, seat_keys: Sequence[str], index: int) -> str:
     """16 hex digits: stable for the same league name, configuration, seats and game index."""
     return _digest(league, _config_key(config), *seat_keys, index).hex()[:16]
 
 
-def derive_seed(league_seed: int, league: str, config: BoardConfig, table_keys: list[str], cycle: int) -> int:
+def derive_seed(league_seed: int, league: str, config: BoardConfig, table_keys: Sequence[str], cycle: int) -> int:
     """The seed of every rotation in one cycle of one table (31 bits, fits any bot's integer type)."""
     return int.from_bytes(_digest(league_seed, league, _config_key(config), *table_keys, cycle)[:4]) >> 1
 
