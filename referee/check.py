@@ -188,11 +188,16 @@ class _Checker:
         self.rng.shuffle(drawn)
         return _Scenario(TRACKS, config, drawn)
 
+    def _late(self, over_ms: float, item: str) -> None:
+        if self.slowest is None or over_ms > self.slowest[0]:
+            self.slowest = (over_ms, f"'{item}', game {self.games}")
+
     def _time_item(self) -> CheckItem:
         limit = self._limit_text()
         if self.slowest is not None:
             over, where = self.slowest
-            return CheckItem(TIME_LIMIT, False, f"a reply came {over:.0f} ms past the limit of {limit} ({where})")
+            late = f"no reply within {GRACE:g} s" if over == float("inf") else f"a reply came {over:.0f} ms"
+            return CheckItem(TIME_LIMIT, False, f"{late} past the limit of {limit} ({where})")
         return CheckItem(TIME_LIMIT, True, f"{self.replies} replies, each within {limit}")
 
     def _limit_text(self) -> str:
@@ -285,7 +290,6 @@ class _Checker:
         for event in events:
             send(event)
         clock = self.control.clock()
-        failure = None
         while not state.is_over():
             if state.to_move == seat:
                 try:
@@ -310,12 +314,15 @@ class _Checker:
         left, limit = clock.request()
         sent = self.referee._request_move(bot, left, limit)
         allowed = clock.deadline(sent)
-        line, received = self.referee._await_move(bot, allowed + GRACE)
+        try:
+            line, received = self.referee._await_move(bot, allowed + GRACE)
+        except BotFault as fault:
+            if fault.reason == "timeout":
+                self._late(float("inf"), item)
+            raise
         self.replies += 1
         if received > allowed:
-            over = 1000 * (received - allowed)
-            if self.slowest is None or over > self.slowest[0]:
-                self.slowest = (over, f"'{item}', game {self.games}")
+            self._late(1000 * (received - allowed), item)
         clock.spend(min(received - sent, left / 1000))
         if not state.is_legal(line):
             count = len(state.rules.board.lines)
