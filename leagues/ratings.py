@@ -37,7 +37,7 @@ Z95 = 1.959963984540054
 def orderings(codes: np.ndarray, placements: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Finishing orders (rows of bot codes, best first) with weights: a game with shared places becomes
     every order consistent with them, weighted equally and summing to 1. Equal rows are merged."""
-    games, k = codes.shape
+    k = codes.shape[1]
     perms = np.array(list(itertools.permutations(range(k))))
     ordered = placements[:, perms]  # games × perms × k
     consistent = np.all(ordered[:, :, 1:] >= ordered[:, :, :-1], axis=2)

@@ -93,7 +93,7 @@ class LocalExecutor(Executor):
                     except queue.Empty:
                         return
                     done.put(referee.play(list(job.seats), job.config, game_id=job.id, seed=job.seed))
-        except BaseException as exc:  # the consumer re-raises it: a referee bug must not hang the run
+        except BaseException as exc:  # noqa: BLE001 - the consumer re-raises it: a referee bug must not hang the run
             done.put(exc)
 
 
