@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from glob import escape as glob_escape
@@ -49,8 +50,11 @@ class League:
     records: list[GameRecord]
     frame: pd.DataFrame  # the seat frame (leagues.tables)
     standings: pd.DataFrame  # tables.standings joined with ratings.ratings (elo, elo_low, elo_high, los)
+    head_to_head: pd.DataFrame  # tables.head_to_head
+    configs: list[tuple[str, pd.DataFrame]]  # (configuration label, its standings)
     description: str = ""
     logs_dir: Path | None = None
+    versions: dict[str, list[dict]] = field(default_factory=dict)  # bot name → registered versions, oldest first
     generated: datetime = field(default_factory=lambda: datetime.now(UTC))
 
 
@@ -65,8 +69,24 @@ def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     covered = (f"{config.fault_policy} on faults · {config.games} games per pairing and configuration"
                f" · participants: {', '.join(config.participants)}")
     description = " · ".join(filter(None, [config.description, covered]))
-    return write_site(out_dir, compute(league, records, config.flag_threshold, description,
-                                       logs_dir=ws.logs_dir / league))
+    site = compute(league, records, config.flag_threshold, description, logs_dir=ws.logs_dir / league)
+    site.versions = registered_versions(ws, {seat.partition("@")[0] for r in records for seat in r.seats})
+    return write_site(out_dir, site)
+
+
+def registered_versions(ws: Workspace, names: set[str]) -> dict[str, list[dict]]:
+    """What the registry knows of each bot's versions (bots played from a folder are not registered)."""
+    from leagues import registry
+
+    versions = {}
+    for name in sorted(names):
+        try:
+            history = registry.bot_history(ws, name)
+        except ConfigError:
+            continue
+        versions[name] = [{"hash": v.hash, "submitted": v.submitted[:16].replace("T", " "),
+                           "language": v.manifest.language, "author": v.manifest.author} for v in history]
+    return versions
 
 
 def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, description: str = "",
@@ -77,7 +97,8 @@ def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, d
     frame = tables.seat_frame(records)
     rated = ratings(frame)[["bot", "elo", "elo_low", "elo_high", "los"]]
     standings = tables.standings(frame, flag_threshold).merge(rated, on="bot", how="left")
-    return League(name, records, frame, standings, description, logs_dir)
+    configs = [(label, tables.standings(part, flag_threshold)) for label, part in tables.by_configuration(frame)]
+    return League(name, records, frame, standings, tables.head_to_head(frame), configs, description, logs_dir)
 
 
 def write_site(out_dir: str | Path, league: League) -> Path:
@@ -100,9 +121,13 @@ def write_site(out_dir: str | Path, league: League) -> Path:
     def page(template: str, target: str, **context) -> None:
         (out / target).write_text(env.get_template(template).render(here=target, **context), encoding="utf-8")
 
-    page("index.html", "index.html", **index_context(league, pages))
+    page("index.html", "index.html", **index_context(league))
+    seats = defaultdict(list)  # bot → [(record, seat)]
+    for record in league.records:
+        for seat, bot in enumerate(record.seats):
+            seats[bot].append((record, seat))
     for bot in league.standings["bot"]:
-        page("bot.html", pages[bot], **bot_context(league, bot))
+        page("bot.html", pages[bot], **bot_context(league, bot, seats[bot]))
     page("games.html", "games.html")
     page("replay.html", "replay.html")
     write_game_data(out, league.records, files)
@@ -142,15 +167,14 @@ def bot_pages(bots: list[str]) -> dict[str, str]:
 
 # ---- the index ------------------------------------------------------------------------------------
 
-def index_context(league: League, pages: dict[str, str]) -> dict:
+def index_context(league: League) -> dict:
     records = league.records
     standings = league.standings
     rated = standings.dropna(subset=["elo"]).sort_values("elo", ascending=False)
     chart_rows = [(r.bot, r.elo, r.elo_low, r.elo_high) for r in rated.itertuples()]
     order = standings["bot"].tolist()
-    long = tables.head_to_head(league.frame).set_index(["bot", "opponent"])
+    long = league.head_to_head.set_index(["bot", "opponent"])
     cross = [[_pair(long, bot, other) if bot != other else None for other in order] for bot in order]
-    configs = [(label, tables.standings(part)) for label, part in tables.by_configuration(league.frame)]
     return {
         "facts": facts(records),
         "standings": standings,
@@ -159,7 +183,7 @@ def index_context(league: League, pages: dict[str, str]) -> dict:
         "rated": rated,
         "order": order,
         "cross": cross,
-        "configs": configs,
+        "configs": league.configs,
         "heat": charts.heat,
     }
 
@@ -190,25 +214,21 @@ def facts(records: list[GameRecord]) -> dict:
 
 # ---- a bot's page ---------------------------------------------------------------------------------
 
-def bot_context(league: League, bot: str) -> dict:
+def bot_context(league: League, bot: str, games: list[tuple[GameRecord, int]]) -> dict:
+    """A bot's page; ``games`` are its (record, seat) pairs."""
     row = league.standings[league.standings["bot"] == bot].iloc[0].to_dict()
-    long = tables.head_to_head(league.frame)
-    opponents = long[long["bot"] == bot]
-    per_config = []
-    for label, part in tables.by_configuration(league.frame):
-        table = tables.standings(part)
-        mine = table[table["bot"] == bot]
-        if len(mine):
-            per_config.append((label, mine.iloc[0]))
-    games = [(r, seat) for r in league.records for seat, name in enumerate(r.seats) if name == bot]
+    opponents = league.head_to_head[league.head_to_head["bot"] == bot]
+    per_config = [(label, table[table["bot"] == bot].iloc[0].to_dict())
+                  for label, table in league.configs if (table["bot"] == bot).any()]
     think = [m.ms for r, seat in games for m in r.moves if m.seat == seat and not m.substituted]
     name, _, version = bot.partition("@")
-    versions = sorted({b for b in league.standings["bot"] if b.partition("@")[0] == name} - {bot})
+    in_league = sorted({b for b in league.standings["bot"] if b.partition("@")[0] == name} - {bot})
     return {
         "bot": bot,
         "row": row,
         "version": version,
-        "other_versions": versions,
+        "other_versions": in_league,
+        "registered": league.versions.get(name, []),
         "opponents": opponents,
         "per_config": per_config,
         "faults": bot_faults(league, games),

@@ -30,7 +30,7 @@ def rating_chart(rows: Sequence[tuple[str, float, float, float]], title: str = "
     """Horizontal error bars: one row per ``(bot, rating, low, high)``, in the order given."""
     if not rows:
         return Markup("")
-    label_w, width, row_h, top = 150, 560, 28, 30
+    label_w, width, row_h, top = 170, 780, 26, 30
     plot_w = width - label_w - 30
     low = min(r[2] for r in rows)
     high = max(r[3] for r in rows)
@@ -94,12 +94,15 @@ def histogram(values_ms: Sequence[float], title: str = "Think time per move") ->
         parts.append(f'<line x1="{x(exponent):.1f}" x2="{x(exponent):.1f}" y1="{top + plot_h}" y2="{top + plot_h + 5}" '
                      f'stroke="#667085"/><text x="{x(exponent):.1f}" y="{top + plot_h + 18}" font-size="{FONT}" '
                      f'fill="#667085" text-anchor="middle">{label}</text>')
-    for name, q, colour in (("median", 0.5, "#1f2430"), ("p95", 0.95, "#e4572e")):
+    for row, (name, q, colour) in enumerate((("median", 0.5, "#1f2430"), ("p95", 0.95, "#e4572e"))):
         value = values[min(len(values) - 1, int(q * len(values)))]
         px = x(math.log10(value))
+        # labels on two rows so they never overlap; to the left of the line near the right edge
+        tx, anchor = (px - 5, "end") if px > left + plot_w * 0.7 else (px + 5, "start")
         parts.append(f'<line x1="{px:.1f}" x2="{px:.1f}" y1="{top}" y2="{top + plot_h}" stroke="{colour}" '
-                     f'stroke-dasharray="4 3"/><text x="{px + 4:.1f}" y="{top + 10}" font-size="{FONT}" '
-                     f'fill="{colour}">{name} {format_ms(value)}</text>')
+                     f'stroke-dasharray="4 3"/><text x="{tx:.1f}" y="{top + 10 + 15 * row}" font-size="{FONT}" '
+                     f'text-anchor="{anchor}" fill="{colour}" paint-order="stroke" stroke="#fff" stroke-width="3">'
+                     f'{name} {format_ms(value)}</text>')
     parts.append(f'<text x="{left - 6}" y="{top + 8}" font-size="{FONT}" fill="#667085" text-anchor="end">{peak}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))

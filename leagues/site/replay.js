@@ -173,6 +173,7 @@
         li.classList.toggle("to-move", seat === toMove);
       });
       $("counter").textContent = "Move " + position + " / " + total;
+      if (document.activeElement !== $("jump-to")) $("jump-to").value = position;
       scrub.value = position;
       rows.forEach((tr, i) => tr.classList.toggle("current", i === position - 1));
       if (position > 0) {
