@@ -181,13 +181,16 @@ class BotProcess:
             pass
 
     def kill_all(self) -> None:
-        """SIGKILL the process group and every process left in the bot's session (even in other groups)."""
+        """SIGKILL the process group and every process left in the bot's session (even in other groups); wait for them."""
         self.signal_group(signal.SIGKILL)
-        for pid in session_members(self.pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        end = time.monotonic() + 1.0
+        while (members := session_members(self.pid)) and time.monotonic() < end:  # SIGKILL takes a moment
+            for pid in members:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            time.sleep(0.002)
 
     def close(self) -> None:
         """Release descriptors and reap; the process must be gone (``kill_all`` first)."""

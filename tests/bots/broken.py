@@ -1,0 +1,73 @@
+"""A deliberately broken bot for the referee's tests: ``python3 ../broken.py FAULT`` from a folder here.
+
+It plays random lines, and commits FAULT at its first TURN of any game whose id starts
+with "fault", so the test can check that the same bot, restarted, plays the next game.
+``no_connection`` sleeps instead of connecting (only on its first launch when
+BROKEN_MARKER names a file); ``spawner`` never faults but starts children that
+try to outlive it. With BROKEN_PIDS set, the bot writes its pid (and its children's) there.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from protocol import codec
+from protocol.client import Connection, play
+
+
+def first_launch(marker: str | None) -> bool:
+    if marker is None:
+        return True
+    if Path(marker).exists():
+        return False
+    Path(marker).touch()
+    return True
+
+
+def spawn_children(pid_file: str) -> None:
+    """A child, a grandchild orphaned to init, and a child in its own process group."""
+    children = [
+        subprocess.Popen(["sleep", "300"]),
+        subprocess.Popen(["sh", "-c", "sleep 300 & echo $!"], stdout=subprocess.PIPE, text=True),
+        subprocess.Popen(["sleep", "301"], process_group=0),
+    ]
+    orphan = children[1].stdout.readline().strip()
+    children[1].wait()
+    pids = [os.getpid(), children[0].pid, int(orphan), children[2].pid]
+    Path(pid_file).write_text(" ".join(map(str, pids)))
+
+
+def main(fault: str) -> None:
+    if fault == "no_connection" and first_launch(os.environ.get("BROKEN_MARKER")):
+        time.sleep(600)
+    connection = Connection(os.environ["HEXARENA_ENDPOINT"])
+    connection.hello(os.environ["HEXARENA_TOKEN"], f"broken-{fault}")
+    if fault == "spawner":
+        spawn_children(os.environ["BROKEN_PIDS"])
+    elif "BROKEN_PIDS" in os.environ:
+        Path(os.environ["BROKEN_PIDS"]).write_text(str(os.getpid()))
+    print(f"broken bot ready to commit {fault}", file=sys.stderr, flush=True)
+
+    def choose(game, state) -> int:
+        line = game.rng.choice(state.legal_moves())
+        if not game.id.startswith("fault"):
+            return line
+        if fault == "crashed":
+            raise SystemExit("deliberate crash")
+        if fault == "timeout":
+            time.sleep(600)
+        if fault == "illegal_line":
+            return len(game.board.lines) + 5
+        if fault == "malformed_message":
+            connection.socket.send_string(f"MOVE {game.clock.id} banana")
+        if fault == "wrong_request":
+            connection.send(codec.Move(game.clock.id + 1000, line))
+        return line
+
+    play(connection, choose)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,192 @@
+"""Protocol v1: codec round trips and fuzzing, the spec's example and a golden transcript of a real game."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import bot
+from protocol import codec
+from protocol.board import make_board
+from protocol.client import rules_for, run_bot
+from protocol.errors import ProtocolError
+from referee.clock import TimeControl
+from referee.record import FAULTS, BoardConfig
+from referee.referee import Referee
+
+GOLDEN = Path(__file__).parent / "golden"
+SPEC = Path(__file__).resolve().parent.parent / "protocol" / "PROTOCOL.md"
+
+numbers = st.integers(0, 999_999_999)
+number_lists = st.lists(numbers, max_size=6).map(tuple)
+
+
+@st.composite
+def ends(draw) -> codec.End:
+    seats = draw(st.integers(2, 4))
+    seat_list = st.lists(numbers, min_size=seats, max_size=seats).map(tuple)
+    return codec.End(draw(st.sampled_from(codec.TERMINATIONS)), draw(seat_list), draw(seat_list),
+                     draw(st.none() | st.integers(0, seats - 1)))
+
+
+@st.composite
+def games(draw) -> codec.Game:
+    board = make_board(draw(st.sampled_from(["1x1", "2x3", "3x3"])), draw(st.sampled_from(["hex", "square"])))
+    players = draw(st.integers(2, 4))
+    border = draw(st.booleans())
+    banked = draw(st.booleans())
+    time = codec.TimeSpec(None if banked else draw(numbers), draw(numbers) if banked else None, draw(numbers),
+                          draw(numbers))
+    return codec.Game(
+        game=draw(st.text(max_size=12)), seat=draw(st.integers(0, players - 1)), players=players,
+        names=tuple(draw(st.lists(st.text(max_size=8), min_size=players, max_size=players))), board=board,
+        misere=draw(st.booleans()), border=border, predrawn=board.border if border else (), time=time,
+        seed=draw(st.integers(0, 2**62)),
+    )
+
+
+messages = st.one_of(
+    st.builds(codec.Hello, st.just("v1"), st.from_regex(r"[A-Za-z0-9_-]{1,128}", fullmatch=True),
+              st.from_regex(r"[a-z0-9@#_-]{0,20}", fullmatch=True)),
+    st.builds(codec.Welcome, st.just("v1")),
+    st.builds(codec.Drawn, numbers, numbers, number_lists),
+    st.builds(codec.Forfeit, numbers, st.sampled_from(codec.FAULTS)),
+    st.builds(codec.Turn, numbers, numbers, numbers),
+    st.builds(codec.Move, numbers, numbers),
+    ends(),
+    st.builds(codec.Bye, st.from_regex(r"([a-z]+( [a-z]+)*)?", fullmatch=True)),
+    games(),
+)
+
+
+@given(messages)
+def test_every_message_round_trips(message):
+    text = message.to_text()
+    assert codec.parse(text) == message
+    assert codec.parse(text.encode() + b"\n") == message
+
+
+def assert_parses_or_protocol_error(data) -> None:
+    try:
+        message = codec.parse(data)
+    except ProtocolError as exc:
+        assert str(exc) and "\n" not in str(exc)
+    else:
+        assert codec.parse(message.to_text()) == message
+
+
+@given(st.text())
+def test_no_string_crashes_the_codec(text):
+    assert_parses_or_protocol_error(text)
+
+
+@given(st.binary())
+def test_no_bytes_crash_the_codec(data):
+    assert_parses_or_protocol_error(data)
+
+
+@given(st.sampled_from(["HELLO", "WELCOME", "GAME", "DRAWN", "FORFEIT", "TURN", "MOVE", "END", "BYE"]),
+       st.lists(st.one_of(st.text(max_size=6), numbers.map(str), st.just("-"), st.just("1,2")), max_size=6))
+def test_no_arguments_crash_the_codec(command, words):
+    assert_parses_or_protocol_error(" ".join([command, *words]))
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers(-5, 10**12) | st.text(max_size=5),
+                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner,
+                                                                                     max_size=3), max_leaves=10)
+
+
+@given(games(), st.dictionaries(st.sampled_from(["protocol", "game", "seat", "players", "names", "geometry", "size",
+                                                 "misere", "border", "dots", "lines", "cells", "predrawn", "time",
+                                                 "seed"]), json_values, min_size=1, max_size=3))
+def test_no_game_payload_crashes_the_codec(game, changes):
+    payload = {**game.to_json(), **changes}
+    assert_parses_or_protocol_error("GAME " + json.dumps(payload))
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("", "unknown command"),
+    ("move 1 2", "unknown command"),
+    ("MOVE 1", "MOVE <id> <line>"),
+    ("MOVE 1 +2", "decimal number"),
+    ("MOVE 1 1_0", "decimal number"),
+    ("MOVE 1 ١", "decimal number"),
+    ("MOVE 1 1234567890", "decimal number"),
+    ("DRAWN 0 3 4,,5", "decimal number"),
+    ("FORFEIT 1 bored", "reason must be one of"),
+    ("END completed 1,2 1 -", "one entry per seat"),
+    ("HELLO v1 bad/token", "token"),
+    ("GAME [1]", "JSON object"),
+    ("GAME " + "[" * 100_000, "not JSON"),
+    (b"MOVE 1 \xff", "UTF-8"),
+    ("MOVE 1 2 " + "x" * (1 << 20), "1 MiB"),
+])
+def test_protocol_errors_say_what_is_wrong(text, reason):
+    with pytest.raises(ProtocolError, match=re.escape(reason)):
+        codec.parse(text)
+
+
+def test_spaces_and_a_trailing_newline_are_tolerated():
+    assert codec.parse("MOVE  12   17\r\n") == codec.Move(12, 17)
+    assert codec.parse("DRAWN 1 20 4,5\n") == codec.Drawn(1, 20, (4, 5))
+
+
+def test_codec_and_record_agree_on_the_faults():
+    assert codec.FAULTS == FAULTS
+
+
+def test_client_refuses_a_game_whose_predrawn_lines_are_not_the_border():
+    board = make_board("2x2")
+    game = codec.Game("g", 0, 2, ("a", "b"), board, False, True, (0,), codec.TimeSpec(300, None), 1)
+    with pytest.raises(ProtocolError, match="predrawn"):
+        rules_for(game)
+
+
+def test_a_bot_started_by_hand_says_how_bots_are_started():
+    with pytest.raises(SystemExit, match="HEXARENA_ENDPOINT and HEXARENA_TOKEN not set"):
+        run_bot(lambda game, state: 0, env={})
+
+
+def hide_token(line: str) -> str:
+    return re.sub(r"^> HELLO v1 \S+", "> HELLO v1 <token>", line)
+
+
+def conversations(config: BoardConfig, seed: int) -> dict[str, list[str]]:
+    """Play one game of greedy (seat 0) against random (seat 1); each bot's messages, tokens hidden."""
+    lines: dict[str, list[str]] = {}
+
+    def hook(direction, owner, data: bytes) -> None:
+        line = ("> " if direction == "in" else "< ") + data.decode()
+        lines.setdefault(owner.label, []).append(hide_token(line))
+
+    with Referee(time_control=TimeControl.parse("300ms"), hook=hook) as referee:
+        record = referee.play([bot("greedy"), bot("random")], config, game_id="g1", seed=seed)
+    assert record.result.termination == "completed"
+    return lines
+
+
+def test_golden_transcript_of_a_seeded_game():
+    """The full exchange of one seeded game; HEXARENA_UPDATE_GOLDEN=1 rewrites the file after a deliberate change."""
+    lines = conversations(BoardConfig(size="2x2", geometry="hex", border=True), seed=11)
+    text = "".join(f"# {label}\n" + "\n".join(lines[label]) + "\n" for label in ("greedy", "random"))
+    golden = GOLDEN / "greedy-random-2x2-hex-border-seed11.txt"
+    if os.environ.get("HEXARENA_UPDATE_GOLDEN"):
+        golden.write_text(text)
+    assert text == golden.read_text()
+
+
+def test_the_spec_example_is_a_real_conversation():
+    blocks = re.findall(r"Seat \d:\n\n((?:    .*\n)+)", SPEC.read_text().split("## 9.")[1])
+    documented = [[line[4:] for line in block.splitlines()] for block in blocks]
+    for block in documented:
+        for line in block:
+            codec.parse(line[2:])
+    documented = [[hide_token(line) for line in block] for block in documented]
+    lines = conversations(BoardConfig(size="1x1", geometry="square"), seed=7)
+    assert documented == [lines["greedy"], lines["random"]]

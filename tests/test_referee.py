@@ -1,0 +1,156 @@
+"""The referee with real bot processes: results, faults, restarts, authentication, clean shutdown."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+import zmq
+
+from referee.clock import TimeControl
+from referee.process import session_members
+from referee.record import FAULTS, BoardConfig
+from conftest import bot
+
+GREEDY, RANDOM = bot("greedy"), bot("random")
+
+
+def assert_replay_agrees(record) -> None:
+    final = record.replay()
+    assert final.is_over()
+    assert list(final.outcome().scores) == record.result.scores
+    assert list(final.outcome().placements) == record.result.placements
+
+
+def test_greedy_beats_random_on_3x3(make_referee):
+    referee = make_referee()
+    wins = 0
+    for number in range(20):
+        seats = [GREEDY, RANDOM] if number % 2 == 0 else [RANDOM, GREEDY]
+        record = referee.play(seats, BoardConfig(size="3x3"), game_id=f"g{number}", seed=number)
+        assert record.result.termination == "completed"
+        assert_replay_agrees(record)
+        wins += record.result.placements[seats.index(GREEDY)] == 1 and record.result.placements[
+            seats.index(RANDOM)] == 2
+    assert wins >= 16
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        BoardConfig(size="3x3", misere=True),
+        BoardConfig(size="3x3", border=True),
+        BoardConfig(size="3x4", geometry="square"),
+        BoardConfig(size="3x3", players=3),
+        BoardConfig(size="2x3", geometry="square", players=4, misere=True, border=True),
+    ],
+    ids=lambda config: config.label,
+)
+def test_every_table_setup_completes_and_replays(make_referee, config):
+    referee = make_referee()
+    seats = [GREEDY, RANDOM, GREEDY, RANDOM][: config.players]
+    record = referee.play(seats, config, game_id="setup", seed=5)
+    assert record.result.termination == "completed" and record.result.offender is None
+    assert len(record.moves) == len(config.board().lines) - len(config.board().border) * config.border
+    assert sum(record.result.scores) == len(config.board().cells)
+    assert record.seats == [spec.name for spec in seats]
+    assert_replay_agrees(record)
+
+
+def test_seeded_games_are_reproducible(make_referee):
+    first = make_referee().play([GREEDY, RANDOM], BoardConfig(size="3x3"), game_id="a", seed=42)
+    second = make_referee().play([GREEDY, RANDOM], BoardConfig(size="3x3"), game_id="a", seed=42)
+    assert [m.line for m in first.moves] == [m.line for m in second.moves]
+    assert first.seed == 42
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_each_fault_loses_and_the_restarted_bot_plays_the_next_game(make_referee, tmp_path, monkeypatch, fault, seat):
+    monkeypatch.setenv("BROKEN_MARKER", str(tmp_path / "launched-once"))
+    referee = make_referee(time_control=TimeControl.parse("1s,startup=2s"))
+    seats = [RANDOM, RANDOM]
+    seats[seat] = bot(fault)
+    record = referee.play(seats, BoardConfig(size="2x2"), game_id="fault-1", seed=1)
+    assert (record.result.termination, record.result.offender) == (fault, seat)
+    assert record.result.placements[seat] == 2 and record.result.placements[1 - seat] == 1
+    assert [(f.seat, f.reason) for f in record.result.forfeits] == [(seat, fault)]
+    assert_replay_agrees(record)
+    log = (tmp_path / "logs" / f"fault-1.seat{seat}.{fault}.log").read_text()
+    assert f"fault {fault}:" in log
+    if fault == "crashed":
+        assert "deliberate crash" in record.result.forfeits[0].detail and "deliberate crash" in log
+
+    again = referee.play(seats, BoardConfig(size="2x2"), game_id="normal-2", seed=2)
+    assert again.result.termination == "completed" and again.result.forfeits == []
+    assert_replay_agrees(again)
+
+
+def test_a_fault_in_a_three_player_game_puts_the_offender_last_and_the_others_play_on(make_referee):
+    referee = make_referee()
+    config = BoardConfig(size="3x3", players=3)
+    record = referee.play([GREEDY, bot("illegal_line"), RANDOM], config, game_id="fault-3p", seed=3)
+    assert record.result.termination == "completed" and record.result.offender is None
+    assert [(f.seat, f.reason) for f in record.result.forfeits] == [(1, "illegal_line")]
+    assert record.result.placements[1] == 3
+    assert len(record.moves) == len(config.board().lines)  # the others drew every line
+    assert all(move.seat != 1 for move in record.moves)
+    assert_replay_agrees(record)
+
+
+def test_substitute_policy_draws_for_the_offender_and_the_game_goes_on(make_referee):
+    referee = make_referee(fault_policy="substitute")
+    record = referee.play([bot("illegal_line"), GREEDY], BoardConfig(size="2x2"), game_id="fault-sub", seed=4)
+    assert record.result.termination == "completed" and record.result.offender is None
+    mine = [move for move in record.moves if move.seat == 0]
+    assert mine and all(move.substituted for move in mine)
+    assert not any(move.substituted for move in record.moves if move.seat == 1)
+    assert len(record.result.forfeits) == len(mine)
+    assert {f.reason for f in record.result.forfeits} == {"illegal_line"}
+    assert_replay_agrees(record)
+
+
+def test_unauthenticated_peer_is_dropped_and_logged(make_referee, caplog):
+    referee = make_referee()
+    intruder = zmq.Context.instance().socket(zmq.DEALER)
+    intruder.setsockopt(zmq.LINGER, 0)
+    intruder.connect(referee.endpoint)
+    intruder.send_string("HELLO v1 not-a-token intruder")
+    intruder.send_string("MOVE 1 0")
+    with caplog.at_level(logging.WARNING, logger="hexarena.referee.transport"):
+        record = referee.play([GREEDY, RANDOM], BoardConfig(size="2x2"), game_id="intruded", seed=6)
+    intruder.close()
+    assert record.result.termination == "completed"
+    assert len(referee.transport.dropped) == 2
+    assert "unauthenticated" in caplog.text and "not-a-token" in caplog.text
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_no_bot_process_or_child_outlives_the_match(make_referee, tmp_path, monkeypatch):
+    pid_file = tmp_path / "pids"
+    monkeypatch.setenv("BROKEN_PIDS", str(pid_file))
+    referee = make_referee()
+    for number in range(2):
+        record = referee.play([bot("spawner"), RANDOM], BoardConfig(size="2x2"), game_id=f"s{number}", seed=number)
+        assert record.result.termination == "completed"
+    pids = [int(pid) for pid in pid_file.read_text().split()]
+    assert all(_alive(pid) for pid in pids)  # the children really were running during the match
+    referee.close()
+    assert [pid for pid in pids if _alive(pid)] == []
+    assert session_members(pids[0]) == []
+
+
+def test_a_faulted_bot_is_stopped_by_the_end_of_its_game(make_referee, tmp_path, monkeypatch):
+    pid_file = tmp_path / "pid"
+    monkeypatch.setenv("BROKEN_PIDS", str(pid_file))
+    referee = make_referee()
+    record = referee.play([bot("timeout"), RANDOM], BoardConfig(size="2x2"), game_id="fault-t", seed=1)
+    assert record.result.termination == "timeout"
+    assert not _alive(int(pid_file.read_text()))
