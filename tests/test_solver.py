@@ -112,6 +112,21 @@ def test_free_captures_are_optimal_in_every_position(geometry, size, border):
     assert applied > 1000
 
 
+@pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED)
+def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, border):
+    """Proof by enumeration of the one-chain rule: take a chain, or double-deal at its last two cells."""
+    rules = Rules(make_board(size, geometry), Options(2, False, border))
+    value, move_value = exhaustive(rules)
+    solver = Solver(rules)
+    applied = 0
+    for drawn in every_position(rules):
+        moves = solver.chain_moves(drawn)
+        if moves is not None:
+            applied += 1
+            assert value(drawn) == max(move_value(drawn, line) for line in moves)
+    assert applied > 50
+
+
 @pytest.mark.parametrize("misere", [False, True])
 @pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED[:4])
 def test_border_lines_of_a_cell_are_interchangeable(geometry, size, border, misere):
