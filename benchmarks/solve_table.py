@@ -1,0 +1,115 @@
+"""Write docs/solved.md: solved values of small boards, normal and misère, with and without border.
+
+    PYTHONPATH=. python3 benchmarks/solve_table.py [--limit SECONDS] [--out docs/solved.md]
+
+Each position gets ``--limit`` wall-clock seconds (default 120); one that does not
+finish is listed as unsolved with the CPU time spent. Not a test: it takes several minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+from protocol.board import make_board
+from referee.rules import Options, Rules
+from referee.solver import Solver, SolverTimeout
+
+HEX_BOARDS = ["1x1", "1x2", "1x3", "1x4", "1x5", "1x6", "2x1", "3x1", "4x1", "2x2", "2x3", "3x2", "2x4", "4x2",
+              "3x3", "2x5", "3x4", "4x3", "4x4"]
+SQUARE_BOARDS = ["1x1", "1x2", "1x3", "1x4", "1x5", "2x2", "2x3", "2x4", "3x3", "3x4", "4x4"]
+# published values (first player's margin) for square Dots and Boxes
+PUBLISHED = {"1x1": "−1 (trivial)", "3x3": "−3 (Berlekamp; Barker & Korf 2012)", "4x4": "0 (Barker & Korf 2012)"}
+MAX_FREE = 34  # beyond this the pure-Python solver has no chance within minutes
+
+
+def solve_one(geometry: str, size: str, border: bool, misere: bool, limit: float) -> dict:
+    rules = Rules(make_board(size, geometry), Options(2, misere, border))
+    start = rules.start()
+    free = len(start.legal_moves())
+    row = {"free": free, "cells": len(rules.board.cells)}
+    if free > MAX_FREE:
+        return row | {"status": "skipped"}
+    solver = Solver(rules)
+    cpu = time.process_time()
+    try:
+        solution = solver.solve(start, deadline=time.monotonic() + limit)
+    except SolverTimeout:
+        return row | {"status": "timeout", "seconds": time.process_time() - cpu, "nodes": solver.nodes}
+    return row | {"status": "solved", "value": solution.value, "best": solution.best,
+                  "seconds": time.process_time() - cpu, "nodes": solution.nodes}
+
+
+def describe(row: dict) -> tuple[str, str]:
+    """(value and final score, time) for a table cell."""
+    if row["status"] == "skipped":
+        return "—", f"not tried ({row['free']} free lines)"
+    if row["status"] == "timeout":
+        return "unsolved", f"> {row['seconds']:.0f} s ({row['nodes']:,} nodes)"
+    value, cells = row["value"], row["cells"]
+    first = (cells + value) // 2
+    return f"{value:+d} ({first}–{cells - first})", f"{row['seconds']:.2f} s, {row['nodes']:,} nodes"
+
+
+def table(geometry: str, sizes: list[str], limit: float, published: dict | None = None) -> list[str]:
+    header = "| board | border | free lines | value (score) | best first lines | time | misère value | misère time |"
+    lines = [header, "|---" * 8 + "|"]
+    for size in sizes:
+        for border in (False, True):
+            normal = solve_one(geometry, size, border, False, limit)
+            if normal["free"] == 0:
+                continue
+            misere = solve_one(geometry, size, border, True, limit)
+            value, spent = describe(normal)
+            m_value, m_spent = describe(misere)
+            best = len(normal.get("best", ())) if normal["status"] == "solved" else "—"
+            lines.append(f"| {size} | {'yes' if border else 'no'} | {normal['free']} | {value} | {best} | {spent} "
+                         f"| {m_value} | {m_spent} |")
+            print(lines[-1], flush=True)
+    if published:
+        lines += ["", "Published values for square Dots and Boxes (first player's margin, no border): "
+                  + "; ".join(f"{size}: {text}" for size, text in published.items()) + "."]
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=float, default=120.0, help="seconds per position")
+    parser.add_argument("--out", default="docs/solved.md")
+    args = parser.parse_args()
+    began = time.monotonic()
+    body = [
+        "# Solved values",
+        "",
+        "Exact values under perfect play, computed by `referee/solver.py` (`hexarena solve`).",
+        "",
+        "- **value** is the first player's final margin: its cells minus the second player's, when both play",
+        "  perfectly; the score in brackets is first–second. Under **misère** (fewest cells wins) the first player",
+        "  wants the margin low: a negative misère value is a first-player win.",
+        "- **best first lines** counts the opening lines that achieve the value (`hexarena solve SIZE` lists them).",
+        "- **border**: the lines that belong to one cell only are drawn before the game and belong to nobody.",
+        "- Times are CPU seconds of the pure-Python solver (one core; CPU time rather than wall-clock because",
+        f"  the machine is shared), {platform.machine()}, Python {platform.python_version()}; each position is",
+        f"  allowed {args.limit:.0f} s of wall-clock time.",
+        "",
+        "Reproduce with `PYTHONPATH=. python3 benchmarks/solve_table.py --limit "
+        f"{args.limit:.0f}`.",
+        "",
+        "## Dots and Hexagons",
+        "",
+        *table("hex", HEX_BOARDS, args.limit),
+        "",
+        "## Square Dots and Boxes (cross-check)",
+        "",
+        *table("square", SQUARE_BOARDS, args.limit, PUBLISHED),
+        "",
+        f"Whole table: {time.monotonic() - began:.0f} s.",
+        "",
+    ]
+    with open(args.out, "w", encoding="utf-8") as out:
+        out.write("\n".join(body))
+
+
+if __name__ == "__main__":
+    main()
