@@ -6,8 +6,9 @@ referee's clock (``TURN left_ms limit_ms``) into those seconds.
 
     chains   cell-counting rules: free captures, the long-chain rule's double-dealing,
              smallest sacrifice first; the exact solver once few lines are left (2 players)
-    mcts     UCT Monte-Carlo tree search with greedy playouts, until its time is used
-    perfect  the exact solver when it finishes within the time, else ``mcts``
+    mcts     UCT Monte-Carlo tree search with greedy playouts, until its time is used;
+             the exact solver (with half the time) once few lines are left (2 players)
+    perfect  the exact solver when it finishes within the time, else the chain rules
 
 With three or four players the brains play the same way, without double-dealing
 (handing two cells to the next seat keeps no "control" over the others) and without the
@@ -96,36 +97,54 @@ def is_critical(state: State) -> bool:
 
 # ---- chains -------------------------------------------------------------------------------------
 
+class Endgame:
+    """A bot's exact solver (two players): one per board, its table kept between moves.
+
+    Tried only from ``max_free`` free lines down (None: always), and after a timeout
+    only once two more lines are drawn, so a hopeless position costs one try, not every move.
+    """
+
+    def __init__(self, max_free: int | None = SOLVE_FREE) -> None:
+        self.max_free = max_free
+        self.solvers: dict[int, Solver] = {}
+        self.unsolved_at = 10**9
+        self.last_free = 0
+
+    def best(self, state: State, deadline: float) -> tuple[int, ...]:
+        """Every best line, or ``()`` (more than two players, too many lines, or out of time)."""
+        free = len(state.legal_moves())
+        if free > self.last_free:  # a new game
+            self.unsolved_at = 10**9
+        self.last_free = free
+        too_many = self.max_free is not None and free > self.max_free
+        if len(state.scores) != 2 or state.forfeited or too_many or free >= self.unsolved_at:
+            return ()
+        solver = self.solvers.get(id(state.rules))
+        if solver is None or solver.rules is not state.rules:
+            solver = self.solvers[id(state.rules)] = Solver(state.rules)
+        if len(solver.table) > TABLE_LIMIT:
+            solver.table.clear()
+        try:
+            return solver.solve(state, deadline).best
+        except SolverTimeout:
+            self.unsolved_at = free - 2
+            return ()
+
+
+def heuristic(state: State, rng: random.Random, seconds: float = 0.0) -> int:
+    """The chain rules alone (instant): ``chain_move``, or ``misere_move`` under misère."""
+    return misere_move(state, rng) if state.rules.options.misere else chain_move(state, rng)
+
+
 class Chains:
     """Rule-based play on chains of cells, with the exact solver near the end (2 players)."""
 
     def __init__(self) -> None:
-        self.solvers: dict[int, Solver] = {}
+        self.endgame = Endgame(SOLVE_FREE)
 
     def __call__(self, state: State, rng: random.Random, seconds: float) -> int:
-        deadline = time.monotonic() + seconds
-        if len(state.legal_moves()) <= SOLVE_FREE:
-            best = solved_moves(self.solvers, state, deadline)
-            if best:
-                return rng.choice(best)
-        if state.rules.options.misere:
-            return misere_move(state, rng)
-        return chain_move(state, rng)
-
-
-def solved_moves(solvers: dict[int, Solver], state: State, deadline: float) -> tuple[int, ...]:
-    """Every best line by the exact solver, or ``()`` (more than two players, or out of time)."""
-    if len(state.scores) != 2 or state.forfeited:
-        return ()
-    solver = solvers.get(id(state.rules))
-    if solver is None or solver.rules is not state.rules:
-        solver = solvers[id(state.rules)] = Solver(state.rules)
-    if len(solver.table) > TABLE_LIMIT:
-        solver.table.clear()
-    try:
-        return solver.solve(state, deadline).best
-    except SolverTimeout:
-        return ()
+        best = self.endgame.best(state, time.monotonic() + seconds)
+        return rng.choice(best) if best else heuristic(state, rng)
 
 
 def chain_move(state: State, rng: random.Random) -> int:
@@ -222,12 +241,16 @@ class Mcts:
 
     def __init__(self, exploration: float = 0.8) -> None:
         self.exploration = exploration
+        self.endgame = Endgame(SOLVE_FREE)
 
     def __call__(self, state: State, rng: random.Random, seconds: float) -> int:
         moves = state.legal_moves()
         if len(moves) == 1:
             return moves[0]
         deadline = time.monotonic() + seconds
+        best = self.endgame.best(state, deadline - seconds / 2)
+        if best:
+            return rng.choice(best)
         root = Node(state.drawn, state.scores, state.to_move, candidates(state.rules, state.drawn))
         if len(root.untried) == 1:
             return root.untried[0]
@@ -359,27 +382,18 @@ def rewards_of(state: State, scores: list[int]) -> list[float]:
 # ---- perfect ------------------------------------------------------------------------------------
 
 class Perfect:
-    """Exact moves when the solver finishes in time (two players), else the fallback brain."""
+    """Exact moves when the solver finishes in time (two players), else the chain rules."""
 
-    def __init__(self, fallback: Brain | None = None, solve_share: float = 0.6) -> None:
-        self.fallback = fallback or Mcts()
+    def __init__(self, fallback: Brain = heuristic, solve_share: float = 0.8) -> None:
+        self.fallback = fallback
         self.solve_share = solve_share
-        self.solvers: dict[int, Solver] = {}
-        self.unsolved_at = 10**9  # free lines at the last timeout: wait for fewer before trying again
-        self.last_free = 0
+        self.endgame = Endgame(max_free=None)
 
     def __call__(self, state: State, rng: random.Random, seconds: float) -> int:
         started = time.monotonic()
-        free = len(state.legal_moves())
-        if free > self.last_free:  # a new game
-            self.unsolved_at = 10**9
-        self.last_free = free
-        if free < self.unsolved_at:
-            best = solved_moves(self.solvers, state, started + seconds * self.solve_share)
-            if best:
-                return rng.choice(best)
-            if len(state.scores) == 2:
-                self.unsolved_at = free - 2
+        best = self.endgame.best(state, started + seconds * self.solve_share)
+        if best:
+            return rng.choice(best)
         return self.fallback(state, rng, max(0.0, seconds - (time.monotonic() - started)))
 
 
