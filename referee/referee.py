@@ -61,6 +61,7 @@ class _Bot:
     outstanding: int | None = None
     inbox: deque = field(default_factory=deque)
     fault: BotFault | None = None  # a fault found before the game (no_connection, crashed)
+    exit_seen: bool = False  # the poller saw the process exit
 
     @property
     def alive(self) -> bool:
@@ -226,7 +227,10 @@ class Referee:
             bot = self._fds.get(fd)
             if bot is None or bot.process is None:
                 continue
-            if fd == bot.process.exit_fd or not bot.process.read(fd):
+            if fd == bot.process.exit_fd:
+                bot.exit_seen = True
+                self._unwatch(fd)
+            elif not bot.process.read(fd):
                 self._unwatch(fd)
 
     def _greet(self, bot: _Bot, data: bytes | None) -> None:
@@ -253,7 +257,8 @@ class Referee:
         wait = Deadline(deadline)
         while True:
             if not bot.inbox:
-                if bot.process.exited():
+                # the poller watches the exit descriptor, so no system call per check where there is one
+                if bot.exit_seen or (bot.process.exit_fd is None and bot.process.exited()):
                     self._poll(Deadline(time.perf_counter()))  # collect a reply sent just before the exit
                     if not bot.inbox:
                         raise BotFault("crashed", bot.process.describe_exit())
