@@ -154,6 +154,13 @@ def drawn_lines(driver) -> int:
     return len(driver.find_elements("css selector", "#board line.drawn"))
 
 
+def click_move(driver, number: int) -> None:
+    """Click a row of the move list, scrolled to the middle of the list as a user would see it."""
+    row = driver.find_element("css selector", f"#moves tr[data-move='{number}']")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
+    row.click()
+
+
 def replay_url(site: Path, record: GameRecord, files: dict[str, str], move: int | None = None) -> str:
     url = (site / "replay.html").as_uri() + f"?game={files[record.id]}"
     return url + (f"&move={move}" if move is not None else "")
@@ -211,7 +218,7 @@ def test_viewer_controls_change_the_board_and_the_move_counter(browser, site, re
     jump.clear()
     jump.send_keys("17\n")
     assert text(browser, "counter") == f"Move 17 / {total}" and drawn_lines(browser) == 17
-    browser.find_element("css selector", "#moves tr[data-move='9']").click()
+    click_move(browser, 9)
     assert text(browser, "counter") == f"Move 9 / {total}"
     browser.execute_script("const s = document.getElementById('scrub'); s.value = 30;"
                            "s.dispatchEvent(new Event('input'));")
@@ -219,7 +226,7 @@ def test_viewer_controls_change_the_board_and_the_move_counter(browser, site, re
     owned_by_move_30 = sum(len(m.closed) for m in record.moves[:30])
     assert sum(shown_scores(browser)) == owned_by_move_30
 
-    browser.find_element("css selector", "#moves tr[data-move='5']").click()
+    click_move(browser, 5)
     browser.find_element("css selector", "#speed option[value='120']").click()
     click(browser, "play")
     deadline = time.monotonic() + 5
