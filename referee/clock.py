@@ -52,7 +52,8 @@ class TimeControl:
     def __post_init__(self) -> None:
         if (self.move is None) == (self.bank is None):
             raise ConfigError("a time control has either a limit per move or a bank, not both")
-        if min(self.move or 1, self.bank or 1, self.startup) <= 0 or min(self.increment, self.margin) < 0:
+        positive = [value for value in (self.move, self.bank, self.startup) if value is not None]
+        if min(positive) <= 0 or min(self.increment, self.margin) < 0:
             raise ConfigError("time control durations must be positive")
 
     @classmethod

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import logging
+import re
+from pathlib import Path
 
 import pytest
 import zmq
 
+from protocol import codec
+from protocol.errors import ConfigError
 from referee.clock import TimeControl
-from referee.process import session_members
+from referee.manifest import Manifest
+from referee.process import BotProcess, Limits, session_members
 from referee.record import FAULTS, BoardConfig
 from conftest import bot
 
@@ -154,3 +159,56 @@ def test_a_faulted_bot_is_stopped_by_the_end_of_its_game(make_referee, tmp_path,
     record = referee.play([bot("timeout"), RANDOM], BoardConfig(size="2x2"), game_id="fault-t", seed=1)
     assert record.result.termination == "timeout"
     assert not _alive(int(pid_file.read_text()))
+
+
+@pytest.mark.parametrize("text, expected, shown", [
+    ("300ms", TimeControl(move=0.3), "300ms"),
+    ("2s", TimeControl(move=2.0), "2s"),
+    ("10s+100ms", TimeControl(move=None, bank=10.0, increment=0.1), "10s+100ms"),
+    ("2s+50ms/move", TimeControl(move=None, bank=2.0, increment=0.05), "2s+50ms"),
+    ("1.5s,startup=5s,margin=20ms", TimeControl(move=1.5, startup=5.0, margin=0.02), "1500ms"),
+])
+def test_time_controls_read_and_print(text, expected, shown):
+    control = TimeControl.parse(text)
+    assert control == expected and str(control) == shown
+    assert eval(repr(control)) == control
+
+
+@pytest.mark.parametrize("text", ["", "fast", "300", "10s+", "-1s", "1s,startup", "1s,bank=3s", "0ms"])
+def test_bad_time_controls_are_config_errors(text):
+    with pytest.raises(ConfigError, match="time|positive"):
+        TimeControl.parse(text)
+
+
+def test_a_bank_shrinks_by_thinking_time_and_grows_by_the_increment(make_referee):
+    turns = []
+
+    def hook(direction, owner, data):
+        if data.startswith(b"TURN") and owner.label == "greedy":
+            turns.append(codec.parse(data))
+
+    referee = make_referee(time_control=TimeControl.parse("2s+10ms,startup=10s"), hook=hook)
+    record = referee.play([GREEDY, RANDOM], BoardConfig(size="2x2"), game_id="bank", seed=8)
+    assert record.time_control == "2s+10ms" and record.result.termination == "completed"
+    assert turns[0].left_ms == turns[0].limit_ms == 2000
+    assert all(turn.left_ms == turn.limit_ms for turn in turns)
+    mine = [move for move in record.moves if move.seat == 0]
+    # each move costs its thinking time and earns 10 ms; greedy thinks well under 10 ms a move
+    assert turns[-1].left_ms > 2000 + 10 * (len(turns) - 1) - sum(m.ms for m in mine[:-1]) - 5
+    assert turns[-1].left_ms > 2000
+
+
+def test_bot_output_goes_to_a_capped_log_and_limits_apply(tmp_path):
+    command = ["python3", "-c", "import sys; sys.stderr.write('x' * 50000 + '\\nlast words\\n')"]
+    process = BotProcess.start(tmp_path, Manifest(name="chatty", command=command), {}, Limits(log_bytes=1000))
+    log = tmp_path / "game.log"
+    process.open_log(log)
+    limits = (Path("/proc") / str(process.pid) / "limits").read_text()
+    assert re.search(r"Max address space\s+4294967296", limits)
+    process.popen.wait(10)
+    process.close_log()
+    process.kill_all()
+    process.close()
+    text = log.read_text()
+    assert text.startswith("x" * 1000) and "49012 more bytes of output not kept" in text
+    assert process.stderr_tail.decode().endswith("last words\n")
