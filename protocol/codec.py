@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Union
 
 from protocol.board import GEOMETRIES, Board, BoardError, parse_size
 from protocol.errors import ProtocolError
@@ -248,7 +247,7 @@ class Bye:
         return f"BYE {self.reason}" if self.reason else "BYE"
 
 
-Message = Union[Hello, Welcome, Game, Drawn, Forfeit, Turn, Move, End, Bye]
+Message = Hello | Welcome | Game | Drawn | Forfeit | Turn | Move | End | Bye
 BOT_MESSAGES = (Hello, Move)  # §1.4
 _BY_WORDS = {"HELLO": Hello, "WELCOME": Welcome, "DRAWN": Drawn, "FORFEIT": Forfeit, "TURN": Turn, "MOVE": Move,
              "END": End}

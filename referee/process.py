@@ -136,7 +136,7 @@ class BotProcess:
     def _file(self) -> BinaryIO | None:
         if self._log is None and self._log_path is not None:
             self._log_path.parent.mkdir(parents=True, exist_ok=True)
-            self._log = open(self._log_path, "ab")
+            self._log = open(self._log_path, "ab")  # noqa: SIM115 -- open across reads until close_log
         return self._log
 
     def _write(self, data: bytes) -> None:

@@ -16,15 +16,16 @@ A bot moves through ``starting`` (launched, token admitted) → ``ready`` (said 
 from __future__ import annotations
 
 import random
+import secrets
+import signal
+import subprocess
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-import secrets
-import signal
-import subprocess
+from typing import Self
 
 from protocol import codec
 from protocol.errors import BotFault, ConfigError, ProtocolError
@@ -37,6 +38,8 @@ from referee.transport import Hook, Transport
 
 FAULT_POLICIES = ("forfeit", "substitute")
 BUILD_TIMEOUT = 300.0
+DEFAULT_TIME = TimeControl()  # 1 s per move, 10 s to start
+DEFAULT_LIMITS = Limits()
 
 
 @dataclass(frozen=True)
@@ -74,10 +77,10 @@ class Referee:
     def __init__(
         self,
         log_dir: Path | None = None,
-        time_control: TimeControl = TimeControl(),
+        time_control: TimeControl = DEFAULT_TIME,
         fault_policy: str = "forfeit",
         *,
-        limits: Limits = Limits(),
+        limits: Limits = DEFAULT_LIMITS,
         endpoint: str | None = None,
         hook: Hook | None = None,
         stop_grace: float = 1.0,
@@ -104,7 +107,7 @@ class Referee:
     def endpoint(self) -> str:
         return self.transport.endpoint
 
-    def __enter__(self) -> Referee:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -117,7 +120,7 @@ class Referee:
         if len(seats) != config.players:
             raise ConfigError(f"{len(seats)} bots for a {config.players}-player game")
         manifests = [None if spec.remote else load_manifest(spec.folder) for spec in seats]
-        started = datetime.now(timezone.utc)
+        started = datetime.now(UTC)
         if seed is None:
             seed = secrets.randbelow(2**31)
         bots = self._seat_bots(seats)
@@ -132,7 +135,7 @@ class Referee:
             self._finish_retiring()
         return GameRecord(
             id=game_id, config=config, seats=[spec.name for spec in seats], time_control=str(self.time_control),
-            seed=seed, started=started, finished=datetime.now(timezone.utc), moves=game.moves, result=result,
+            seed=seed, started=started, finished=datetime.now(UTC), moves=game.moves, result=result,
         )
 
     def _seat_bots(self, seats: list[BotSpec]) -> list[_Bot]:
@@ -204,7 +207,7 @@ class Referee:
         if not manifest.build or folder in self._built:
             return
         try:
-            done = subprocess.run(manifest.build, cwd=folder, capture_output=True, timeout=BUILD_TIMEOUT)
+            done = subprocess.run(manifest.build, check=False, cwd=folder, capture_output=True, timeout=BUILD_TIMEOUT)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise BotFault("no_connection", f"build {manifest.build} failed: {exc}") from None
         if done.returncode != 0:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-
 from conftest import BOTS, ROOT
+
 from hexarena.cli import main
 from hexarena.commands.match import rotations
 from referee.record import GameRecord
@@ -15,7 +15,7 @@ GREEDY, RANDOM = str(BOTS / "greedy"), str(BOTS / "random")
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["hexarena", *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    return subprocess.run(["hexarena", *args], check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
 def test_a_match_prints_each_game_and_a_summary_and_writes_records(tmp_path):

@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import bot
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import bot
 from protocol import codec
 from protocol.board import make_board
 from protocol.client import rules_for, run_bot

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import zmq
+from conftest import bot
 
 from protocol import codec
 from protocol.errors import ConfigError
@@ -15,7 +16,6 @@ from referee.clock import TimeControl
 from referee.manifest import Manifest
 from referee.process import BotProcess, Limits, session_members
 from referee.record import FAULTS, BoardConfig
-from conftest import bot
 
 GREEDY, RANDOM = bot("greedy"), bot("random")
 
