@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"
 BROKEN = Path(__file__).resolve().parent / "bots_broken"
 HEXARENA = [sys.executable, "-c", "from hexarena.cli import main; main()"]
-QUICK = TimeControl.parse("100ms,startup=5s")
+QUICK = TimeControl.parse("300ms,startup=5s")  # roomy enough for a loaded CI machine
 
 has_libzmq_headers = shutil.which("cc") is not None and any(
     Path(folder, "zmq.h").exists() for folder in ("/usr/include", "/usr/local/include"))
@@ -107,7 +107,7 @@ def test_the_shipped_bots_pass_every_check(folder):
 
 @pytest.mark.parametrize("folder, failing, reason", [
     ("old_version", {HANDSHAKE}, "malformed_message: HELLO names protocol 'v0', not v1 (§3.5)"),
-    ("slow_start", {TIME_LIMIT}, "ms past the limit of 100 ms + 50 ms margin"),
+    ("slow_start", {TIME_LIMIT}, "ms past the limit of 300 ms + 50 ms margin"),
     ("alternation", {EXTRA_MOVE}, "crashed: exited with status 1: TURN out of turn"),
     ("no_border", {BORDER}, "is already drawn"),
     ("no_misere", {MISERE}, "crashed: exited with status 1: misère is not supported"),
@@ -130,7 +130,7 @@ def test_check_fails_each_broken_bot_on_the_right_item_with_its_reason(folder, f
 
 def test_hexarena_check_prints_the_checklist_and_sets_the_exit_status():
     run = lambda folder: subprocess.run(  # noqa: E731
-        [*HEXARENA, "check", str(folder), "--time", "100ms"],
+        [*HEXARENA, "check", str(folder), "--time", "300ms"],
         capture_output=True, text=True, cwd=ROOT, timeout=60)
     good, bad = run(BOTS / "greedy"), run(BROKEN / "one_game")
     assert good.returncode == 0, good.stdout + good.stderr

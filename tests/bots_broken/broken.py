@@ -14,7 +14,7 @@ import time
 
 MODES = {
     "old_version": "says HELLO v0",
-    "slow_start": "takes 400 ms over its first TURN",
+    "slow_start": "takes 800 ms over its first TURN",
     "alternation": "thinks turns alternate, so it gives up when a capture gave someone an extra move",
     "no_border": "ignores the pre-drawn lines",
     "no_misere": "exits on a misère game",
@@ -85,7 +85,7 @@ def main(mode: str, channel) -> None:
             if mode == "die":
                 sys.exit(1)
             if mode == "slow_start" and turns == 1:
-                time.sleep(0.4)
+                time.sleep(0.8)
             if mode == "alternation" and drawn % players != seat:
                 sys.exit("TURN out of turn")
             line = rng.choice(sorted(free))
