@@ -207,18 +207,18 @@ def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_pa
     home = tmp_path / "home"
     make_workspace(home).close()
     marker = uuid.uuid4().hex
-    run = subprocess.Popen(["hexarena", "league", "run", str(league_file), "--home", str(home)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "LEAGUE_TEST": marker})
-    deadline = time.monotonic() + 60
-    while len(stored_ids(home)) < 4 and run.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.005)
-    run.send_signal(signal.SIGKILL)
-    run.wait()
+    status, _ = interrupt_run(league_file, home, marker, signal.SIGKILL, after=4)
     kill_processes_marked(marker)  # its bots, orphaned by the SIGKILL
     partial = stored_ids(home)
-    assert 4 <= len(partial) < 24, "the run was not killed in the middle"
-    status = hexarena("league", "status", "four", "--home", str(home))
-    assert f"league four: {len(partial)} of 24 games played" in status.stdout
+    assert status == -signal.SIGKILL and 4 <= len(partial) < 24, "the run was not killed in the middle"
+    shown = hexarena("league", "status", "four", "--home", str(home))
+    assert f"league four: {len(partial)} of 24 games played" in shown.stdout
+
+    status, err = interrupt_run(league_file, home, marker, signal.SIGTERM, after=len(partial) + 4)
+    assert status == 130 and "interrupted; the finished games are stored" in err
+    assert kill_processes_marked(marker) == 0  # SIGTERM stops the bots too
+    partial = stored_ids(home)
+    assert len(partial) < 24, "the second run was not stopped in the middle"
 
     rerun = hexarena("league", "run", str(league_file), "--home", str(home))
     assert rerun.returncode == 0, rerun.stderr
@@ -229,13 +229,29 @@ def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_pa
     assert json_tables(home, "four") == json_tables(root / "home", "four")
 
 
-def kill_processes_marked(marker: str) -> None:
+def interrupt_run(league_file: Path, home: Path, marker: str, signum: int, after: int) -> tuple[int, str]:
+    """Start `hexarena league run`, send ``signum`` once ``after`` games are stored; its exit status and stderr."""
+    run = subprocess.Popen(["hexarena", "league", "run", str(league_file), "--home", str(home)], text=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "LEAGUE_TEST": marker})
+    deadline = time.monotonic() + 60
+    while len(stored_ids(home)) < after and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    run.send_signal(signum)
+    _, err = run.communicate(timeout=60)
+    return run.returncode, err
+
+
+def kill_processes_marked(marker: str) -> int:
+    """SIGKILL every process started under this test marker; how many there were."""
+    found = 0
     for proc in Path("/proc").iterdir():
         try:
             if proc.name.isdigit() and f"LEAGUE_TEST={marker}".encode() in (proc / "environ").read_bytes():
                 os.kill(int(proc.name), signal.SIGKILL)
+                found += 1
         except OSError:
             pass
+    return found
 
 
 def test_a_bot_added_later_gets_only_its_games(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -58,10 +59,20 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
     from leagues.runner import run_league
 
     ws = open_workspace(home)
-    summary = run_league(ws, league, concurrency=concurrency, progress=sys.stderr.isatty(), source=source)
+    signal.signal(signal.SIGTERM, interrupt)  # stop like Ctrl-C: bots are stopped, finished games are kept
+    try:
+        summary = run_league(ws, league, concurrency=concurrency, progress=sys.stderr.isatty(), source=source)
+    except KeyboardInterrupt:
+        print(f"hexarena: league {league.name} interrupted; the finished games are stored, and running the same "
+              "command again plays the rest", file=sys.stderr)
+        raise
     print(f"league {summary.league}: {summary.already + summary.played} of {summary.total} games played "
           f"({summary.played} now); workspace {ws.home}", file=sys.stderr)
     print(league_tables(ws, league.name, "all", None, "text"))
+
+
+def interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def table(
