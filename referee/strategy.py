@@ -8,7 +8,7 @@ referee's clock (``TURN left_ms limit_ms``) into those seconds.
              smallest sacrifice first; the exact solver once few lines are left (2 players)
     mcts     UCT Monte-Carlo tree search with greedy playouts, until its time is used;
              the exact solver (with half the time) once few lines are left (2 players)
-    perfect  the exact solver when it finishes within the time, else the chain rules
+    perfect  the exact solver when it finishes within the time, else ``mcts``
 
 With three or four players the brains play the same way, without double-dealing
 (handing two cells to the next seat keeps no "control" over the others) and without the
@@ -18,6 +18,7 @@ solver and MCTS play misère exactly as the rules score it.
 
 from __future__ import annotations
 
+import gc
 import math
 import random
 import time
@@ -239,9 +240,9 @@ class Node:
 class Mcts:
     """UCT over the rules engine; playouts capture when they can and avoid offering cells."""
 
-    def __init__(self, exploration: float = 0.8) -> None:
+    def __init__(self, exploration: float = 0.8, solve: bool = True) -> None:
         self.exploration = exploration
-        self.endgame = Endgame(SOLVE_FREE)
+        self.endgame = Endgame(SOLVE_FREE if solve else 0)
 
     def __call__(self, state: State, rng: random.Random, seconds: float) -> int:
         moves = state.legal_moves()
@@ -251,6 +252,15 @@ class Mcts:
         best = self.endgame.best(state, deadline - seconds / 2)
         if best:
             return rng.choice(best)
+        collecting = gc.isenabled()
+        gc.disable()  # the tree holds no cycles; a full collection would only pause the clock
+        try:
+            return self._search(state, rng, deadline)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _search(self, state: State, rng: random.Random, deadline: float) -> int:
         root = Node(state.drawn, state.scores, state.to_move, candidates(state.rules, state.drawn))
         if len(root.untried) == 1:
             return root.untried[0]
@@ -382,10 +392,10 @@ def rewards_of(state: State, scores: list[int]) -> list[float]:
 # ---- perfect ------------------------------------------------------------------------------------
 
 class Perfect:
-    """Exact moves when the solver finishes in time (two players), else the chain rules."""
+    """Exact moves when the solver finishes in time (two players), else MCTS with the time left."""
 
-    def __init__(self, fallback: Brain = heuristic, solve_share: float = 0.8) -> None:
-        self.fallback = fallback
+    def __init__(self, fallback: Brain | None = None, solve_share: float = 0.6) -> None:
+        self.fallback = fallback or Mcts(solve=False)
         self.solve_share = solve_share
         self.endgame = Endgame(max_free=None)
 
