@@ -157,7 +157,11 @@ def run_bot(
     connection = Connection(env["HEXARENA_ENDPOINT"], curve=tuple(keys) if any(keys) else None)
     try:
         name = "_".join((name or env.get("HEXARENA_NAME", "")).split())[:200]  # one word (§3.1)
-        connection.hello(env["HEXARENA_TOKEN"], name)
+        try:
+            connection.hello(env["HEXARENA_TOKEN"], name)
+        except TimeoutError:  # over tcp with CURVE, a refused key looks like silence
+            sys.exit(f"bot: no WELCOME from {env['HEXARENA_ENDPOINT']}: the match is over, the token was used, "
+                     "or (remote seat) the CURVE keys are not the ones the referee issued")
         play(connection, choose, on_end)
     finally:
         connection.close()
