@@ -32,6 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from protocol.errors import ConfigError
+from referee.clock import TimeControl
 from referee.record import BoardConfig
 
 ALL = "all"
@@ -68,16 +69,12 @@ class LeagueConfig(BaseModel):
     def _participants(cls, value: list[str]) -> list[str]:
         if ALL in value and len(value) > 1:
             raise ValueError(f'"{ALL}" stands alone (every active bot); list names instead, or only "{ALL}"')
-        repeated = sorted({p for p in value if value.count(p) > 1})
-        if repeated:
-            raise ValueError(f"listed twice: {', '.join(repeated)}")
+        refuse_repeats(value, "listed twice")
         return value
 
     @field_validator("time_control")
     @classmethod
     def _time_control(cls, value: str) -> str:
-        from referee.clock import TimeControl
-
         TimeControl.parse(value)
         return value
 
@@ -91,10 +88,7 @@ class LeagueConfig(BaseModel):
     @field_validator("boards")
     @classmethod
     def _distinct_boards(cls, value: list[BoardConfig]) -> list[BoardConfig]:
-        labels = [b.label for b in value]
-        repeated = sorted({label for label in labels if labels.count(label) > 1})
-        if repeated:
-            raise ValueError(f"configuration listed twice: {', '.join(repeated)}")
+        refuse_repeats([b.label for b in value], "configuration listed twice")
         return value
 
     @field_validator("games_per_pairing")
@@ -121,6 +115,12 @@ class LeagueConfig(BaseModel):
     @property
     def configs(self) -> list[BoardConfig]:
         return [b.model_copy(update={"players": self.players}) for b in self.boards]
+
+
+def refuse_repeats(items: list[str], problem: str) -> None:
+    repeated = sorted({item for item in items if items.count(item) > 1})
+    if repeated:
+        raise ValueError(f"{problem}: {', '.join(repeated)}")
 
 
 def load_league(path: str | Path) -> LeagueConfig:
