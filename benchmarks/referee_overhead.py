@@ -5,9 +5,10 @@
 1. Raw: this script as a child process echoes over ipc with a DEALER; the parent is a ROUTER
    waiting with a poller timeout (as the referee does). Result: µs per round trip.
 2. Referee: random vs random on 4x4 hexagons, bots kept running across games, 1 s per move.
-   Result: wall µs per move (TURN → MOVE, the DRAWN announcements to both bots, rules, record)
-   and the referee's own CPU µs per move; games per second.
-The figure to watch is the ratio of (2) to (1); both are taken minutes apart on a shared machine at most.
+   Results: the TURN → MOVE time the referee records (one round trip plus the bot's parsing and
+   choice), the wall time per move with everything (DRAWN to both bots, rules, records, the
+   start and end of each game) and the referee's own CPU per move; games per second.
+The ratios compare (2) with (1) from the same run; on a loaded machine the means carry its tail.
 """
 
 from __future__ import annotations
@@ -60,8 +61,8 @@ def raw_round_trip(pings: int) -> list[float]:
     return samples
 
 
-def referee_games(games: int) -> tuple[float, float, int]:
-    """(wall seconds, referee CPU seconds, moves) for ``games`` random-vs-random 4x4 games."""
+def referee_games(games: int) -> tuple[float, float, list[float]]:
+    """(wall seconds, referee CPU seconds, think seconds per move) for ``games`` random-vs-random 4x4 games."""
     from referee.clock import TimeControl
     from referee.record import BoardConfig
     from referee.referee import BotSpec, Referee
@@ -70,13 +71,13 @@ def referee_games(games: int) -> tuple[float, float, int]:
     config = BoardConfig(size="4x4")
     with Referee(time_control=TimeControl.parse("1s")) as referee:
         referee.play([random_bot, random_bot], config, game_id="warm-up", seed=0)  # start the bots
-        moves = 0
+        thinks = []
         wall, cpu = time.perf_counter(), time.process_time()
         for number in range(games):
             record = referee.play([random_bot, random_bot], config, game_id=f"g{number}", seed=number)
-            moves += len(record.moves)
+            thinks += [move.ms / 1000 for move in record.moves]
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return wall, cpu, moves
+    return wall, cpu, thinks
 
 
 def main() -> None:
@@ -89,16 +90,20 @@ def main() -> None:
         echo(args.echo)
         return
     raw = raw_round_trip(args.pings)
-    wall, cpu, moves = referee_games(args.games)
-    raw_us = statistics.median(raw) * 1e6
-    raw_mean_us = statistics.fmean(raw) * 1e6
+    wall, cpu, thinks = referee_games(args.games)
+    moves = len(thinks)
+    raw_us, raw_mean_us = statistics.median(raw) * 1e6, statistics.fmean(raw) * 1e6
+    turn_us, turn_mean_us = statistics.median(thinks) * 1e6, statistics.fmean(thinks) * 1e6
     per_move_us = wall / moves * 1e6
-    print(f"raw ROUTER/DEALER round trip over ipc: median {raw_us:.0f} µs, mean {raw_mean_us:.0f} µs "
+    print(f"raw ROUTER/DEALER round trip over ipc:  median {raw_us:.0f} µs, mean {raw_mean_us:.0f} µs "
           f"({args.pings} pings)")
-    print(f"referee, random vs random 4x4 hex:     {per_move_us:.0f} µs per move (wall), "
-          f"{cpu / moves * 1e6:.0f} µs referee CPU per move ({moves} moves)")
-    print(f"ratio referee per move / raw round trip: {per_move_us / raw_mean_us:.2f}x (mean), "
-          f"{per_move_us / raw_us:.2f}x (median)")
+    print(f"referee TURN -> MOVE, random bot, 4x4:  median {turn_us:.0f} µs, mean {turn_mean_us:.0f} µs "
+          f"({moves} moves)")
+    print(f"referee per move, all included (wall):  {per_move_us:.0f} µs, of which referee CPU "
+          f"{cpu / moves * 1e6:.0f} µs")
+    print(f"ratio TURN->MOVE / raw round trip:      {turn_us / raw_us:.2f}x (median), "
+          f"{turn_mean_us / raw_mean_us:.2f}x (mean)")
+    print(f"ratio wall per move / raw round trip:   {per_move_us / raw_mean_us:.2f}x (vs mean)")
     print(f"games per second (bots kept running):   {args.games / wall:.1f}")
 
 

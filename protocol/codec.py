@@ -271,7 +271,7 @@ def parse(data: str | bytes) -> Message:
     if command == "GAME":
         return Game.from_payload(rest)
     if command == "BYE":
-        return Bye(rest.strip(" "))
+        return Bye(rest.strip())
     kind = _BY_WORDS.get(command)
     if kind is None:
         shown = command[:20] + ("…" if len(command) > 20 else "")

@@ -356,6 +356,7 @@ class _Game:
         self.dead: set[int] = set()  # seats whose bot is gone (substitute policy plays for them)
         self.faulted: set[int] = set()
         self.decided: tuple[str, int] | None = None  # (termination, offender) of a 2-player forfeit
+        self.pending: list[tuple[_Bot, str]] = []  # DRAWN announcements not sent yet (see draw)
 
     def run(self) -> Result:
         referee, config = self.referee, self.config
@@ -380,10 +381,7 @@ class _Game:
             self.turn(self.state.to_move)
         termination, offender = self.decided or ("completed", None)
         outcome = self.state.outcome()
-        end = codec.End(termination, outcome.scores, outcome.placements, offender).to_text()
-        for bot in self.bots:
-            if bot.alive:
-                referee.transport.send(bot, end)
+        self.announce(codec.End(termination, outcome.scores, outcome.placements, offender).to_text())
         for seat in self.faulted:
             referee._retire(self.bots[seat])  # restarted before its next game
         return Result(scores=list(outcome.scores), placements=list(outcome.placements), termination=termination,
@@ -396,6 +394,7 @@ class _Game:
             return
         left_ms, limit_ms = clock.request()
         sent = self.referee._request_move(bot, left_ms, limit_ms)
+        self.flush()
         try:
             line, received = self.referee._await_move(bot, clock.deadline(sent))
             if not self.state.is_legal(line):
@@ -418,9 +417,23 @@ class _Game:
         self.state = step.state
         self.moves.append(MoveRecord(seat=seat, line=line, closed=list(step.closed), ms=round(ms, 3),
                                      substituted=substituted))
-        self.announce(codec.Drawn(seat, line, step.closed).to_text())
+        text = codec.Drawn(seat, line, step.closed).to_text()
+        mover = None if self.state.is_over() else self.state.to_move
+        for other, bot in enumerate(self.bots):
+            if other == mover:
+                self.referee.transport.send(bot, text)
+            else:  # sent after the next TURN: the mover starts thinking sooner (each bot's order is kept)
+                self.pending.append((bot, text))
+
+    def flush(self) -> None:
+        """Send the announcements held back by ``draw``."""
+        for bot, text in self.pending:
+            if bot.alive:
+                self.referee.transport.send(bot, text)
+        self.pending.clear()
 
     def announce(self, text: str) -> None:
+        self.flush()
         for bot in self.bots:
             if bot.alive:
                 self.referee.transport.send(bot, text)

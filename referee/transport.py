@@ -25,6 +25,8 @@ from referee.clock import Deadline
 
 log = logging.getLogger("hexarena.referee.transport")
 
+_MORE, _LAST = int(zmq.SNDMORE | zmq.NOBLOCK), int(zmq.NOBLOCK)  # plain ints: no enum arithmetic per send
+
 # hook(direction "in" | "out", owner, raw text): sees every authenticated message (transcripts, debugging)
 Hook = Callable[[str, Hashable, bytes], None]
 
@@ -79,7 +81,8 @@ class Transport:
         if self.hook is not None:
             self.hook("out", owner, data)
         try:
-            self.socket.send_multipart((route, data), zmq.NOBLOCK)
+            self.socket.send(route, _MORE)
+            self.socket.send(data, _LAST)
         except zmq.ZMQError:  # the peer's queue is full or it went away: it will time out or crash
             return False
         return True
