@@ -38,6 +38,7 @@ from referee.transport import Hook, Transport
 
 FAULT_POLICIES = ("forfeit", "substitute")
 BUILD_TIMEOUT = 300.0
+INBOX_LIMIT = 100  # messages kept from a bot between its turns; more is a fault (§6.4)
 DEFAULT_TIME = TimeControl()  # 1 s per move, 10 s to start
 DEFAULT_LIMITS = Limits()
 
@@ -65,6 +66,7 @@ class _Bot:
     inbox: deque = field(default_factory=deque)
     fault: BotFault | None = None  # a fault found before the game (no_connection, crashed)
     exit_seen: bool = False  # the poller saw the process exit
+    flooded: bool = False  # sent more unrequested messages than INBOX_LIMIT
 
     @property
     def alive(self) -> bool:
@@ -224,8 +226,10 @@ class Referee:
             bot = message.owner
             if bot.status == "starting":
                 self._greet(bot, message.data)
-            else:
+            elif len(bot.inbox) < INBOX_LIMIT:
                 bot.inbox.append(message)
+            else:
+                bot.flooded = True
         for fd in fds:
             bot = self._fds.get(fd)
             if bot is None or bot.process is None:
@@ -258,6 +262,8 @@ class Referee:
     def _await_move(self, bot: _Bot, deadline: float) -> tuple[int, float]:
         """The line of the bot's reply to its outstanding TURN and when it came; BotFault otherwise (§6, §7)."""
         wait = Deadline(deadline)
+        if bot.flooded:
+            raise BotFault("malformed_message", f"more than {INBOX_LIMIT} messages between turns (§6.4)")
         while True:
             if not bot.inbox:
                 # the poller watches the exit descriptor, so no system call per check where there is one

@@ -46,6 +46,7 @@ class Transport:
         self.context = zmq.Context()
         self.socket = self.context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.setsockopt(zmq.MAXMSGSIZE, codec.MAX_BYTES + 64)  # a bigger message disconnects its sender
         try:
             self.socket.bind(endpoint)
         except zmq.ZMQError as exc:

@@ -62,6 +62,12 @@ def test_every_table_setup_completes_and_replays(make_referee, config):
     assert_replay_agrees(record)
 
 
+def test_a_bot_can_play_itself(make_referee):
+    record = make_referee().play([GREEDY, GREEDY], BoardConfig(size="2x2"), game_id="self", seed=9)
+    assert record.seats == ["greedy", "greedy"] and record.result.termination == "completed"
+    assert {move.seat for move in record.moves} == {0, 1}
+
+
 def test_seeded_games_are_reproducible(make_referee):
     first = make_referee().play([GREEDY, RANDOM], BoardConfig(size="3x3"), game_id="a", seed=42)
     second = make_referee().play([GREEDY, RANDOM], BoardConfig(size="3x3"), game_id="a", seed=42)
@@ -89,6 +95,12 @@ def test_each_fault_loses_and_the_restarted_bot_plays_the_next_game(make_referee
     again = referee.play(seats, BoardConfig(size="2x2"), game_id="normal-2", seed=2)
     assert again.result.termination == "completed" and again.result.forfeits == []
     assert_replay_agrees(again)
+
+
+def test_a_bot_that_floods_the_referee_is_a_malformed_message(make_referee):
+    record = make_referee().play([bot("flood"), RANDOM], BoardConfig(size="2x2"), game_id="fault-f", seed=1)
+    assert (record.result.termination, record.result.offender) == ("malformed_message", 0)
+    assert "more than 100 messages" in record.result.forfeits[0].detail
 
 
 def test_a_fault_in_a_three_player_game_puts_the_offender_last_and_the_others_play_on(make_referee):

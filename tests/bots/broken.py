@@ -62,6 +62,9 @@ def main(fault: str) -> None:
             return len(game.board.lines) + 5
         if fault == "malformed_message":
             connection.socket.send_string(f"MOVE {game.clock.id} banana")
+        if fault == "flood":  # the answer, then 200 more copies of it
+            for _ in range(200):
+                connection.send(codec.Move(game.clock.id, line))
         if fault == "wrong_request":
             connection.send(codec.Move(game.clock.id + 1000, line))
         return line
