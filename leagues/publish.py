@@ -204,12 +204,16 @@ def facts(records: list[GameRecord]) -> dict:
         "bots": len({seat for r in records for seat in r.seats}),
         "moves": sum(len(r.moves) for r in records),
         "faults": sum(r.result.termination != "completed" for r in records),
-        "first": min(started).strftime("%Y-%m-%d %H:%M") if started else "—",
-        "last": max(finished).strftime("%Y-%m-%d %H:%M") if finished else "—",
+        "first": _utc(min(started)) if started else "—",
+        "last": _utc(max(finished)) if finished else "—",
         "configs": sorted({r.config.label for r in records}),
         "time_controls": sorted({r.time_control for r in records if r.time_control}),
         "players": sorted({r.config.players for r in records}),
     }
+
+
+def _utc(moment: datetime) -> str:
+    return (moment.astimezone(UTC) if moment.tzinfo else moment).strftime("%Y-%m-%d %H:%M")
 
 
 # ---- a bot's page ---------------------------------------------------------------------------------
@@ -294,8 +298,7 @@ def write_game_data(out: Path, records: list[GameRecord], files: dict[str, str])
     bot_index = {b: i for i, b in enumerate(bots)}
     config_index = {c: i for i, c in enumerate(configs)}
     rows = []
-    for record in sorted(records, key=lambda r: (r.started or datetime.min.replace(tzinfo=UTC), r.id),
-                         reverse=True):
+    for record in sorted(records, key=lambda r: (r.started.isoformat() if r.started else "", r.id), reverse=True):
         config = record.config
         if config.label not in boards:
             boards[config.label] = {"geometry": config.geometry, **config.board().to_json(border=config.border)}
@@ -307,6 +310,10 @@ def write_game_data(out: Path, records: list[GameRecord], files: dict[str, str])
                      record.result.scores, record.result.placements, record.result.termination,
                      len(record.moves), record.result.offender])
     _write_js(out / "data" / "games.js", "HEXARENA_INDEX", {"bots": bots, "configs": configs, "games": rows})
+    current = set(files.values())
+    for stale in (out / "games").glob("*.js"):  # games of an earlier publish that left the schedule
+        if stale.stem not in current:
+            stale.unlink()
 
 
 def _write_js(path: Path, name: str, value: object) -> None:
