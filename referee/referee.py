@@ -424,6 +424,7 @@ class _Game:
         self.moves.append(MoveRecord(seat=seat, line=line, closed=list(step.closed), ms=round(ms, 3),
                                      substituted=substituted))
         text = codec.Drawn(seat, line, step.closed).to_text()
+        self.flush()  # earlier announcements first (after substituted moves nothing has flushed them)
         mover = None if self.state.is_over() else self.state.to_move
         for other, bot in enumerate(self.bots):
             if other == mover:

@@ -127,6 +127,16 @@ def test_substitute_policy_draws_for_the_offender_and_the_game_goes_on(make_refe
     assert_replay_agrees(record)
 
 
+def test_substitute_policy_plays_on_for_a_crashed_bot(make_referee):
+    referee = make_referee(fault_policy="substitute")
+    for seed in range(3):  # substituted moves that close cells come in runs: the other bot must see them in order
+        record = referee.play([bot("crashed"), GREEDY], BoardConfig(size="3x3"), game_id=f"fault-c{seed}", seed=seed)
+        assert [(f.seat, f.reason) for f in record.result.forfeits] == [(0, "crashed")]
+        assert record.result.termination == "completed"
+        assert all(move.substituted for move in record.moves if move.seat == 0)
+        assert_replay_agrees(record)
+
+
 def test_unauthenticated_peer_is_dropped_and_logged(make_referee, caplog):
     referee = make_referee()
     intruder = zmq.Context.instance().socket(zmq.DEALER)
