@@ -28,11 +28,9 @@ def resolve_bot(text: str, home: Path | None = None):
         if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", name):  # as a manifest's name
             raise ConfigError(f"{text!r}: a remote seat is remote:NAME, NAME of a-z, 0-9, '-' and '_' (1-40)")
         return BotSpec(name, None, remote=True)
-    if not Path(text).is_dir() and "/" not in text:  # not a folder: a registered bot (ConfigError if unknown)
-        from hexarena.commands.bots import open_workspace
-        from leagues.registry import resolve
+    from hexarena.commands.bots import registered_bot
 
-        bot = resolve(open_workspace(home), text)
+    if bot := registered_bot(text, home):
         return BotSpec(bot.label if "@" in text else bot.name, bot.folder)
     manifest = load_manifest(text)  # ConfigError with a one-line message
     return BotSpec(manifest.name, Path(text).resolve())
