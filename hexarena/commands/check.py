@@ -11,13 +11,20 @@ from protocol.errors import ConfigError
 
 
 def check(
-    bot: Annotated[Path, typer.Argument(help="the bot's folder (with its bot.toml)", show_default=False)],
+    bot: Annotated[Path, typer.Argument(help="the bot's folder (with its bot.toml), or a registered NAME or NAME@HASH",
+                                    show_default=False)],
     time: Annotated[str, typer.Option(help="per move (300ms) or bank+increment (10s+100ms)")] = "1s",
+    home: Annotated[Path | None, typer.Option(help="workspace of registered bots, for BOT given as NAME or NAME@HASH",
+                                              show_default=False)] = None,
 ) -> None:
     """Check that a bot speaks protocol v1 correctly: prints PASS/FAIL per item; exit 0 only if all pass."""
     from referee.check import check_bot
     from referee.clock import TimeControl
 
+    from hexarena.commands.bots import registered_bot
+
+    if registered := registered_bot(str(bot), home):  # a registered bot: check its snapshot
+        bot = registered.folder
     if not bot.is_dir():
         raise ConfigError(f"{bot}: not a bot folder (no such directory)")
     report = check_bot(bot, time_control=TimeControl.parse(time))
