@@ -307,10 +307,8 @@ def test_faults_are_counted_by_reason_and_flag_the_bot(tmp_path, policy):
     run_league(ws, league, concurrency=2, progress=False)
     records = store.records(ws, "faulty")
     table = standings(store.seat_frame(ws, "faulty"), league.flag_threshold).set_index("bot")
-    assert table.loc["broken", "faults"] == 4 and table.loc["broken", "flagged"]
-    assert [c for c in table.columns if c.startswith("fault_")] == ["fault_crashed"]  # only reasons that occurred
-    assert table.loc["broken", "fault_crashed"] == 4
-    assert not table.loc[["greedy", "random"], "flagged"].any() and table.loc["greedy", "faults"] == 0
+    assert table.loc["broken", "faults"] == table.loc["broken", "fault_crashed"] == 4 and table.loc["broken", "flagged"]
+    assert "fault_malformed_message" not in table.columns  # only reasons that occurred get a column
     against_broken = [r for r in records if "broken" in r.seats]
     if policy == "forfeit":  # the offender loses at once
         assert all(r.result.offender == r.seats.index("broken") and not r.moves for r in against_broken)
