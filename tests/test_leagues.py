@@ -29,7 +29,7 @@ BOTS = ("greedy", "greedy2", "random", "random2")
 
 
 def league_text(name: str, participants=BOTS, boards=(("2x2", "hex"),), **fields) -> str:
-    lines = [f'name = "{name}"', f"participants = {json.dumps(list(participants))}", 'time_control = "1s"']
+    lines = [f'name = "{name}"', f"participants = {json.dumps(list(participants))}", 'time_control = "5s"']
     lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]
     for size, geometry in boards:
         lines += ["", "[[boards]]", f'size = "{size}"', f'geometry = "{geometry}"']
