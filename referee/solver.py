@@ -36,6 +36,7 @@ in general) and the whole solver on every board with up to 16 free lines.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from referee.rules import Rules, State
@@ -61,6 +62,9 @@ class Solution:
 def solve(state: State, deadline: float | None = None) -> Solution:
     """Solve a two-player position exactly (raises ``SolverTimeout`` past ``deadline``)."""
     return Solver(state.rules).solve(state, deadline)
+
+
+Clock = Callable[[], float]
 
 
 def symmetries(rules: Rules) -> list[tuple[int, ...]]:
@@ -157,13 +161,18 @@ class Solver:
                 count -= 1
         return out
 
-    def solve(self, state: State, deadline: float | None = None) -> Solution:
-        """The value of ``state`` and all its best lines (see the module docstring)."""
+    def solve(self, state: State, deadline: float | None = None, clock: Clock = time.monotonic) -> Solution:
+        """The value of ``state`` and all its best lines (see the module docstring).
+
+        Raises ``SolverTimeout`` once ``clock()`` passes ``deadline`` (checked every 1024
+        nodes); ``time.process_time`` makes it a CPU-time limit.
+        """
         if len(state.scores) != 2:
             raise ValueError("the solver handles two players only")
         started = time.monotonic()
         self.nodes = 0
         self.deadline = deadline
+        self.clock = clock
         drawn = state.drawn
         sign = -1 if self.misere else 1
         open_cells = sum(1 for mask in self.cell_masks if drawn & mask != mask)
@@ -281,7 +290,7 @@ class Solver:
     def _search(self, drawn: int, alpha: int, beta: int, open_cells: int) -> int:
         """Negamax: the mover's best objective (cells won minus lost, negated in misère)."""
         self.nodes += 1
-        if self.deadline is not None and self.nodes & 1023 == 0 and time.monotonic() > self.deadline:
+        if self.deadline is not None and self.nodes & 1023 == 0 and self.clock() > self.deadline:
             raise SolverTimeout(f"solver passed its deadline after {self.nodes} nodes")
         sign = -1 if self.misere else 1
         gain = 0
