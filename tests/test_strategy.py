@@ -10,7 +10,9 @@ import pytest
 from protocol.board import make_board
 from referee.rules import Options, Rules
 from referee.solver import solve
-from referee.strategy import BRAINS, Chains, Mcts, Perfect, bot_choose, chain_move, heuristic, move_budget
+from referee.strategy import (
+    BRAINS, Chains, Mcts, Perfect, bot_choose, chain_move, heuristic, move_budget, solvable_free,
+)
 
 OPTIONS = [
     pytest.param(geometry, size, players, misere, border,
@@ -157,3 +159,8 @@ def test_bot_choose_reads_the_clock():
     rules = Rules(make_board("1x1"))
     assert bot_choose(brain)(Game(), rules.start()) == 0
     assert seen == [pytest.approx(0.035)]
+
+
+@pytest.mark.parametrize(("seconds", "free"), [(0.05, 22), (0.25, 22), (0.5, 24), (1.0, 26), (4.0, 30)])
+def test_perfect_tries_the_solver_on_as_many_lines_as_its_time_allows(seconds, free):
+    assert solvable_free(seconds) == free
