@@ -110,7 +110,7 @@ def _distinct_names(specs: list) -> list:
     for spec in specs:
         seen[spec.name] = seen.get(spec.name, 0) + 1
         count = seen[spec.name]
-        distinct.append(spec if count == 1 else type(spec)(f"{spec.name}#{count}", spec.folder))
+        distinct.append(spec if count == 1 else dataclasses.replace(spec, name=f"{spec.name}#{count}"))
     return distinct
 
 
