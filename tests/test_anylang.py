@@ -100,9 +100,9 @@ def test_a_bridged_bot_that_hangs_or_dies_gets_the_same_termination_as_a_native_
     BOTS / "greedy",
 ])
 def test_the_shipped_bots_pass_every_check(folder):
-    report = check_bot(folder, time_control=QUICK)
+    report = check_bot(folder)  # 1 s per move, as leagues play: passing must not depend on the machine's load
     assert [item.name for item in report.items] == list(ITEMS)
-    assert report.passed, report.to_text()
+    assert report.passed, [item for item in report.items if not item.passed]
 
 
 @pytest.mark.parametrize("folder, failing, reason", [
