@@ -63,6 +63,7 @@ class BotProcess:
         except (AttributeError, OSError):
             self.exit_fd = None
         self.stderr_tail = b""
+        self._between = b""  # output while no game log is open
         self._log: BinaryIO | None = None
         self._log_path: Path | None = None  # the file is created on the first byte, so quiet games leave none
         self._logged = 0
@@ -140,8 +141,10 @@ class BotProcess:
         return self._log
 
     def _write(self, data: bytes) -> None:
-        if self._file() is None:
+        if self._log_path is None:  # startup or between games: kept for the next game's log
+            self._between = (self._between + data)[-self.limits.log_bytes:]
             return
+        self._file()
         room = max(0, self.limits.log_bytes - self._logged)
         self._log.write(data[:room])
         self._logged += min(room, len(data))
@@ -151,6 +154,9 @@ class BotProcess:
         """Send output to ``path`` (one log per game) until the next ``open_log``/``close_log``."""
         self.close_log()
         self._log_path = path
+        if path is not None and self._between:
+            between, self._between = self._between, b""
+            self._write(between)
 
     def note(self, text: str) -> None:
         """A referee line in the log, written even past the size cap."""
