@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,32 @@ def test_a_bot_can_play_itself(make_referee):
     record = make_referee().play([GREEDY, GREEDY], BoardConfig(size="2x2"), game_id="self", seed=9)
     assert record.seats == ["greedy", "greedy"] and record.result.termination == "completed"
     assert {move.seat for move in record.moves} == {0, 1}
+
+
+def test_bots_connect_over_tcp_too(make_referee):
+    referee = make_referee(endpoint="tcp://127.0.0.1:*")
+    assert referee.endpoint.startswith("tcp://127.0.0.1:")
+    record = referee.play([GREEDY, RANDOM], BoardConfig(size="2x2"), game_id="tcp", seed=1)
+    assert record.result.termination == "completed"
+
+
+def test_referees_in_parallel_threads_do_not_interfere(make_referee):
+    referees = [make_referee(), make_referee()]
+    records = {}
+
+    def play(number: int) -> None:
+        for game in range(3):
+            records[number, game] = referees[number].play([GREEDY, RANDOM], BoardConfig(size="2x3"),
+                                                         game_id=f"t{number}-{game}", seed=game)
+
+    threads = [threading.Thread(target=play, args=(number,)) for number in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert len(records) == 6 and all(r.result.termination == "completed" for r in records.values())
+    for game in range(3):  # the same seed gives the same game in either thread
+        assert [m.line for m in records[0, game].moves] == [m.line for m in records[1, game].moves]
 
 
 def test_seeded_games_are_reproducible(make_referee):
