@@ -180,6 +180,10 @@ def test_every_page_loads_without_console_errors_and_every_link_resolves(browser
         if "/replay.html" in url:
             assert browser.find_element("id", "viewer").is_displayed(), url
             replays.add(urlsplit(url).query)
+        assets = browser.execute_script("return Array.from(document.querySelectorAll('[src], link[href]'),"
+                                        " e => e.src || e.href)")
+        for asset in assets:  # scripts, styles, the current game's data: all inside the site, no network
+            assert urlsplit(asset).scheme in ("file", "data"), f"{url} loads {asset}"
         for link in browser.execute_script("return Array.from(document.querySelectorAll('a[href]'), a => a.href)"):
             parts = urlsplit(link)
             assert parts.scheme == "file", f"{url} links off the site: {link}"
