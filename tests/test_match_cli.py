@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from conftest import BOTS, ROOT
+from conftest import BOTS, ROOT, TEST_BOTS
 
 from hexarena.cli import main
 from hexarena.commands.match import rotations
@@ -81,3 +81,15 @@ def test_a_broken_manifest_is_a_one_line_error(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith("hexarena: error: ") and "'name'" in done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_a_fault_shows_in_the_game_line_and_the_summary(capsys, monkeypatch):
+    monkeypatch.delenv("BROKEN_MARKER", raising=False)  # this test bot then never connects
+    with pytest.raises(SystemExit) as exit:
+        main(["match", str(TEST_BOTS / "no_connection"), RANDOM, "--size", "1x1", "--games", "2",
+              "--time", "300ms,startup=1s"])
+    assert exit.value.code == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "game 1: broken-no-connection 0, random 0: random wins (no_connection by broken-no-connection)"
+    assert lines[2] == "game 2: random 0, broken-no-connection 0: random wins (no_connection by broken-no-connection)"
+    assert lines[4].split() == ["broken-no-connection", "2", "0", "0", "2", "2", "0"]
