@@ -386,10 +386,16 @@ def test_publish_command_writes_the_site_and_the_files(workspace, tmp_path, reco
     assert len((out / "games.jsonl").read_text().splitlines()) == len(records)
 
 
-def test_publish_command_rejects_an_unknown_league_in_one_line(workspace, tmp_path):
-    done = hexarena("publish", "nosuch", "--out", str(tmp_path / "x"), "--home", str(workspace))
+@pytest.mark.parametrize("league, out, message", [
+    ("nosuch", "x", "no league named 'nosuch'"),
+    ("demo", "a-file", "cannot create the folder"),
+])
+def test_publish_command_bad_input_is_one_line_and_exit_2(workspace, tmp_path, league, out, message):
+    (tmp_path / "a-file").write_text("not a folder")
+    done = hexarena("publish", league, "--out", str(tmp_path / out), "--home", str(workspace))
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and "no league named 'nosuch'" in done.stderr
+    assert done.stderr.startswith("hexarena: error: ") and done.stderr.count("\n") == 1
+    assert message in done.stderr
 
 
 def test_replay_command_steps_through_a_stored_game(workspace, records):
