@@ -38,7 +38,6 @@ from referee.rules import Outcome
 
 SITE = Path(__file__).parent / "site"
 STATIC = ("site.css", "games.js", "replay.js")
-SEAT_LETTERS = "ABCD"
 LOG_EXCERPT = 1500  # characters of a bot's log shown beside a fault
 
 
@@ -115,7 +114,7 @@ def write_site(out_dir: str | Path, league: League) -> Path:
     pages = bot_pages(league.standings["bot"].tolist())
     env = Environment(loader=FileSystemLoader(SITE), autoescape=select_autoescape(["html"]),
                       trim_blocks=True, lstrip_blocks=True)
-    env.globals.update(league=league, pages=pages, files=files, letters=SEAT_LETTERS, format_ms=charts.format_ms)
+    env.globals.update(league=league, pages=pages, files=files)
     env.filters["num"] = _format_number
 
     def page(template: str, target: str, **context) -> None:
