@@ -36,6 +36,7 @@ from referee.clock import TimeControl
 from referee.record import BoardConfig
 
 ALL = "all"
+MAX_TABLES = 100_000  # tables per board: a 3–4 player league with more must ask for a sample
 
 
 class LeagueConfig(BaseModel):
@@ -49,7 +50,7 @@ class LeagueConfig(BaseModel):
     players: int = Field(2, ge=2, le=4)
     boards: list[BoardConfig] = Field(min_length=1)
     games_per_pairing: int | None = Field(None, ge=1, le=1000)
-    sample: int = Field(0, ge=0)
+    sample: int = Field(0, ge=0, le=MAX_TABLES)
     time_control: str = "200ms"
     fault_policy: Literal["forfeit", "substitute"] = "forfeit"
     flag_threshold: float = Field(0.1, ge=0.0, le=1.0)

@@ -22,10 +22,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
+from math import comb
 from pathlib import Path
 
 from leagues import registry, store
-from leagues.config import ALL, LeagueConfig
+from leagues.config import ALL, MAX_TABLES, LeagueConfig
 from leagues.schedule import Entrant, ScheduledGame, schedule
 from leagues.tables import seat_rows
 from leagues.workspace import Workspace
@@ -124,6 +125,10 @@ def resolve_entrants(ws: Workspace, league: LeagueConfig, source: str) -> dict[E
         listed = ", ".join(sorted(e.label for e in entrants)) or "none"
         raise ConfigError(f"{source}: players = {league.players} needs at least {league.players} participants, "
                           f"got {len(entrants)} ({listed})")
+    tables = comb(len(entrants), league.players)
+    if league.players > 2 and not league.sample and tables > MAX_TABLES:
+        raise ConfigError(f"{source}: {len(entrants)} bots make {tables:,} tables of {league.players}; set sample = N "
+                          f"(at most {MAX_TABLES:,}) to play N tables per board, balanced")
     return entrants
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from leagues import registry, store
 from leagues.config import parse_league
-from leagues.runner import run_league
+from leagues.runner import resolve_entrants, run_league
 from leagues.schedule import Entrant, schedule
 from leagues.tables import seat_frame, standings
 from leagues.workspace import Workspace
@@ -351,3 +351,15 @@ def registered(tmp_path_factory) -> Path:
     home = tmp_path_factory.mktemp("registered") / "home"
     make_workspace(home).close()
     return home
+
+
+def test_too_many_tables_asks_for_a_sample(registered, monkeypatch):
+    monkeypatch.setattr("leagues.runner.MAX_TABLES", 3)
+    league = parse_league(league_text("wide", players=3, games_per_pairing=3))
+    with Workspace(registered) as ws, pytest.raises(ConfigError, match=r"^wide.toml: 4 bots make 4 tables of 3; "
+                                                                      r"set sample = N"):
+        run_league(ws, league, source="wide.toml", progress=False)
+    sampled = parse_league(league_text("wide", players=3, games_per_pairing=3, sample=2))
+    with Workspace(registered) as ws:
+        assert resolve_entrants(ws, sampled, "wide.toml")  # a sample of tables is fine
+        assert store.played_ids(ws, "wide") == set()
