@@ -9,7 +9,7 @@ from html import escape
 
 from markupsafe import Markup
 
-FONT = 12
+FONT = 13
 
 
 def _num(value: float) -> str:
