@@ -57,7 +57,7 @@ def schedule(league: LeagueConfig, entrants: list[Entrant]) -> list[ScheduledGam
         tables = balanced_sample(ordered, k, league.sample, random.Random(f"{league.name}:{league.seed}"))
     else:
         tables = [list(t) for t in itertools.combinations(ordered, k)]
-    rounds = split_into_rounds(tables)
+    rounds = circle_rounds(ordered) if k == 2 else split_into_rounds(tables)
     games = []
     for cycle in range(league.games // k):
         for number, tables_in_round in enumerate(rounds):
@@ -96,6 +96,17 @@ def game_id(league: str, config: BoardConfig, seat_keys: Sequence[str], index: i
 def derive_seed(league_seed: int, league: str, config: BoardConfig, table_keys: Sequence[str], cycle: int) -> int:
     """The seed of every rotation in one cycle of one table (31 bits, fits any bot's integer type)."""
     return int.from_bytes(_digest(league_seed, league, _config_key(config), *table_keys, cycle)[:4]) >> 1
+
+
+def circle_rounds(entrants: list[Entrant]) -> list[list[list[Entrant]]]:
+    """Every pair, in n − 1 rounds (n even; one bot sits out each round when n is odd): the circle method."""
+    circle: list[Entrant | None] = list(entrants) + [None] * (len(entrants) % 2)
+    rounds = []
+    for _ in range(len(circle) - 1):
+        pairs = zip(circle[: len(circle) // 2], reversed(circle[len(circle) // 2:]))
+        rounds.append([sorted(pair, key=lambda e: e.key) for pair in pairs if None not in pair])
+        circle = [circle[0], circle[-1], *circle[1:-1]]
+    return rounds
 
 
 def split_into_rounds(tables: list[list[Entrant]]) -> list[list[list[Entrant]]]:

@@ -134,8 +134,11 @@ def test_two_player_schedule_pairs_every_bot_both_ways_from_the_same_seed():
 
 def test_rounds_interleave_so_partial_results_are_balanced():
     games = schedule(parse_league(league_text("s")), entrants(8))
-    first_round = [g for g in games if g.round == 0]
-    assert Counter(bot for g in first_round for bot in g.seats) == {f"bot{i}": 2 for i in range(8)}
+    assert {g.round for g in games} == set(range(7))  # 8 bots: 7 rounds (circle method)
+    for number in range(7):  # each bot plays once a round, in each seat
+        in_round = [g for g in games if g.round == number]
+        assert Counter(bot for g in in_round for bot in g.seats) == {f"bot{i}": 2 for i in range(8)}
+    assert [g.round for g in games] == sorted(g.round for g in games)
     played = Counter(bot for g in games[: len(games) // 2] for bot in g.seats)
     assert max(played.values()) - min(played.values()) <= 2
 
