@@ -10,9 +10,9 @@ Ids hash the league name, the configuration, the seat keys (``name@version-hash`
 the game index, and nothing else: adding a bot adds games without changing any existing id, and a
 new version of a bot gives its games new ids (so they are played again).
 
-Order: cycle by cycle, and within a cycle round by round (in a round each bot sits at most one
-table, as far as possible), every rotation and configuration of the round's tables; so partial
-results are balanced at every point.
+Order: cycle by cycle, and within a cycle round by round, every rotation and configuration of the
+round's tables; in a round each bot sits at one table at most (2 players: the circle method, n − 1
+rounds; 3–4 players: greedy, as far as possible). So partial results are balanced at every point.
 """
 
 from __future__ import annotations
