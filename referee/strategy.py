@@ -85,8 +85,8 @@ def handout(rules: Rules, drawn: int) -> int:
         lines = capturable_lines(rules, drawn)
         if not lines:
             return taken
+        taken += effect(rules, drawn, lines[0])[0]
         drawn |= 1 << lines[0]
-        taken += effect(rules, drawn & ~(1 << lines[0]), lines[0])[0]
 
 
 def is_critical(state: State) -> bool:
