@@ -306,7 +306,8 @@ def test_faults_are_counted_by_reason_and_flag_the_bot(tmp_path, policy):
     broken.mkdir()
     (broken / "bot.toml").write_text('name = "broken"\ncommand = ["python3", "-c", "raise SystemExit(3)"]\n')
     assert registry.submit(ws, broken, check=False).accepted
-    league = parse_league(league_text("faulty", participants=["greedy", "random", "broken"], fault_policy=policy))
+    text = league_text("faulty", participants=["greedy", "random", "broken"], fault_policy=policy)
+    league = parse_league(text.replace('"5s"', '"5s,startup=3s"'))  # restarting the broken bot may wait that long
     run_league(ws, league, concurrency=2, progress=False)
     records = store.records(ws, "faulty")
     table = standings(store.seat_frame(ws, "faulty"), league.flag_threshold).set_index("bot")
