@@ -145,9 +145,12 @@ def records(ws: Workspace, league: str) -> list[GameRecord]:
 def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
     """The seat frame (``leagues.tables``) of the league's current schedule, straight from the results table."""
     open_store(ws)
+    cursor = ws.db.cursor()
+    cursor.row_factory = None  # plain tuples: much faster than sqlite3.Row for many rows
     columns = ", ".join(f"r.{c}" for c in SEAT_COLUMNS)
-    frame = pd.read_sql_query(f"SELECT {columns} FROM league_games s JOIN results r ON r.game = s.game"
-                              " WHERE s.league = ?", ws.db, params=(league,))
+    cursor.execute(f"SELECT {columns} FROM league_games s JOIN results r ON r.game = s.game WHERE s.league = ?",
+                   (league,))
+    frame = pd.DataFrame(cursor.fetchall(), columns=SEAT_COLUMNS)
     return normalise(frame.astype({c: "int64" for c in FAULT_COLUMNS}))
 
 
