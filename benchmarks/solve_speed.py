@@ -38,12 +38,15 @@ def main() -> None:
                         began = time.process_time()
                         solution = Solver(rules).solve(rules.start())
                         seconds = time.process_time() - began
-                        runs.append((seconds, geometry, board.size, border, misere, free, solution.value, solution.nodes))
+                        runs.append(
+                            (seconds, geometry, board.size, border, misere, free, solution.value, solution.nodes)
+                        )
     runs.sort(reverse=True)
     print(f"{len(runs)} positions with 1-{args.max_free} free lines; total {sum(r[0] for r in runs):.1f} CPU s")
     for seconds, geometry, size, border, misere, free, value, nodes in runs[: args.show]:
         options = " ".join(name for name, on in (("border", border), ("misère", misere)) if on)
-        print(f"  {seconds:6.2f} s  {geometry:6} {size:5} {options:14} {free:2} free  value {value:+d}  {nodes:,} nodes")
+        print(f"  {seconds:6.2f} s  {geometry:6} {size:5} {options:14} {free:2} free  "
+              f"value {value:+d}  {nodes:,} nodes")
     slow = [r for r in runs if r[0] > args.goal]
     print(f"{len(slow)} over the {args.goal} s goal")
     sys.exit(1 if slow else 0)

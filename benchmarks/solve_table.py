@@ -93,8 +93,7 @@ def main() -> None:
         f"  the machine is shared), {platform.machine()}, Python {platform.python_version()}; each position is",
         f"  allowed {args.limit:.0f} CPU seconds.",
         "",
-        "Reproduce with `PYTHONPATH=. python3 benchmarks/solve_table.py --limit "
-        f"{args.limit:.0f}`.",
+        f"Reproduce with `PYTHONPATH=. python3 benchmarks/solve_table.py --limit {args.limit:.0f}`.",
         "",
         "## Dots and Hexagons",
         "",

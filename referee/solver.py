@@ -315,10 +315,8 @@ class Solver:
                 return gain + low
             if high <= alpha:
                 return gain + high
-            if low > alpha:
-                alpha = low
-            if high < beta:
-                beta = high
+            alpha = max(alpha, low)
+            beta = min(beta, high)
             if hint >= 0:
                 hint = self.inverses[which][hint]
         else:

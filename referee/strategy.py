@@ -238,7 +238,7 @@ def misere_move(state: State, rng: random.Random) -> int:
 # ---- MCTS ---------------------------------------------------------------------------------------
 
 class Node:
-    __slots__ = ("drawn", "scores", "seat", "untried", "children", "visits", "totals")
+    __slots__ = ("children", "drawn", "scores", "seat", "totals", "untried", "visits")
 
     def __init__(self, drawn: int, scores: tuple, seat: int, moves: list[int]) -> None:
         self.drawn, self.scores, self.seat = drawn, scores, seat

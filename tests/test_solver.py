@@ -7,7 +7,7 @@ import random
 import subprocess
 import sys
 import time
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -19,7 +19,7 @@ from referee.solver import Solver, SolverTimeout, solve, symmetries
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@lru_cache(maxsize=None)
+@cache
 def exhaustive_for(geometry: str, size: str, misere: bool, border: bool):
     """``exhaustive`` of a board, kept for the tests that enumerate the same board."""
     return exhaustive(Rules(make_board(size, geometry), Options(2, misere, border)))
@@ -30,7 +30,7 @@ def exhaustive(rules: Rules):
     sign = -1 if rules.options.misere else 1
     full, touches = rules.full, rules.touches
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(drawn: int) -> int:
         if drawn == full:
             return 0
@@ -53,7 +53,8 @@ def small_boards(max_free: int = 16):
                 for border in (False, True):
                     free = len(board.lines) - (len(board.border) if border else 0)
                     if 0 < free <= max_free:
-                        yield pytest.param(geometry, rows, cols, border, id=f"{geometry}-{rows}x{cols}{'-border' if border else ''}")
+                        name = f"{geometry}-{rows}x{cols}{'-border' if border else ''}"
+                        yield pytest.param(geometry, rows, cols, border, id=name)
 
 
 @pytest.mark.parametrize("misere", [False, True], ids=["normal", "misere"])
@@ -171,7 +172,8 @@ def test_square_3x3_second_player_wins_6_3():
 
 @pytest.mark.parametrize(
     ("geometry", "size", "count"),
-    [("square", "3x3", 8), ("square", "2x3", 4), ("hex", "2x3", 2), ("hex", "3x2", 2), ("hex", "1x3", 2), ("hex", "3x3", 2)],
+    [("square", "3x3", 8), ("square", "2x3", 4), ("hex", "2x3", 2), ("hex", "3x2", 2), ("hex", "1x3", 2),
+     ("hex", "3x3", 2)],
 )
 def test_symmetries_are_automorphisms(geometry, size, count):
     rules = Rules(make_board(size, geometry))
@@ -199,7 +201,8 @@ def test_two_players_only():
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     code = "from hexarena.cli import main; main()"
-    return subprocess.run([sys.executable, "-c", code, "solve", *args], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    command = [sys.executable, "-c", code, "solve", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT, check=False)
 
 
 def test_cli_prints_value_and_best_moves_as_json():

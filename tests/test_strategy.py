@@ -11,7 +11,15 @@ from protocol.board import make_board
 from referee.rules import Options, Rules
 from referee.solver import solve
 from referee.strategy import (
-    BRAINS, Chains, Mcts, Perfect, bot_choose, chain_move, heuristic, move_budget, solvable_free,
+    BRAINS,
+    Chains,
+    Mcts,
+    Perfect,
+    bot_choose,
+    chain_move,
+    heuristic,
+    move_budget,
+    solvable_free,
 )
 
 OPTIONS = [
@@ -65,7 +73,9 @@ def test_every_brain_in_one_four_player_game():
     assert sum(final.scores) == 6
 
 
-@pytest.mark.parametrize(("geometry", "size", "misere"), [("hex", "2x2", False), ("hex", "1x3", True), ("square", "2x2", False)])
+@pytest.mark.parametrize(
+    ("geometry", "size", "misere"), [("hex", "2x2", False), ("hex", "1x3", True), ("square", "2x2", False)]
+)
 def test_perfect_plays_only_best_moves_on_solved_boards(geometry, size, misere):
     rules = Rules(make_board(size, geometry), Options(2, misere))
     brain = Perfect()
