@@ -180,11 +180,11 @@ class Referee:
             bot.launched = time.perf_counter()
             waiting.append(bot)
         deadline = Deadline(time.perf_counter() + self.time_control.startup)
-        while any(bot.status == "starting" for bot in waiting):
+        while True:
             for bot in waiting:
                 if bot.status == "starting" and bot.process.exited():
                     self._retire(bot, BotFault("crashed", "before saying HELLO: " + bot.process.describe_exit()))
-            if deadline.passed():
+            if deadline.passed() or not any(bot.status == "starting" for bot in waiting):
                 break
             self._poll(deadline)
         for bot in waiting:

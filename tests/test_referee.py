@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from referee.clock import TimeControl
 from referee.manifest import Manifest
 from referee.process import BotProcess, Limits, session_members
 from referee.record import FAULTS, BoardConfig
+from referee.referee import BotSpec
 
 GREEDY, RANDOM = bot("greedy"), bot("random")
 
@@ -124,6 +126,18 @@ def test_each_fault_loses_and_the_restarted_bot_plays_the_next_game(make_referee
     again = referee.play(seats, BoardConfig(size="2x2"), game_id="normal-2", seed=2)
     assert again.result.termination == "completed" and again.result.forfeits == []
     assert_replay_agrees(again)
+
+
+def test_a_bot_that_dies_before_hello_costs_no_startup_wait_game_after_game(make_referee, tmp_path):
+    dead = tmp_path / "dead"
+    dead.mkdir()
+    (dead / "bot.toml").write_text('name = "dead"\ncommand = ["python3", "-c", "raise SystemExit(3)"]\n')
+    referee = make_referee(time_control=TimeControl.parse("1s,startup=20s"))
+    for game in range(3):  # restarted before every game; each restart must see the exit, not wait 20 s
+        started = time.perf_counter()
+        record = referee.play([BotSpec("dead", dead), RANDOM], BoardConfig(size="2x2"), game_id=f"d{game}", seed=game)
+        assert (record.result.termination, record.result.offender) == ("crashed", 0)
+        assert time.perf_counter() - started < 5
 
 
 def test_a_bot_that_floods_the_referee_is_a_malformed_message(make_referee):
