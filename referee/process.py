@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,6 +27,9 @@ from referee.bridge import Bridge
 from referee.manifest import Manifest
 
 PYTHONS = ("python", "python3")
+# util-linux's setpriv sets the parent-death signal and execs the bot, so a bot whose referee
+# was SIGKILLed dies with it instead of waiting forever (the launching thread must outlive it)
+_DIE_WITH_REFEREE = [path, "--pdeathsig", "KILL", "--"] if (path := shutil.which("setpriv")) else []
 # where `protocol` and `referee` live, so Python bots can import the client from any folder
 _SOURCE_ROOT = str(Path(__file__).resolve().parent.parent)
 
@@ -75,6 +79,7 @@ class BotProcess:
         command = list(manifest.command)
         if command[0] in PYTHONS:  # the referee's own interpreter, so bots see the same packages
             command[0] = sys.executable
+        command = _DIE_WITH_REFEREE + command
         path = os.environ.get("PYTHONPATH")
         full_env = {**os.environ, **env, "PYTHONPATH": _SOURCE_ROOT + (os.pathsep + path if path else "")}
         stdio = manifest.transport == "stdio"

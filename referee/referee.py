@@ -262,9 +262,9 @@ class Referee:
     def _await_move(self, bot: _Bot, deadline: float) -> tuple[int, float]:
         """The line of the bot's reply to its outstanding TURN and when it came; BotFault otherwise (§6, §7)."""
         wait = Deadline(deadline)
-        if bot.flooded:
-            raise BotFault("malformed_message", f"more than {INBOX_LIMIT} messages between turns (§6.4)")
         while True:
+            if bot.flooded:  # checked on every pass: a flood that fills the inbox mid-turn drops the reply too
+                raise BotFault("malformed_message", f"more than {INBOX_LIMIT} messages between turns (§6.4)")
             if not bot.inbox:
                 # the poller watches the exit descriptor, so no system call per check where there is one
                 if bot.exit_seen or (bot.process.exit_fd is None and bot.process.exited()):

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -215,6 +217,26 @@ def test_no_bot_process_or_child_outlives_the_match(make_referee, tmp_path, monk
     referee.close()
     assert [pid for pid in pids if _alive(pid)] == []
     assert session_members(pids[0]) == []
+
+
+def test_bots_die_with_a_referee_that_was_killed(tmp_path):
+    pid_file = tmp_path / "pid"
+    env = {**os.environ, "BROKEN_PIDS": str(pid_file), "HEXARENA_HOME": str(tmp_path / "home")}
+    match = subprocess.Popen(
+        ["hexarena", "match", str(bot("timeout").folder), str(RANDOM.folder), "--size", "6x6", "--games", "500"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pid = int(pid_file.read_text())
+    assert _alive(pid) and match.poll() is None  # the match is under way
+    match.kill()  # SIGKILL: no cleanup code of the referee runs
+    match.wait()
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
 
 
 def test_a_faulted_bot_is_stopped_by_the_end_of_its_game(make_referee, tmp_path, monkeypatch):
