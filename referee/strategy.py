@@ -7,7 +7,8 @@ referee's clock (``TURN left_ms limit_ms``) into those seconds.
     chains   cell-counting rules: free captures, the long-chain rule's double-dealing,
              smallest sacrifice first; the exact solver once few lines are left (2 players)
     mcts     UCT Monte-Carlo tree search with greedy playouts, until its time is used;
-             the exact solver (with half the time) once few lines are left (2 players)
+             the exact solver (with half the time) once few lines are left (2 players);
+             the chain rules when the time allows too few playouts to trust
     perfect  the exact solver when it finishes within the time, else ``mcts``
 
 With three or four players the brains play the same way, without double-dealing
@@ -30,6 +31,7 @@ from referee.solver import Solver, SolverTimeout
 Brain = Callable[[State, random.Random, float], int]
 
 SOLVE_FREE = 22  # the solver is tried from this many free lines down (2x3 hexagons, 27 lines, take ~4 s)
+MIN_VISITS = 8  # playouts per candidate line below which MCTS trusts the chain rules instead
 TABLE_LIMIT = 2_000_000  # transposition-table entries a bot's solver may keep between moves
 
 
@@ -280,6 +282,8 @@ class Mcts:
             self._iterate(state, root, rng)
             if time.monotonic() >= deadline:
                 break
+        if root.visits < MIN_VISITS * (len(root.children) + len(root.untried)):
+            return heuristic(state, rng)  # too little time for the statistics to mean anything
         best = max(root.children.items(), key=lambda item: (item[1].visits, rng.random()))
         return best[0]
 
