@@ -407,7 +407,11 @@ def rewards_of(state: State, scores: list[int]) -> list[float]:
 # ---- perfect ------------------------------------------------------------------------------------
 
 class Perfect:
-    """Exact moves when the solver finishes in time (two players), else MCTS with the time left."""
+    """Exact moves when the solver finishes in time (two players), else MCTS with the time left.
+
+    The solver gets ``solve_share`` of the time, and all of it from ``SOLVE_FREE`` free
+    lines down, where the other brains solve too: there the search is the whole game.
+    """
 
     def __init__(self, fallback: Brain | None = None, solve_share: float = 0.6) -> None:
         self.fallback = fallback or Mcts(solve=False)
@@ -416,7 +420,8 @@ class Perfect:
 
     def __call__(self, state: State, rng: random.Random, seconds: float) -> int:
         started = time.monotonic()
-        best = self.endgame.best(state, started + seconds * self.solve_share)
+        share = 1.0 if len(state.legal_moves()) <= SOLVE_FREE else self.solve_share
+        best = self.endgame.best(state, started + seconds * share)
         if best:
             return rng.choice(best)
         return self.fallback(state, rng, max(0.0, seconds - (time.monotonic() - started)))
