@@ -59,6 +59,8 @@ def main(argv: list[str] | None = None) -> None:
         fail(exc.format_message())
     except (ConfigError, RulesError) as exc:
         fail(str(exc))
+    if status == 130:  # typer turns Ctrl-C into this status without a word
+        fail("interrupted", 130)
     sys.exit(status if isinstance(status, int) else 0)
 
 
