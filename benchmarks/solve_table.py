@@ -20,7 +20,7 @@ HEX_BOARDS = ["1x1", "1x2", "1x3", "1x4", "1x5", "1x6", "2x1", "3x1", "4x1", "2x
               "3x3", "2x5", "3x4", "4x3", "4x4", "4x5", "5x5", "6x6"]
 SQUARE_BOARDS = ["1x1", "1x2", "1x3", "1x4", "1x5", "2x2", "2x3", "2x4", "3x3", "3x4", "4x4"]
 # published values (first player's margin, no border) for square Dots and Boxes that the table covers
-PUBLISHED = {"1x1": "−1 (trivial: the first line drawn hands the box over)",
+PUBLISHED = {"1x1": "−1 (trivial: the second player draws the fourth line)",
              "3x3": "−3, the second player wins 6–3 (Berlekamp; Barker & Korf 2012)"}
 MAX_FREE = 34  # beyond this the pure-Python solver has no chance within minutes
 
