@@ -48,14 +48,23 @@ def run(
     play_and_show(league, str(file), concurrency, home)
 
 
-def demo(concurrency: ConcurrencyOption = None, home: HomeOption = None) -> None:
-    """Run the demo league of the reference bots (leagues/demo.toml) to the end and print its table."""
+def demo(
+    concurrency: ConcurrencyOption = None,
+    home: HomeOption = None,
+    out: Annotated[Path | None, typer.Option(help="where to publish the results site [default: HOME/site]")] = None,
+) -> None:
+    """Run the demo league of the reference bots (leagues/demo.toml) to the end, print its table, publish its site."""
     from leagues.config import load_league
+    from leagues.publish import publish
 
-    play_and_show(load_league(DEMO), str(DEMO), concurrency, home)
+    league = load_league(DEMO)
+    ws = play_and_show(league, str(DEMO), concurrency, home)
+    index = publish(ws, league.name, out if out is not None else ws.home / "site")
+    print(f"results site: {index} (open it in a browser; the folder can go to any static host)", file=sys.stderr)
 
 
-def play_and_show(league, source: str, concurrency: int | None, home: Path | None) -> None:
+def play_and_show(league, source: str, concurrency: int | None, home: Path | None):
+    """Run the league to the end, print its tables; returns the workspace."""
     from leagues.runner import run_league
 
     ws = open_workspace(home)
@@ -69,6 +78,7 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
     print(f"league {summary.league}: {summary.already + summary.played} of {summary.total} games played "
           f"({summary.played} now); workspace {ws.home}", file=sys.stderr)
     print(league_tables(ws, league.name, "all", None, "text"))
+    return ws
 
 
 def interrupt(signum: int, frame: object) -> None:
