@@ -81,7 +81,7 @@ NOTES = [
     "`tests/test_solver.py` compares the solver with a plain memoised search over every line on every board",
     "(sizes up to 10×10, both geometries, with and without border, normal and misère) that has at most 16",
     "free lines: the values and the complete sets of best first lines must be equal. Each reduction the",
-    "solver makes (interchangeable border lines, free captures, the one-chain rule) is also checked against",
+    "solver makes (interchangeable border lines, free captures, the chain rules) is also checked against",
     "plain search in every position of several small boards. Square 3×3 (−3) is a test of its own.",
     "",
     "## Open",

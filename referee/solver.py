@@ -24,9 +24,9 @@ reductions:
 * **Free captures** (normal play only): a capturable cell whose last line makes no
   other cell capturable is taken at once, without trying the alternatives
   (Berlekamp's "capture anything that costs nothing").
-* **One chain on offer** (normal play only): when a single line can capture, and
-  capturing makes exactly one more cell capturable, take it if the chain goes on for a
-  third cell; at its last two cells try only taking and double-dealing.
+* **Chains on offer** (normal play only): take a chain of three or more cells that
+  meets no other offered cell (no loop, not opened at both ends); when the only cells
+  on offer are the last two of a chain, try only taking and double-dealing.
 
 ``tests/test_solver.py`` checks each reduction against plain exhaustive search in
 every position of several small boards (a proof by enumeration on those boards, not
@@ -241,38 +241,43 @@ class Solver:
         return drawn, gain
 
     def chain_moves(self, drawn: int) -> tuple[int, ...] | None:
-        """The only lines worth trying when one chain is on offer (normal play), else None.
+        """The only lines worth trying when a chain is on offer (normal play), else None.
 
-        With exactly one capturable line ``l`` whose drawing makes exactly one cell
-        capturable (by line ``l2``): if drawing ``l2`` then offers yet another cell, the
-        chain has three or more cells and taking is right, ``(l,)``; if not, these are the
-        chain's last two cells: take them or decline both (double-dealing), ``(l, l2)``.
+        Walk from a capturable line, taking cell after cell while each capture makes
+        exactly one new cell capturable. If the walk takes three or more cells without
+        meeting a cell that was already on offer (a loop, or the chain's other end),
+        taking is right: ``(l,)``. If the only line on offer starts a chain of exactly
+        two cells, try only taking and declining both (double-dealing): ``(l, l2)``.
         """
-        last = 0
+        offered: set[int] = set()
         for mask in self.cell_masks:
             rest = mask & ~drawn
             if rest and not rest & (rest - 1):
-                if last and rest != last:
-                    return None
-                last = rest
-        if not last:
-            return None
-        line = last.bit_length() - 1
-        offered = self._offered(drawn | last, line)
-        if len(offered) != 1:
-            return None
-        after = drawn | last | offered[0]
-        following = offered[0].bit_length() - 1
-        return (line,) if self._offered(after, following) else (line, following)
+                offered.add(rest.bit_length() - 1)
+        for line in offered:
+            walk = self._walk(drawn, line, offered)
+            if walk is not None and len(walk) >= 3:
+                return (line,)
+            if walk is not None and len(walk) == 2 and len(offered) == 1:
+                return (line, walk[1])
+        return None
 
-    def _offered(self, drawn: int, line: int) -> list[int]:
-        """The last free line of each cell that ``line`` (drawn in ``drawn``) left one side short."""
-        offered = []
-        for mask in self.touch[line]:
-            left = mask & ~drawn
-            if left and not left & (left - 1):
-                offered.append(left)
-        return offered
+    def _walk(self, drawn: int, line: int, offered: set[int]) -> list[int] | None:
+        """The lines that take a chain from ``line`` on, or None if it branches or meets ``offered``."""
+        lines = [line]
+        while True:
+            drawn |= 1 << line
+            new = []
+            for mask in self.touch[line]:
+                left = mask & ~drawn
+                if left and not left & (left - 1):
+                    new.append(left.bit_length() - 1)
+            if not new:
+                return lines
+            if len(new) != 1 or new[0] in offered:
+                return None
+            line = new[0]
+            lines.append(line)
 
     def _key(self, drawn: int) -> tuple[int, int]:
         """The least image of ``drawn`` under the symmetries, and which symmetry gave it."""

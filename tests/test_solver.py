@@ -122,7 +122,7 @@ def test_free_captures_are_optimal_in_every_position(geometry, size, border):
 
 @pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED)
 def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, border):
-    """Proof by enumeration of the one-chain rule: take a chain, or double-deal at its last two cells."""
+    """Proof by enumeration of the chain rules: take a chain, or double-deal at its last two cells."""
     rules = Rules(make_board(size, geometry), Options(2, False, border))
     value, move_value = exhaustive_for(geometry, size, False, border)
     solver = Solver(rules)
