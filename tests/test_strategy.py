@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +178,24 @@ def test_bot_choose_reads_the_clock():
 @pytest.mark.parametrize(("seconds", "free"), [(0.05, 22), (0.25, 22), (0.5, 24), (1.0, 26), (4.0, 30)])
 def test_perfect_tries_the_solver_on_as_many_lines_as_its_time_allows(seconds, free):
     assert solvable_free(seconds) == free
+
+
+@pytest.mark.parametrize("bot", ["chains", "mcts", "perfect"])
+def test_bot_process_beats_random_in_a_short_match(bot):
+    """The real bot: started by the referee, speaking the protocol, seats swapped."""
+    root = Path(__file__).resolve().parents[1]
+    code = "from hexarena.cli import main; main()"
+    command = [sys.executable, "-c", code, "match", f"bots/{bot}", "bots/random", "--size", "2x2",
+               "--games", "2", "--time", "2s", "--seed", "8", "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=root, check=False)
+    assert done.returncode == 0, done.stderr
+    games = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(games) == 2
+    mine = theirs = 0
+    for game in games:
+        assert game["result"]["termination"] == "completed"
+        assert game["result"]["forfeits"] == []
+        seat = game["seats"].index(bot)
+        mine += game["result"]["scores"][seat]
+        theirs += game["result"]["scores"][1 - seat]
+    assert mine > theirs
