@@ -28,6 +28,8 @@ LONG_RUNS = [
     " first lines is best: 150,257,680 nodes, 1,353 CPU s (23 min), 40 million table entries (about 4 GB);"
     " run before safe lines were ordered (that ordering saves 10-20 % on bordered boards)."),
     "hexagons 4×4 with border, misère: not tried beyond 120 s.",
+    ("hexagons 2×4 without border (35 lines): **−2**, the second player wins 5–3, every first line is best:"
+     " 33,928,880 nodes, 218 CPU s. 4×2: **−2** likewise, 23,938,802 nodes, 139 CPU s."),
     ("hexagons 3×3 without border (38 lines): **−1**, the second player wins 5–4, and only one first line"
     " keeps that, line 18 (the side between cells 3 and 4); every other loses by more: 210,905,865 nodes,"
     " 1,392 CPU s (23 min), 40 million table entries."),
