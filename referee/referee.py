@@ -259,8 +259,11 @@ class Referee:
         self.transport.send(bot, codec.Turn(bot.last_id, left_ms, limit_ms).to_text())
         return time.perf_counter()
 
-    def _await_move(self, bot: _Bot, deadline: float) -> tuple[int, float]:
-        """The line of the bot's reply to its outstanding TURN and when it came; BotFault otherwise (§6, §7)."""
+    def _await_move(self, bot: _Bot, deadline: float, limit_ms: int | None = None) -> tuple[int, float]:
+        """The line of the bot's reply to its outstanding TURN and when it came; BotFault otherwise (§6, §7).
+
+        ``limit_ms``, the move's limit as sent in TURN, only words the timeout's detail.
+        """
         wait = Deadline(deadline)
         while True:
             if bot.flooded:  # checked on every pass: a flood that fills the inbox mid-turn drops the reply too
@@ -272,7 +275,9 @@ class Referee:
                     if not bot.inbox:
                         raise BotFault("crashed", bot.process.describe_exit())
                 elif wait.passed():
-                    raise BotFault("timeout", "no MOVE before the deadline")
+                    margin_ms = round(self.time_control.margin * 1000)
+                    within = f"within {limit_ms} ms (+{margin_ms} ms margin)" if limit_ms is not None else "in time"
+                    raise BotFault("timeout", f"no MOVE {within}")
                 else:
                     self._poll(wait)
                 continue
@@ -402,13 +407,10 @@ class _Game:
         sent = self.referee._request_move(bot, left_ms, limit_ms)
         self.flush()
         try:
-            line, received = self.referee._await_move(bot, clock.deadline(sent))
+            line, received = self.referee._await_move(bot, clock.deadline(sent), limit_ms)
             if not self.state.is_legal(line):
                 raise BotFault("illegal_line", f"line {line} is {self._why_illegal(line)}")
         except BotFault as fault:
-            if fault.reason == "timeout" and fault.detail == "no MOVE before the deadline":
-                margin_ms = round(self.referee.time_control.margin * 1000)
-                fault = BotFault("timeout", f"no MOVE within {limit_ms} ms (+{margin_ms} ms margin)")
             self.fault(seat, fault)
             return
         clock.spend(received - sent)
@@ -421,8 +423,9 @@ class _Game:
     def draw(self, seat: int, line: int, ms: float, substituted: bool = False) -> None:
         step = self.state.apply(line)
         self.state = step.state
-        self.moves.append(MoveRecord(seat=seat, line=line, closed=list(step.closed), ms=round(ms, 3),
-                                     substituted=substituted))
+        # built from values the referee made itself: no validation on the per-move path
+        self.moves.append(MoveRecord.model_construct(seat=seat, line=line, closed=list(step.closed), ms=round(ms, 3),
+                                                     substituted=substituted))
         text = codec.Drawn(seat, line, step.closed).to_text()
         self.flush()  # earlier announcements first (after substituted moves nothing has flushed them)
         mover = None if self.state.is_over() else self.state.to_move

@@ -160,11 +160,11 @@ class State:
         return moves
 
     def is_legal(self, line: int) -> bool:
-        return 0 <= line < len(self.rules.board.lines) and not self.drawn >> line & 1
+        return 0 <= line < self.rules.lines and not self.drawn >> line & 1
 
     def is_over(self) -> bool:
         """Every line drawn, or fewer than two seats left in the game."""
-        return self.drawn == self.rules.full or len(self.active_seats) < 2
+        return self.drawn == self.rules.full or len(self.scores) - self.forfeited.bit_count() < 2
 
     def outcome(self) -> Outcome:
         """Scores and placements: most cells first (fewest in misère), forfeited seats last."""

@@ -124,6 +124,8 @@ def test_each_fault_loses_and_the_restarted_bot_plays_the_next_game(make_referee
         assert log.startswith(f"broken bot ready to commit {fault}\n")
     if fault == "crashed":
         assert "deliberate crash" in record.result.forfeits[0].detail and "deliberate crash" in log
+    if fault == "timeout":  # the detail names the limit the bot was sent and the referee's margin
+        assert record.result.forfeits[0].detail == "no MOVE within 1000 ms (+50 ms margin)"
 
     again = referee.play(seats, BoardConfig(size="2x2"), game_id="normal-2", seed=2)
     assert again.result.termination == "completed" and again.result.forfeits == []
