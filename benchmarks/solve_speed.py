@@ -13,7 +13,7 @@ import argparse
 import sys
 import time
 
-from protocol.board import MAX_SIDE, make_board
+from protocol.board import boards_with_few_free_lines
 from referee.rules import Options, Rules
 from referee.solver import Solver
 
@@ -25,22 +25,14 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=10, help="how many of the slowest to print")
     args = parser.parse_args()
     runs = []
-    for geometry in ("hex", "square"):
-        for rows in range(1, MAX_SIDE + 1):
-            for cols in range(1, MAX_SIDE + 1):
-                board = make_board((rows, cols), geometry)
-                for border in (False, True):
-                    free = len(board.lines) - (len(board.border) if border else 0)
-                    if not 0 < free <= args.max_free:
-                        continue
-                    for misere in (False, True):
-                        rules = Rules(board, Options(2, misere, border))
-                        began = time.process_time()
-                        solution = Solver(rules).solve(rules.start())
-                        seconds = time.process_time() - began
-                        runs.append(
-                            (seconds, geometry, board.size, border, misere, free, solution.value, solution.nodes)
-                        )
+    for board, border in boards_with_few_free_lines(args.max_free):
+        free = len(board.lines) - (len(board.border) if border else 0)
+        for misere in (False, True):
+            rules = Rules(board, Options(2, misere, border))
+            began = time.process_time()
+            solution = Solver(rules).solve(rules.start())
+            seconds = time.process_time() - began
+            runs.append((seconds, board.geometry, board.size, border, misere, free, solution.value, solution.nodes))
     runs.sort(reverse=True)
     print(f"{len(runs)} positions with 1-{args.max_free} free lines; total {sum(r[0] for r in runs):.1f} CPU s")
     for seconds, geometry, size, border, misere, free, value, nodes in runs[: args.show]:

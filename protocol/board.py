@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Iterator
 from functools import cache
 
 from protocol.errors import ConfigError
@@ -104,6 +105,17 @@ def make_board(size: str | tuple[int, int], geometry: str = "hex") -> Board:
     if not (MIN_SIDE <= rows <= MAX_SIDE and MIN_SIDE <= cols <= MAX_SIDE):
         raise BoardError(f"board size {rows}x{cols}: rows and columns must be {MIN_SIDE}-{MAX_SIDE}")
     return _build(geometry, rows, cols)
+
+
+def boards_with_few_free_lines(max_free: int) -> Iterator[tuple[Board, bool]]:
+    """Every ``(board, border)`` — both geometries, sizes 1-10 × 1-10 — with 1 to ``max_free`` free lines."""
+    for geometry in GEOMETRIES:
+        for rows in range(MIN_SIDE, MAX_SIDE + 1):
+            for cols in range(MIN_SIDE, MAX_SIDE + 1):
+                board = _build(geometry, rows, cols)
+                for border in (False, True):
+                    if 0 < len(board.lines) - (len(board.border) if border else 0) <= max_free:
+                        yield board, border
 
 
 def _hex_corners(r: int, c: int) -> list[tuple[int, int]]:

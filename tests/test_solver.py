@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from protocol.board import MAX_SIDE, make_board
+from protocol.board import boards_with_few_free_lines, make_board
 from referee.rules import Options, Rules
 from referee.solver import Solver, SolverTimeout, solve, symmetries
 
@@ -46,15 +46,9 @@ def exhaustive(rules: Rules):
 
 def small_boards(max_free: int = 16):
     """Every board (sizes 1-10 × 1-10, with or without border) with 1 to ``max_free`` free lines."""
-    for geometry in ("hex", "square"):
-        for rows in range(1, MAX_SIDE + 1):
-            for cols in range(1, MAX_SIDE + 1):
-                board = make_board((rows, cols), geometry)
-                for border in (False, True):
-                    free = len(board.lines) - (len(board.border) if border else 0)
-                    if 0 < free <= max_free:
-                        name = f"{geometry}-{rows}x{cols}{'-border' if border else ''}"
-                        yield pytest.param(geometry, rows, cols, border, id=name)
+    for board, border in boards_with_few_free_lines(max_free):
+        name = f"{board.geometry}-{board.size}{'-border' if border else ''}"
+        yield pytest.param(board.geometry, board.rows, board.cols, border, id=name)
 
 
 @pytest.mark.parametrize("misere", [False, True], ids=["normal", "misere"])
