@@ -42,7 +42,23 @@ from dataclasses import dataclass
 
 from referee.rules import Rules, State
 
+try:  # the C search, built by pip where a compiler is found (pyproject.toml's ext-modules)
+    from referee import _solvecore
+except ImportError:  # pragma: no cover - exercised only on machines without a compiler
+    _solvecore = None
+
 _CHUNK = 8
+TABLE_BITS = 22  # the C search's table: 4 Mi entries of 24 bytes (96 MiB)
+
+
+def table_bits_for(mebibytes: int) -> int:
+    """The largest C table (as a power of two of 24-byte entries) within ``mebibytes``."""
+    return max(4, min(32, (mebibytes * 2**20 // 24).bit_length() - 1))
+
+
+def compiled() -> bool:
+    """Whether the C search is installed (else every search runs in pure Python)."""
+    return _solvecore is not None
 
 
 class SolverTimeout(Exception):
@@ -111,7 +127,9 @@ def symmetries(rules: Rules) -> list[tuple[int, ...]]:
 class Solver:
     """Solver for one board and options; keeps its transposition table between calls."""
 
-    def __init__(self, rules: Rules, use_symmetry: bool = True, chain_rules: bool = True) -> None:
+    def __init__(self, rules: Rules, use_symmetry: bool = True, chain_rules: bool = True,
+                 compiled: bool = True, table_bits: int = TABLE_BITS) -> None:
+        """``compiled=False`` keeps the search in Python; ``table_bits`` sizes the C search's table."""
         board = rules.board
         self.rules = rules
         self.misere = rules.options.misere
@@ -149,6 +167,16 @@ class Solver:
         # in one int (8 bits each): a third of the memory of a tuple
         self.table: dict[int, int] = {}
         self.nodes = 0
+        self.core = None
+        fits = len(board.lines) <= 128 and len(board.cells) <= 64 and len(self.perms) <= 8
+        if compiled and _solvecore is not None and fits:
+            self.core = _solvecore.Core(n, [sorted(cell) for cell in board.cells], self.perms,
+                                        self.misere, self.chain_rules, table_bits)
+
+    def forget(self, limit: int = 0) -> None:
+        """Empty the Python table once it holds more than ``limit`` entries (the C table has a fixed size)."""
+        if len(self.table) > limit:
+            self.table.clear()
 
     def canonical(self, drawn: int) -> int:
         """The same position with each cell's drawn border lines moved to its lowest ones."""
@@ -174,6 +202,13 @@ class Solver:
         self.nodes = 0
         self.deadline = deadline
         self.clock = clock
+        search = self._search
+        if self.core is not None:
+            if deadline is not None and clock not in (time.monotonic, time.process_time):
+                raise ValueError("the C search keeps time by time.monotonic or time.process_time only")
+            self.core.set_deadline(deadline, clock is time.process_time)
+            self.core.nodes = 0
+            search = self._core_search
         drawn = state.drawn
         sign = -1 if self.misere else 1
         open_cells = sum(1 for mask in self.cell_masks if drawn & mask != mask)
@@ -181,7 +216,7 @@ class Solver:
         if drawn == self.full:
             objective = 0
         else:
-            objective = self._mtdf(self.canonical(drawn), open_cells)
+            objective = self._mtdf(self.canonical(drawn), open_cells, search)
             keeps: dict[int, bool] = {}  # canonical position after a line -> does it keep the value
             for line in state.legal_moves():
                 after = drawn | 1 << line
@@ -190,23 +225,32 @@ class Solver:
                 if after not in keeps:
                     if closed:
                         won = closed * sign
-                        value = won + self._search(after, objective - 1 - won, objective - won, open_cells - closed)
+                        value = won + search(after, objective - 1 - won, objective - won, open_cells - closed)
                     else:
-                        value = -self._search(after, -objective, 1 - objective, open_cells)
+                        value = -search(after, -objective, 1 - objective, open_cells)
                     keeps[after] = value >= objective
                 if keeps[after]:
                     best.append(line)
         future = objective * sign
         mover = state.to_move
         value = state.scores[0] - state.scores[1] + (future if mover == 0 else -future)
+        if self.core is not None:
+            self.nodes = self.core.nodes
         return Solution(value, future, tuple(best), self.nodes, time.monotonic() - started)
 
-    def _mtdf(self, drawn: int, open_cells: int) -> int:
+    def _core_search(self, drawn: int, alpha: int, beta: int, open_cells: int) -> int:
+        """``_search`` in C."""
+        value = self.core.search(drawn & 0xFFFF_FFFF_FFFF_FFFF, drawn >> 64, alpha, beta, open_cells)
+        if value is None:
+            raise SolverTimeout(f"solver passed its deadline after {self.core.nodes} nodes")
+        return value
+
+    def _mtdf(self, drawn: int, open_cells: int, search: Callable[[int, int, int, int], int]) -> int:
         """The exact value by null-window searches (MTD(f)): fewer nodes than one wide window."""
         low, high, guess = -open_cells, open_cells, 0
         while low < high:
             beta = guess + 1 if guess == low else guess
-            guess = self._search(drawn, beta - 1, beta, open_cells)
+            guess = search(drawn, beta - 1, beta, open_cells)
             if guess < beta:
                 high = guess
             else:
@@ -255,7 +299,7 @@ class Solver:
             rest = mask & ~drawn
             if rest and not rest & (rest - 1):
                 offered.add(rest.bit_length() - 1)
-        for line in offered:
+        for line in sorted(offered):  # line order, as the C search
             walk = self._walk(drawn, line, offered)
             if walk is not None and len(walk) >= 3:
                 return (line,)

@@ -14,7 +14,7 @@ import pytest
 
 from protocol.board import boards_with_few_free_lines, make_board
 from referee.rules import Options, Rules
-from referee.solver import Solver, SolverTimeout, solve, symmetries
+from referee.solver import Solver, SolverTimeout, compiled, solve, symmetries
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -185,6 +185,44 @@ def test_deadline_stops_the_search():
     rules = Rules(make_board("3x3", "square"))
     with pytest.raises(SolverTimeout):
         solve(rules.start(), deadline=time.monotonic() + 0.05)
+
+
+def test_the_c_search_is_built():
+    """pip builds referee/_solvecore.c where a compiler is found (CI has one): fail if it was skipped."""
+    assert compiled(), "referee._solvecore is missing: pip could not build referee/_solvecore.c"
+
+
+@pytest.mark.parametrize(
+    ("geometry", "size", "border", "misere"),
+    [("hex", "2x2", False, False), ("hex", "2x2", False, True), ("hex", "1x4", False, True),
+     ("square", "2x2", False, False), ("square", "3x2", True, False), ("hex", "3x3", True, True)],
+)
+def test_c_and_python_searches_agree(geometry, size, border, misere):
+    """Same value, same best lines and, with nothing evicted from the C table, the same nodes, in random positions."""
+    rules = Rules(make_board(size, geometry), Options(2, misere, border))
+    in_c, in_python = Solver(rules), Solver(rules, compiled=False)
+    assert in_c.core is not None and in_python.core is None
+    rng = random.Random(5)
+    for _ in range(6):
+        state = rules.start()
+        while not state.is_over():
+            a, b = in_c.solve(state), in_python.solve(state)
+            assert (a.value, a.future, a.best, a.nodes) == (b.value, b.future, b.best, b.nodes)
+            state = state.apply(rng.choice(state.legal_moves())).state
+
+
+def test_c_search_keeps_a_cpu_deadline():
+    rules = Rules(make_board("3x3"))
+    started = time.process_time()
+    with pytest.raises(SolverTimeout):
+        Solver(rules).solve(rules.start(), deadline=started + 0.05, clock=time.process_time)
+    assert time.process_time() - started < 0.3
+
+
+def test_boards_past_the_c_limits_use_the_python_search():
+    rules = Rules(make_board("8x8"))
+    assert len(rules.board.lines) > 128
+    assert Solver(rules).core is None
 
 
 def test_two_players_only():

@@ -21,6 +21,8 @@ def solve(
     moves: Annotated[str, typer.Option(help="solve the position after these lines, e.g. 3,17,4")] = "",
     as_json: Annotated[bool, typer.Option("--json", help='print {"value", "best", "nodes", "seconds"}')] = False,
     timeout: Annotated[float, typer.Option(help="give up after this many seconds (0: never)", min=0)] = 0,
+    memory: Annotated[int, typer.Option(help="MiB for the C search's transposition table (16-65536)",
+                                        min=16, max=65536)] = 96,
 ) -> None:
     """Solve a position: the first player's final margin under perfect play, and every best line.
 
@@ -29,8 +31,7 @@ def solve(
     """
     from protocol.board import BoardError, make_board
     from referee.rules import Options, Rules
-    from referee.solver import SolverTimeout
-    from referee.solver import solve as solve_position
+    from referee.solver import Solver, SolverTimeout, table_bits_for
 
     if players != 2:
         raise typer.BadParameter(f"the solver handles 2 players only, got {players}", param_hint="--players")
@@ -46,7 +47,8 @@ def solve(
             raise typer.BadParameter(f"line {line} is {problem}", param_hint="--moves")
         state = state.apply(line).state
     try:
-        solution = solve_position(state, deadline=time.monotonic() + timeout if timeout else None)
+        solver = Solver(rules, table_bits=table_bits_for(memory))
+        solution = solver.solve(state, deadline=time.monotonic() + timeout if timeout else None)
     except SolverTimeout:
         print(f"hexarena: error: not solved within {timeout:g} s", file=sys.stderr)
         raise typer.Exit(1) from None
@@ -60,7 +62,8 @@ def solve(
           f"{free} free lines, scores {state.scores[0]}-{state.scores[1]}, seat {state.to_move} to move")
     print(f"value (seat 0's final margin): {solution.value:+d}")
     print(f"best lines: {', '.join(map(str, solution.best)) or '(game over)'}")
-    print(f"{solution.nodes} nodes in {solution.seconds:.2f} s")
+    search = "C" if solver.core is not None else "pure-Python"
+    print(f"{solution.nodes} nodes in {solution.seconds:.2f} s ({search} search)")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,517 @@
+/* The solver's search in C: the same negamax as referee/solver.py's Solver._search, line for line,
+ * with a fixed-size transposition table. Boards of up to 128 lines and 64 cells.
+ *
+ * Python keeps the parts that run once per solve (MTD(f) and the root's best lines) and calls
+ * Core.search(low64, high64, alpha, beta, open_cells) for every null-window search.
+ * Built by pip as an optional extension; without a compiler the pure-Python search is used.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__)
+#pragma GCC target("popcnt")  /* every x86-64 since 2008; the generic fallback costs 5 % of the search */
+#endif
+
+typedef unsigned __int128 u128;
+
+#define MAX_LINES 128
+#define MAX_CELLS 64
+#define MAX_PERMS 8
+#define CHUNKS 16
+#define BUCKET 4
+
+typedef struct {
+    uint64_t k0, k1;
+    int8_t low, high;
+    uint8_t best;
+    uint8_t depth; /* free lines + 1; 0 marks an empty slot */
+} Entry;
+
+typedef struct {
+    PyObject_HEAD
+    int n_lines, n_cells, misere, chain_rules, n_perms, chunks;
+    u128 full, internal;
+    u128 cell_mask[MAX_CELLS];
+    u128 border_mask[MAX_CELLS];
+    int n_touch[MAX_LINES];
+    int touch[MAX_LINES][2];
+    uint8_t perm[MAX_PERMS][MAX_LINES];
+    uint8_t inverse[MAX_PERMS][MAX_LINES];
+    u128 (*images)[CHUNKS][256]; /* per symmetry after the identity: image of each byte of a mask */
+    Entry *table;
+    uint64_t table_mask; /* entries - 1 */
+    uint64_t nodes;
+    int clock_id;
+    int has_deadline;
+    double deadline;
+    int stop; /* 1: past the deadline, 2: a signal raised a Python exception */
+} Core;
+
+static inline int popcount(u128 x) {
+    return __builtin_popcountll((uint64_t)x) + __builtin_popcountll((uint64_t)(x >> 64));
+}
+
+static inline int lowest(u128 x) {
+    uint64_t lo = (uint64_t)x;
+    return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll((uint64_t)(x >> 64));
+}
+
+static inline int single(u128 x) { return x && !(x & (x - 1)); }
+
+static inline u128 bit(int line) { return (u128)1 << line; }
+
+static double now(int clock_id) {
+    struct timespec ts;
+    clock_gettime(clock_id, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Draw every capturable cell's last line that makes no other cell capturable (Solver.take_free). */
+static int take_free(const Core *c, u128 *drawn_io) {
+    u128 drawn = *drawn_io;
+    int gain = 0, changed = 1;
+    while (changed) {
+        changed = 0;
+        for (int cell = 0; cell < c->n_cells; cell++) {
+            u128 rest = c->cell_mask[cell] & ~drawn;
+            if (!single(rest)) continue;
+            int line = lowest(rest);
+            u128 after = drawn | rest;
+            int safe = 1, closed = 0;
+            for (int t = 0; t < c->n_touch[line]; t++) {
+                u128 left = c->cell_mask[c->touch[line][t]] & ~after;
+                if (!left) closed++;
+                else if (single(left)) safe = 0;
+            }
+            if (safe) {
+                drawn = after;
+                gain += closed;
+                changed = 1;
+            }
+        }
+    }
+    *drawn_io = drawn;
+    return gain;
+}
+
+/* Length of the chain taken from `line` on (Solver._walk), -1 if it branches or meets `offered`. */
+static int walk(const Core *c, u128 drawn, int line, u128 offered, int *second) {
+    int length = 1;
+    for (;;) {
+        drawn |= bit(line);
+        int found = 0, next = -1;
+        for (int t = 0; t < c->n_touch[line]; t++) {
+            u128 left = c->cell_mask[c->touch[line][t]] & ~drawn;
+            if (single(left)) {
+                found++;
+                next = lowest(left);
+            }
+        }
+        if (!found) return length;
+        if (found != 1 || (offered & bit(next))) return -1;
+        line = next;
+        if (length == 1) *second = line;
+        length++;
+    }
+}
+
+/* The only lines worth trying when a chain is on offer (Solver.chain_moves); 0 when none. */
+static u128 chain_moves(const Core *c, u128 drawn) {
+    u128 offered = 0;
+    for (int cell = 0; cell < c->n_cells; cell++) {
+        u128 rest = c->cell_mask[cell] & ~drawn;
+        if (single(rest)) offered |= rest;
+    }
+    int count = popcount(offered);
+    for (u128 rest = offered; rest; rest &= rest - 1) {
+        int line = lowest(rest), second = -1;
+        int length = walk(c, drawn, line, offered, &second);
+        if (length >= 3) return bit(line);
+        if (length == 2 && count == 1) return bit(line) | bit(second);
+    }
+    return 0;
+}
+
+/* The least image of `drawn` under the symmetries, and which symmetry gave it (Solver._key). */
+static u128 key_of(const Core *c, u128 drawn, int *which) {
+    u128 key = drawn;
+    *which = 0;
+    for (int p = 1; p < c->n_perms; p++) {
+        u128 image = 0, rest = drawn;
+        for (int k = 0; k < c->chunks; k++) {
+            image |= c->images[p - 1][k][(unsigned)(rest & 0xFF)];
+            rest >>= 8;
+        }
+        if (image < key) {
+            key = image;
+            *which = p;
+        }
+    }
+    return key;
+}
+
+static inline uint64_t slot_of(const Core *c, u128 key) {
+    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(key >> 64) * 0xC2B2AE3D27D4EB4FULL;
+    h ^= h >> 31;
+    return h & c->table_mask & ~(uint64_t)(BUCKET - 1);
+}
+
+static Entry *lookup(Core *c, u128 key) {
+    Entry *bucket = c->table + slot_of(c, key);
+    uint64_t k0 = (uint64_t)key, k1 = (uint64_t)(key >> 64);
+    for (int i = 0; i < BUCKET; i++)
+        if (bucket[i].depth && bucket[i].k0 == k0 && bucket[i].k1 == k1) return &bucket[i];
+    return NULL;
+}
+
+/* Keep the entry for the same key, else replace the one with the smallest subtree. */
+static void store(Core *c, u128 key, int low, int high, int best, int depth) {
+    Entry *bucket = c->table + slot_of(c, key), *target = bucket;
+    uint64_t k0 = (uint64_t)key, k1 = (uint64_t)(key >> 64);
+    for (int i = 0; i < BUCKET; i++) {
+        if (bucket[i].depth && bucket[i].k0 == k0 && bucket[i].k1 == k1) {
+            target = &bucket[i];
+            break;
+        }
+        if (bucket[i].depth < target->depth) target = &bucket[i];
+    }
+    target->k0 = k0;
+    target->k1 = k1;
+    target->low = (int8_t)low;
+    target->high = (int8_t)high;
+    target->best = (uint8_t)best;
+    target->depth = (uint8_t)(depth > 254 ? 255 : depth + 1);
+}
+
+typedef struct {
+    int line, closed, order;
+    u128 after;
+} Move;
+
+/* Negamax: the mover's best objective (cells won minus lost, negated in misère). */
+static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
+    c->nodes++;
+    if ((c->nodes & 4095) == 0) {
+        if (c->has_deadline && now(c->clock_id) > c->deadline) {
+            c->stop = 1;
+            return 0;
+        }
+        if ((c->nodes & 0xFFFFF) == 0 && PyErr_CheckSignals() < 0) {
+            c->stop = 2;
+            return 0;
+        }
+    }
+    int sign = c->misere ? -1 : 1;
+    int gain = 0;
+    if (c->chain_rules) {
+        gain = take_free(c, &drawn);
+        alpha -= gain;
+        beta -= gain;
+        open_cells -= gain;
+    }
+    if (!open_cells) return gain;
+    if (alpha >= open_cells) return gain + open_cells;
+    if (beta <= -open_cells) return gain - open_cells;
+    int which;
+    u128 key = key_of(c, drawn, &which);
+    Entry *entry = lookup(c, key);
+    int low, high, hint = -1;
+    if (entry) {
+        low = entry->low;
+        high = entry->high;
+        if (low >= beta || low == high) return gain + low;
+        if (high <= alpha) return gain + high;
+        if (alpha < low) alpha = low;
+        if (beta > high) beta = high;
+        hint = c->inverse[which][entry->best];
+    } else {
+        low = -open_cells;
+        high = open_cells;
+    }
+    u128 candidates = c->chain_rules ? chain_moves(c, drawn) : 0;
+    u128 free = c->full & ~drawn;
+    if (!candidates) {
+        candidates = free & c->internal;
+        for (int cell = 0; cell < c->n_cells; cell++) {
+            u128 border = c->border_mask[cell] & free;
+            if (border) candidates |= border & -border;
+        }
+    }
+    /* order: the table's line, captures, safe lines (between two cells first, then fewest free
+       sides left), sacrifices; each group in line order */
+    Move moves[MAX_LINES];
+    int n = 0;
+    for (u128 rest = candidates; rest; rest &= rest - 1) {
+        int line = lowest(rest);
+        u128 after = drawn | bit(line);
+        int closed = 0, spare = 0, risky = 0;
+        for (int t = 0; t < c->n_touch[line]; t++) {
+            u128 left = c->cell_mask[c->touch[line][t]] & ~after;
+            if (!left) closed++;
+            else if (single(left)) risky = 1;
+            spare += popcount(left);
+        }
+        int order;
+        if (line == hint) order = 0;
+        else if (closed) order = 1;
+        else if (risky) order = 1 << 20;
+        else order = 2 + (2 - c->n_touch[line]) * 1024 + spare;
+        Move move = {line, closed, order * MAX_LINES + line, after};
+        int i = n++;
+        while (i > 0 && moves[i - 1].order > move.order) {
+            moves[i] = moves[i - 1];
+            i--;
+        }
+        moves[i] = move;
+    }
+    int start_alpha = alpha;
+    int best = -open_cells - 1, best_line = -1;
+    for (int i = 0; i < n; i++) {
+        int value;
+        if (moves[i].closed) {
+            int won = moves[i].closed * sign;
+            value = won + search(c, moves[i].after, alpha - won, beta - won, open_cells - moves[i].closed);
+        } else {
+            value = -search(c, moves[i].after, -beta, -alpha, open_cells);
+        }
+        if (c->stop) return 0;
+        if (value > best) {
+            best = value;
+            best_line = moves[i].line;
+            if (value > alpha) {
+                alpha = value;
+                if (alpha >= beta) break;
+            }
+        }
+    }
+    if (best <= start_alpha) {
+        if (best < high) high = best;
+    } else if (best >= beta) {
+        if (best > low) low = best;
+    } else {
+        low = high = best;
+    }
+    store(c, key, low, high, c->perm[which][best_line], popcount(free));
+    return gain + best;
+}
+
+/* ---- the Python type ---------------------------------------------------------------------- */
+
+static void Core_dealloc(Core *c) {
+    free(c->table);
+    free(c->images);
+    Py_TYPE(c)->tp_free((PyObject *)c);
+}
+
+static int read_ints(PyObject *seq, int *out, int max, const char *what) {
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (!fast) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > max) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd items, at most %d", what, n, max);
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (int)v;
+    }
+    Py_DECREF(fast);
+    return (int)n;
+}
+
+/* Core(n_lines, cells, perms, misere, chain_rules, table_bits) */
+static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
+    int n_lines, misere, chain_rules, table_bits;
+    PyObject *cells, *perms;
+    if (!PyArg_ParseTuple(args, "iOOppi", &n_lines, &cells, &perms, &misere, &chain_rules, &table_bits))
+        return -1;
+    if (n_lines < 1 || n_lines > MAX_LINES) {
+        PyErr_Format(PyExc_ValueError, "the C solver handles 1-%d lines, not %d", MAX_LINES, n_lines);
+        return -1;
+    }
+    if (table_bits < 4 || table_bits > 32) {
+        PyErr_SetString(PyExc_ValueError, "table_bits must be 4-32");
+        return -1;
+    }
+    c->n_lines = n_lines;
+    c->misere = misere;
+    c->chain_rules = chain_rules;
+    c->full = n_lines == 128 ? ~(u128)0 : bit(n_lines) - 1;
+    memset(c->n_touch, 0, sizeof c->n_touch);
+    int n_cells = (int)PySequence_Size(cells);
+    if (n_cells < 0) return -1;
+    if (n_cells > MAX_CELLS) {
+        PyErr_Format(PyExc_ValueError, "the C solver handles at most %d cells, not %d", MAX_CELLS, n_cells);
+        return -1;
+    }
+    c->n_cells = n_cells;
+    for (int cell = 0; cell < n_cells; cell++) {
+        int lines[MAX_LINES];
+        PyObject *item = PySequence_GetItem(cells, cell);
+        if (!item) return -1;
+        int count = read_ints(item, lines, MAX_LINES, "cell lines");
+        Py_DECREF(item);
+        if (count < 0) return -1;
+        c->cell_mask[cell] = 0;
+        for (int i = 0; i < count; i++) {
+            int line = lines[i];
+            if (line < 0 || line >= n_lines || c->n_touch[line] == 2) {
+                PyErr_Format(PyExc_ValueError, "cell %d: bad line %d", cell, line);
+                return -1;
+            }
+            c->cell_mask[cell] |= bit(line);
+            c->touch[line][c->n_touch[line]++] = cell;
+        }
+    }
+    c->internal = 0;
+    for (int line = 0; line < n_lines; line++)
+        if (c->n_touch[line] == 2) c->internal |= bit(line);
+    for (int cell = 0; cell < n_cells; cell++) c->border_mask[cell] = c->cell_mask[cell] & ~c->internal;
+    int n_perms = (int)PySequence_Size(perms);
+    if (n_perms < 1 || n_perms > MAX_PERMS) {
+        PyErr_Format(PyExc_ValueError, "1-%d symmetries (the identity first), not %d", MAX_PERMS, n_perms);
+        return -1;
+    }
+    c->n_perms = n_perms;
+    c->chunks = (n_lines + 7) / 8;
+    free(c->images);
+    c->images = calloc(n_perms, sizeof *c->images);
+    if (!c->images) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int p = 0; p < n_perms; p++) {
+        int image[MAX_LINES];
+        PyObject *item = PySequence_GetItem(perms, p);
+        if (!item) return -1;
+        int count = read_ints(item, image, MAX_LINES, "symmetry");
+        Py_DECREF(item);
+        if (count < 0) return -1;
+        if (count != n_lines) {
+            PyErr_Format(PyExc_ValueError, "symmetry %d maps %d lines, not %d", p, count, n_lines);
+            return -1;
+        }
+        for (int line = 0; line < n_lines; line++) {
+            if (image[line] < 0 || image[line] >= n_lines) {
+                PyErr_Format(PyExc_ValueError, "symmetry %d: bad image %d", p, image[line]);
+                return -1;
+            }
+            c->perm[p][line] = (uint8_t)image[line];
+            c->inverse[p][image[line]] = (uint8_t)line;
+        }
+        if (p == 0) continue;
+        for (int k = 0; k < c->chunks; k++)
+            for (int byte = 0; byte < 256; byte++) {
+                u128 out = 0;
+                for (int b = 0; b < 8; b++) {
+                    int line = k * 8 + b;
+                    if ((byte >> b & 1) && line < n_lines) out |= bit(image[line]);
+                }
+                c->images[p - 1][k][byte] = out;
+            }
+    }
+    free(c->table);
+    c->table = calloc((size_t)1 << table_bits, sizeof(Entry));
+    if (!c->table) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    c->table_mask = ((uint64_t)1 << table_bits) - 1;
+    c->nodes = 0;
+    c->has_deadline = 0;
+    return 0;
+}
+
+static PyObject *Core_search(Core *c, PyObject *args) {
+    unsigned long long lo, hi;
+    int alpha, beta, open_cells;
+    if (!PyArg_ParseTuple(args, "KKiii", &lo, &hi, &alpha, &beta, &open_cells)) return NULL;
+    c->stop = 0;
+    int value = search(c, (u128)hi << 64 | lo, alpha, beta, open_cells);
+    if (c->stop == 2) return NULL;
+    if (c->stop == 1) Py_RETURN_NONE;
+    return PyLong_FromLong(value);
+}
+
+/* set_deadline(seconds or None, cpu): a time.monotonic (or time.process_time, cpu=True) instant */
+static PyObject *Core_set_deadline(Core *c, PyObject *args) {
+    PyObject *deadline;
+    int cpu;
+    if (!PyArg_ParseTuple(args, "Op", &deadline, &cpu)) return NULL;
+    c->clock_id = cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC;
+    c->has_deadline = deadline != Py_None;
+    if (c->has_deadline) {
+        c->deadline = PyFloat_AsDouble(deadline);
+        if (PyErr_Occurred()) return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Core_clear(Core *c, PyObject *Py_UNUSED(ignored)) {
+    memset(c->table, 0, (c->table_mask + 1) * sizeof(Entry));
+    Py_RETURN_NONE;
+}
+
+static PyObject *Core_get_nodes(Core *c, void *Py_UNUSED(closure)) { return PyLong_FromUnsignedLongLong(c->nodes); }
+
+static int Core_set_nodes(Core *c, PyObject *value, void *Py_UNUSED(closure)) {
+    unsigned long long nodes = PyLong_AsUnsignedLongLong(value);
+    if (nodes == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    c->nodes = nodes;
+    return 0;
+}
+
+static PyMethodDef Core_methods[] = {
+    {"search", (PyCFunction)Core_search, METH_VARARGS,
+     "search(low64, high64, alpha, beta, open_cells) -> the mover's objective, or None past the deadline"},
+    {"set_deadline", (PyCFunction)Core_set_deadline, METH_VARARGS,
+     "set_deadline(instant or None, cpu): stop searching past time.monotonic() (cpu: time.process_time())"},
+    {"clear", (PyCFunction)Core_clear, METH_NOARGS, "forget the transposition table"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Core_getset[] = {
+    {"nodes", (getter)Core_get_nodes, (setter)Core_set_nodes, "positions searched since the counter was reset", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "referee._solvecore.Core",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Core(n_lines, cells, symmetries, misere, chain_rules, table_bits): the solver's search",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Core_init,
+    .tp_dealloc = (destructor)Core_dealloc,
+    .tp_methods = Core_methods,
+    .tp_getset = Core_getset,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_solvecore", "The exact solver's search in C (see referee/solver.py).", -1, NULL,
+};
+
+PyMODINIT_FUNC PyInit__solvecore(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
+        Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyModule_AddIntConstant(m, "MAX_LINES", MAX_LINES);
+    PyModule_AddIntConstant(m, "MAX_CELLS", MAX_CELLS);
+    return m;
+}
