@@ -4,7 +4,9 @@
 
 Solves the start position of every size (1-10 × 1-10), both geometries, with and
 without border, normal and misère, that has at most ``--max-free`` free lines, and
-prints the slowest ones in CPU seconds. Exit status 1 if any took longer than ``--goal``.
+prints the slowest ones in CPU seconds, with the C search (when built) and the pure-Python
+search side by side in the same run. Exit status 1 if any took longer than ``--goal`` (in C,
+or in Python when the C search is not built).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import time
 
 from protocol.board import boards_with_few_free_lines
 from referee.rules import Options, Rules
-from referee.solver import Solver
+from referee.solver import Solver, compiled
 
 
 def main() -> None:
@@ -29,15 +31,22 @@ def main() -> None:
         free = len(board.lines) - (len(board.border) if border else 0)
         for misere in (False, True):
             rules = Rules(board, Options(2, misere, border))
-            began = time.process_time()
-            solution = Solver(rules).solve(rules.start())
-            seconds = time.process_time() - began
-            runs.append((seconds, board.geometry, board.size, border, misere, free, solution.value, solution.nodes))
+            seconds = {}
+            for in_c in (True, False) if compiled() else (False,):
+                solver = Solver(rules, compiled=in_c, table_bits=18)
+                began = time.process_time()
+                solution = solver.solve(rules.start())
+                seconds[in_c] = time.process_time() - began
+            runs.append((seconds.get(True, seconds[False]), seconds[False], board.geometry, board.size, border,
+                         misere, free, solution.value, solution.nodes))
     runs.sort(reverse=True)
-    print(f"{len(runs)} positions with 1-{args.max_free} free lines; total {sum(r[0] for r in runs):.1f} CPU s")
-    for seconds, geometry, size, border, misere, free, value, nodes in runs[: args.show]:
+    total, total_python = sum(r[0] for r in runs), sum(r[1] for r in runs)
+    search = "C" if compiled() else "pure-Python (the C search is not built)"
+    print(f"{len(runs)} positions with 1-{args.max_free} free lines, {search} search: total {total:.2f} CPU s; "
+          f"pure Python {total_python:.1f} CPU s ({total_python / total:.1f}x)")
+    for seconds, python, geometry, size, border, misere, free, value, nodes in runs[: args.show]:
         options = " ".join(name for name, on in (("border", border), ("misère", misere)) if on)
-        print(f"  {seconds:6.2f} s  {geometry:6} {size:5} {options:14} {free:2} free  "
+        print(f"  {seconds:6.3f} s (Python {python:5.2f} s)  {geometry:6} {size:5} {options:14} {free:2} free  "
               f"value {value:+d}  {nodes:,} nodes")
     slow = [r for r in runs if r[0] > args.goal]
     print(f"{len(slow)} over the {args.goal} s goal")

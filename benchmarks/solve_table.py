@@ -14,7 +14,7 @@ import time
 
 from protocol.board import make_board
 from referee.rules import Options, Rules
-from referee.solver import Solver, SolverTimeout
+from referee.solver import Solver, SolverTimeout, compiled
 
 HEX_BOARDS = ["1x1", "1x2", "1x3", "1x4", "1x5", "1x6", "2x1", "3x1", "4x1", "2x2", "2x3", "3x2", "2x4", "4x2",
               "3x3", "2x5", "3x4", "4x3", "4x4", "4x5", "5x5", "6x6"]
@@ -34,7 +34,7 @@ LONG_RUNS = [
     " keeps that, line 18 (the side between cells 3 and 4); every other loses by more: 210,905,865 nodes,"
     " 1,392 CPU s (23 min), 40 million table entries."),
 ]
-MAX_FREE = 34  # beyond this the pure-Python solver has no chance within minutes
+MAX_FREE = 40  # beyond this the solver has no chance within minutes
 
 
 def solve_one(geometry: str, size: str, border: bool, misere: bool, limit: float) -> dict:
@@ -44,7 +44,8 @@ def solve_one(geometry: str, size: str, border: bool, misere: bool, limit: float
     row = {"free": free, "cells": len(rules.board.cells)}
     if free > MAX_FREE:
         return row | {"status": "skipped"}
-    solver = Solver(rules)
+    # a table as large as the search may fill: a big one costs page faults on small boards
+    solver = Solver(rules, table_bits=18 if free <= 24 else 22 if free <= 30 else 26)
     cpu = time.process_time()
     try:
         solution = solver.solve(start, deadline=cpu + limit, clock=time.process_time)
@@ -109,6 +110,8 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=120.0, help="CPU seconds per position")
     parser.add_argument("--out", default="docs/solved.md")
     args = parser.parse_args()
+    if not compiled():
+        parser.error("the C search (referee._solvecore) is not built: pip install -e . with a C compiler")
     began = time.monotonic()
     body = [
         "# Solved values",
@@ -120,7 +123,7 @@ def main() -> None:
         "  wants the margin low: a negative misère value is a first-player win.",
         "- **best first lines** counts the opening lines that achieve the value (`hexarena solve SIZE` lists them).",
         "- **border**: the lines that belong to one cell only are drawn before the game and belong to nobody.",
-        "- Times are CPU seconds of the pure-Python solver (one core; CPU time rather than wall-clock because",
+        "- Times are CPU seconds of the solver's C search (one core; CPU time rather than wall-clock because",
         f"  the machine is shared), {platform.machine()}, Python {platform.python_version()}; each position is",
         f"  allowed {args.limit:.0f} CPU seconds.",
         "",

@@ -12,8 +12,10 @@ that of one game. Intervals: the covariance is the inverse of the observed infor
 Hessian) at the optimum; 95% = ±1.96 standard deviations (Wald).
 
 Elo = 1500 + θ · 400 / ln 10, with the mean over rated bots anchored at 1500 (θ is centred and the
-covariance transformed with it). Likelihood of superiority of a bot over the next one in the
-list: Φ((θᵢ − θⱼ) / sd(θᵢ − θⱼ)), from the same covariance.
+covariance transformed with it). Against the next bot in the list: the Elo gap θᵢ − θⱼ with its
+own 95% interval, ±1.96 sd(θᵢ − θⱼ) from the same covariance (narrower than the two bots' intervals
+side by side, which ignore that both were fitted from the same games), and the likelihood of
+superiority Φ((θᵢ − θⱼ) / sd(θᵢ − θⱼ)).
 
 Input: the seat frame of ``leagues.tables`` (games of different player counts add their likelihoods).
 """
@@ -104,8 +106,9 @@ def log_likelihood(theta: np.ndarray, groups: list[tuple[np.ndarray, np.ndarray]
 
 
 def ratings(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per bot, best first: rank, bot, games, elo, elo_low, elo_high (95%), los (likelihood of
-    superiority over the next bot in the list, % ; empty for the last)."""
+    """One row per bot, best first: rank, bot, games, elo, elo_low, elo_high (95%); then against the
+    next bot in the list (empty for the last): gap, gap_low, gap_high (Elo, 95%) and los (likelihood of
+    superiority, %)."""
     names = np.asarray(frame["bot"].cat.categories, dtype=object)
     played = frame.groupby("bot", observed=False)["game"].size().reindex(names).to_numpy()
     groups = [orderings(*game_matrix(frame, int(k))) for k in sorted(frame["players"].unique())]
@@ -125,13 +128,18 @@ def ratings(frame: pd.DataFrame) -> pd.DataFrame:
         "elo_low": ELO_MEAN + ELO_PER_UNIT * (theta - Z95 * sd)[order],
         "elo_high": ELO_MEAN + ELO_PER_UNIT * (theta + Z95 * sd)[order],
     })
-    table["los"] = [superiority(theta, cov, i, j) for i, j in itertools.zip_longest(order, order[1:])]
+    gaps = [gap(theta, cov, i, j) for i, j in itertools.zip_longest(order, order[1:])]
+    for column, values in zip(("gap", "gap_low", "gap_high", "los"), zip(*gaps)):
+        table[column] = values
     return table
 
 
-def superiority(theta: np.ndarray, cov: np.ndarray, i: int, j: int | None) -> float:
-    """P(θᵢ > θⱼ) in %, normal approximation; NaN without a j."""
+def gap(theta: np.ndarray, cov: np.ndarray, i: int, j: int | None) -> tuple[float, float, float, float]:
+    """Elo gap θᵢ − θⱼ, its 95% interval, and P(θᵢ > θⱼ) in % (normal approximation); NaNs without a j."""
     if j is None:
-        return math.nan
+        return (math.nan,) * 4
     spread = math.sqrt(max(cov[i, i] + cov[j, j] - 2 * cov[i, j], 1e-300))
-    return 100 * 0.5 * math.erfc(-(theta[i] - theta[j]) / spread / math.sqrt(2))
+    difference = theta[i] - theta[j]
+    superiority = 100 * 0.5 * math.erfc(-difference / spread / math.sqrt(2))
+    return (ELO_PER_UNIT * difference, ELO_PER_UNIT * (difference - Z95 * spread),
+            ELO_PER_UNIT * (difference + Z95 * spread), superiority)

@@ -47,6 +47,11 @@ def test_a_bot_that_always_wins_is_first_with_an_interval_excluding_the_others()
     assert table["bot"].iloc[0] == "ace"
     assert table["elo_low"].iloc[0] > table["elo_high"].iloc[1:].max()
     assert table["los"].iloc[0] > 99.9
+    # the gap to the next bot: Elo difference with an interval that excludes 0 for ace only
+    assert table["gap"].iloc[0] == pytest.approx(table["elo"].iloc[0] - table["elo"].iloc[1])
+    assert 0 < table["gap_low"].iloc[0] < table["gap"].iloc[0] < table["gap_high"].iloc[0]
+    assert all(table["gap_low"].iloc[1:3] < 0)
+    assert table[["gap", "gap_low", "gap_high", "los"]].iloc[-1].isna().all()
     assert table["elo"].mean() == pytest.approx(ELO_MEAN)
     assert list(table["games"]) == [60, 60, 60, 60]
 
