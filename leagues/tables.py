@@ -178,8 +178,15 @@ def render(sections: list[tuple[tuple[str, ...], pd.DataFrame]], fmt: str = "tex
         elif fmt == "md":
             parts.append(f"### {title}\n\n{markdown(table)}\n")
         else:
-            parts.append(f"{title}\n{table.to_string(index=False) if len(table) else '(nothing yet)'}\n")
+            text = blanked(table).to_string(index=False) if len(table) else "(nothing yet)"
+            parts.append(f"{title}\n{text}\n")
     return "\n".join(parts).rstrip("\n")
+
+
+def blanked(table: pd.DataFrame) -> pd.DataFrame:
+    """Missing figures as empty cells (to_string's na_rep does not reach Int64's <NA>)."""
+    gaps = [c for c in table.columns if table[c].isna().any()]
+    return table.assign(**{c: [("" if pd.isna(v) else str(v)) for v in table[c]] for c in gaps})
 
 
 def rounded(table: pd.DataFrame) -> pd.DataFrame:

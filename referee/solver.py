@@ -242,6 +242,7 @@ class Solver:
         """``_search`` in C."""
         value = self.core.search(drawn & 0xFFFF_FFFF_FFFF_FFFF, drawn >> 64, alpha, beta, open_cells)
         if value is None:
+            self.nodes = self.core.nodes
             raise SolverTimeout(f"solver passed its deadline after {self.core.nodes} nodes")
         return value
 
