@@ -94,7 +94,7 @@ def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, d
     from leagues.ratings import ratings
 
     frame = tables.seat_frame(records)
-    rated = ratings(frame)[["bot", "elo", "elo_low", "elo_high", "los"]]
+    rated = ratings(frame)[["bot", "elo", "elo_low", "elo_high", "gap", "gap_low", "gap_high", "los"]]
     standings = tables.standings(frame, flag_threshold).merge(rated, on="bot", how="left")
     configs = [(label, tables.standings(part, flag_threshold)) for label, part in tables.by_configuration(frame)]
     return League(name, records, frame, standings, tables.head_to_head(frame), configs, description, logs_dir)
