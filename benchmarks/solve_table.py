@@ -22,17 +22,14 @@ SQUARE_BOARDS = ["1x1", "1x2", "1x3", "1x4", "1x5", "2x2", "2x3", "2x4", "3x3", 
 # published values (first player's margin, no border) for square Dots and Boxes that the table covers
 PUBLISHED = {"1x1": "−1 (trivial: the second player draws the fourth line)",
              "3x3": "−3, the second player wins 6–3 (Berlekamp; Barker & Korf 2012)"}
-# stretch goals, solved (or not) in separate long runs: not re-run by this script
+# the same positions with the pure-Python search, measured once each before the C search existed
 LONG_RUNS = [
-    ("hexagons 4×4 with border (33 free lines): **−2**, the second player wins 9–7, and every one of the 33"
-    " first lines is best: 150,257,680 nodes, 1,353 CPU s (23 min), 40 million table entries (about 4 GB);"
-    " run before safe lines were ordered (that ordering saves 10-20 % on bordered boards)."),
-    "hexagons 4×4 with border, misère: not tried beyond 120 s.",
-    ("hexagons 2×4 without border (35 lines): **−2**, the second player wins 5–3, every first line is best:"
-     " 33,928,880 nodes, 218 CPU s. 4×2: **−2** likewise, 23,938,802 nodes, 139 CPU s."),
-    ("hexagons 3×3 without border (38 lines): **−1**, the second player wins 5–4, and only one first line"
-    " keeps that, line 18 (the side between cells 3 and 4); every other loses by more: 210,905,865 nodes,"
-    " 1,392 CPU s (23 min), 40 million table entries."),
+    ("hexagons 3×3 (38 lines): −1, one best first line (line 18): 210,905,865 nodes, 1,392 CPU s"
+     " (23 min) and 40 million table entries (about 4 GB) in pure Python."),
+    ("hexagons 4×4 with border (33 free lines): −2, every first line best: 150,257,680 nodes, 1,353 CPU s"
+     " in pure Python (before safe lines were ordered)."),
+    ("hexagons 2×4 (35 lines): −2, 33,928,880 nodes, 218 CPU s in pure Python; 4×2: 23,938,802 nodes,"
+     " 139 CPU s."),
 ]
 MAX_FREE = 40  # beyond this the solver has no chance within minutes
 
@@ -97,9 +94,9 @@ NOTES = [
     "solver makes (interchangeable border lines, free captures, the chain rules) is also checked against",
     "plain search in every position of several small boards. Square 3×3 (−3) is a test of its own.",
     "",
-    "## Longer runs",
+    "## Before the C search",
     "",
-    "Measured once each, beyond this table's limit (`hexarena solve SIZE [--border]`; CPU time, one core):",
+    "The open problems of the first table, solved in long runs by the pure-Python search (CPU time, one core):",
     "",
     *[f"- {line}" for line in LONG_RUNS],
 ]
