@@ -134,6 +134,31 @@ def open_registry(ws: Workspace) -> Workspace:
 # ---------------------------------------------------------------- submitting
 
 
+def remove_stale_staging(ws: Workspace) -> list[Path]:
+    """Delete the staging copies of submits whose process is gone (SIGKILL mid-submit); returns them.
+
+    A staging folder is named ``.staging-<pid>-<random>``; one whose process still runs is another
+    submit in progress and is left alone.
+    """
+    removed = []
+    for folder in ws.registry_dir.glob(".staging-*"):
+        pid = folder.name.split("-")[1]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 def submit(
     ws: Workspace,
     folder: str | Path,
@@ -154,7 +179,8 @@ def submit(
     folder = Path(folder)
     manifest = load_manifest(folder)
     _check_owner(ws, manifest)
-    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=ws.registry_dir))
+    remove_stale_staging(ws)
+    staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=ws.registry_dir))
     staging.chmod(0o755)
     try:
         digest = copy_and_hash(folder, staging, max_bytes=max_bytes)

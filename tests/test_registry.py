@@ -373,3 +373,24 @@ def test_bots_list_show_and_retire_on_the_command_line(ws: Workspace, tmp_path: 
     assert cli(capsys, "bots", "list", *home)[1].splitlines()[1].split()[-1] == "retired"
     assert cli(capsys, "bots", "show", "nobody", *home) == (
         2, "", "hexarena: error: unknown bot 'nobody': no registered bot or folder by that name (registered: tester)\n")
+
+
+def test_a_submit_killed_midway_leaves_no_staging_copy_behind(ws: Workspace, tmp_path: Path) -> None:
+    """A SIGKILLed submit cannot clean up after itself: the next submit removes its staging copy."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = ws.registry_dir / f".staging-{dead.pid}-abc123"
+    (stale / "sub").mkdir(parents=True)
+    (stale / "sub" / "bot.py").write_text("half copied")
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        busy = ws.registry_dir / f".staging-{sleeper.pid}-def456"  # a submit still running elsewhere
+        busy.mkdir()
+        result = registry.submit(ws, make_bot(tmp_path / "src"), check=False)
+        assert result.accepted
+        assert not stale.exists()
+        assert busy.exists()
+        assert [p.name for p in ws.registry_dir.glob(".staging-*")] == [busy.name]
+    finally:
+        sleeper.kill()
+        sleeper.wait()
