@@ -316,6 +316,12 @@ def test_games_list_filters_and_paginates_thousands_of_games(browser, tmp_path):
     choose("bot", str(sorted(BOTS[:3]).index(bot)))
     with_bot = [r for r in records if bot in r.seats]
     assert text(browser, "count") == f"{len(with_bot)} of 2000 games" and text(browser, "page").startswith("page 1 ")
+    opponent = BOTS[2]
+    choose("opponent", str(sorted(BOTS[:3]).index(opponent)))
+    met = [r for r in with_bot if opponent in r.seats and r.seats.index(opponent) != r.seats.index(bot)]
+    assert 0 < len(met) < len(with_bot)
+    assert text(browser, "count") == f"{len(met)} of 2000 games" and "against=" in browser.current_url
+    choose("opponent", "-1")
     choose("result", "win")
     wins = [r for r in with_bot if r.result.placements[r.seats.index(bot)] == 1
             and r.result.placements.count(1) == 1]

@@ -1,6 +1,6 @@
-// The games list: filters (bot, configuration, result) and pagination over data/games.js
+// The games list: filters (bot, opponent, configuration, result) and pagination over data/games.js
 // (window.HEXARENA_INDEX). Only one page of rows is in the DOM, so thousands of games stay fast.
-// The filter state lives in the URL hash (games.html#bot=greedy&config=0&result=win&page=2).
+// The filter state lives in the URL hash (games.html#bot=greedy&against=random&config=0&result=win&page=2).
 (function () {
   "use strict";
   const PAGE = 50;
@@ -18,16 +18,19 @@
   }
 
   data.bots.forEach((name, i) => option($("bot"), String(i), name));
+  data.bots.forEach((name, i) => option($("opponent"), String(i), name));
   data.configs.forEach((label, i) => option($("config"), String(i), label));
 
   function readHash() {
     const params = new URLSearchParams(location.hash.slice(1));
     const bot = params.get("bot");
     const botIndex = bot === null ? -1 : data.bots.indexOf(bot);
+    const against = params.get("against");
+    const opponentIndex = against === null ? -1 : data.bots.indexOf(against);
     const config = params.get("config");
     const configIndex = config === null ? -1 : data.configs.indexOf(config);
     return {
-      bot: botIndex, config: configIndex, result: params.get("result") || "",
+      bot: botIndex, opponent: opponentIndex, config: configIndex, result: params.get("result") || "",
       page: Math.max(1, parseInt(params.get("page") || "1", 10) || 1),
     };
   }
@@ -35,6 +38,7 @@
   function writeHash(state) {
     const params = new URLSearchParams();
     if (state.bot >= 0) params.set("bot", data.bots[state.bot]);
+    if (state.opponent >= 0) params.set("against", data.bots[state.opponent]);
     if (state.config >= 0) params.set("config", data.configs[state.config]);
     if (state.result) params.set("result", state.result);
     if (state.page > 1) params.set("page", String(state.page));
@@ -52,6 +56,8 @@
     if (state.config >= 0 && game[CONFIG] !== state.config) return false;
     const seat = state.bot >= 0 ? game[SEATS].indexOf(state.bot) : -1;
     if (state.bot >= 0 && seat < 0) return false;
+    // the opponent sits at another seat than the chosen bot (self-play: the same bot twice)
+    if (state.opponent >= 0 && !game[SEATS].some((b, s) => b === state.opponent && s !== seat)) return false;
     switch (state.result) {
       case "": return true;
       case "fault": return game[TERM] !== "completed";
@@ -73,6 +79,7 @@
   function render() {
     const state = readHash();
     $("bot").value = String(state.bot);
+    $("opponent").value = String(state.opponent);
     $("config").value = String(state.config);
     $("result").value = state.result;
     const chosen = data.games.filter((game) => matches(game, state));
@@ -121,6 +128,7 @@
   }
 
   $("bot").addEventListener("change", (e) => change({ bot: Number(e.target.value), page: 1 }));
+  $("opponent").addEventListener("change", (e) => change({ opponent: Number(e.target.value), page: 1 }));
   $("config").addEventListener("change", (e) => change({ config: Number(e.target.value), page: 1 }));
   $("result").addEventListener("change", (e) => change({ result: e.target.value, page: 1 }));
   $("prev").addEventListener("click", () => change({ page: readHash().page - 1 }));
