@@ -126,7 +126,7 @@ class _Checker:
     def run(self) -> None:
         add = self.report.items.append
         try:
-            self.referee._build(self.spec.folder, self.manifest)
+            self.referee.build(self.spec.folder, self.manifest)
         except BotFault as fault:
             add(CheckItem(MANIFEST, False, fault.detail))
             _skip_rest(self.report, "the build failed")
@@ -223,13 +223,13 @@ class _Checker:
         except BotFault as fault:
             return CheckItem(QUITS, False, f"could not restart the bot to say BYE: {fault.detail}")
         referee, process = self.referee, bot.process
-        referee._retire(bot, reason="check over")  # BYE; the process is stopped by _finish_retiring
+        referee.retire(bot, reason="check over")  # BYE; the process is stopped by finish_retiring
         deadline = Deadline.after(QUIT_WITHIN)
         while not process.exited() and not deadline.passed():
             time.sleep(0.005)
         code = process.returncode
         why = process.describe_exit() if code is not None else ""
-        referee._finish_retiring(grace=0)
+        referee.finish_retiring(grace=0)
         if code is None:
             return CheckItem(QUITS, False, f"still running {QUIT_WITHIN:g} s after BYE (§8)")
         if code != 0:
@@ -241,14 +241,14 @@ class _Checker:
     def _connect(self, reuse=None):
         """The running bot (started, and HELLO awaited, if need be); BotFault if it does not come up."""
         referee = self.referee
-        bots = referee._seat_bots([self.spec])
+        bots = referee.seat_bots([self.spec])
         if reuse is not None and bots[0] is not reuse:
             raise BotFault("crashed", "restarted")
         self._fresh = bots[0].process is None
-        referee._start(bots, [self.manifest])
+        referee.start(bots, [self.manifest])
         bot = bots[0]
         if bot.status != "ready":
-            referee._finish_retiring()
+            referee.finish_retiring()
             raise bot.fault or BotFault("no_connection", "did not start")
         return bot
 
@@ -296,8 +296,8 @@ class _Checker:
                     line = self._ask(bot, clock, state, scenario.item)
                 except BotFault as fault:
                     failure = f"{fault.reason}: {fault.detail}"
-                    referee._retire(bot, fault)
-                    referee._finish_retiring()
+                    referee.retire(bot, fault)
+                    referee.finish_retiring()
                     return failure
             else:
                 line = self.rng.choice(state.legal_moves())
@@ -312,10 +312,10 @@ class _Checker:
     def _ask(self, bot, clock, state: State, item: str) -> int:
         """One TURN: the bot's line if legal (lateness is noted for the time item); BotFault otherwise."""
         left, limit = clock.request()
-        sent = self.referee._request_move(bot, left, limit)
+        sent = self.referee.request_move(bot, left, limit)
         allowed = clock.deadline(sent)
         try:
-            line, received = self.referee._await_move(bot, allowed + GRACE)
+            line, received = self.referee.await_move(bot, allowed + GRACE)
         except BotFault as fault:
             if fault.reason == "timeout":
                 self._late(float("inf"), item)

@@ -125,8 +125,8 @@ class Referee:
         started = datetime.now(UTC)
         if seed is None:
             seed = secrets.randbelow(2**31)
-        bots = self._seat_bots(seats)
-        self._start(bots, manifests)
+        bots = self.seat_bots(seats)
+        self.start(bots, manifests)
         game = _Game(self, bots, config, game_id, seed)
         try:
             result = game.run()
@@ -134,26 +134,30 @@ class Referee:
             for bot in bots:
                 if bot.process is not None:
                     bot.process.close_log()
-            self._finish_retiring()
+            self.finish_retiring()
         return GameRecord(
             id=game_id, config=config, seats=[spec.name for spec in seats], time_control=str(self.time_control),
             seed=seed, started=started, finished=datetime.now(UTC), moves=game.moves, result=result,
         )
 
-    def _seat_bots(self, seats: list[BotSpec]) -> list[_Bot]:
+    # ---- the session steps: ``play`` is made of these, and referee/check.py drives them one by one ---
+    # to craft its test games: seat_bots, build, start, request_move / await_move, retire, finish_retiring
+
+    def seat_bots(self, seats: list[BotSpec]) -> list[_Bot]:
+        """The bot for each seat: the one kept running from earlier games, else a new one (not started)."""
         bots = []
         for spec in seats:
             copy = sum(1 for other in bots if other.spec == spec)
             bot = self._bots.get((spec, copy))
             if bot is not None and bot.alive and bot.process is not None and bot.process.exited():
-                self._retire(bot)  # it died between games: start it again rather than forfeit
+                self.retire(bot)  # it died between games: start it again rather than forfeit
             if bot is None or not bot.alive:
                 bot = _Bot(spec, spec.name if copy == 0 else f"{spec.name}#{copy + 1}")
                 self._bots[(spec, copy)] = bot
             bots.append(bot)
         return bots
 
-    def _start(self, bots: list[_Bot], manifests: list[Manifest]) -> None:
+    def start(self, bots: list[_Bot], manifests: list[Manifest]) -> None:
         """Launch the bots not running yet and wait (startup allowance) until each has said HELLO."""
         waiting = []
         for bot, manifest in zip(bots, manifests):
@@ -162,7 +166,7 @@ class Referee:
             bot.fault = None
             try:
                 if not bot.spec.remote:
-                    self._build(bot.spec.folder, manifest)
+                    self.build(bot.spec.folder, manifest)
                 token = secrets.token_hex(16)
                 env = {"HEXARENA_ENDPOINT": self.endpoint, "HEXARENA_TOKEN": token,
                        "HEXARENA_PROTOCOL": codec.VERSION, "HEXARENA_NAME": bot.spec.name}
@@ -183,14 +187,14 @@ class Referee:
         while True:
             for bot in waiting:
                 if bot.status == "starting" and bot.process.exited():
-                    self._retire(bot, BotFault("crashed", "before saying HELLO: " + bot.process.describe_exit()))
+                    self.retire(bot, BotFault("crashed", "before saying HELLO: " + bot.process.describe_exit()))
             if deadline.passed() or not any(bot.status == "starting" for bot in waiting):
                 break
             self._poll(deadline)
         for bot in waiting:
             if bot.status == "starting":
                 seconds = f"{self.time_control.startup:g}"
-                self._retire(bot, BotFault("no_connection", f"no HELLO within the startup allowance of {seconds} s"))
+                self.retire(bot, BotFault("no_connection", f"no HELLO within the startup allowance of {seconds} s"))
 
     def _launch(self, spec: BotSpec, manifest: Manifest | None, env: dict[str, str]):
         """The bot's process; for a remote seat a stand-in whose credentials are announced (referee/remote.py)."""
@@ -205,7 +209,8 @@ class Referee:
             self.announce(seat.credentials)
         return seat
 
-    def _build(self, folder: Path, manifest: Manifest) -> None:
+    def build(self, folder: Path, manifest: Manifest) -> None:
+        """Run the manifest's build once per folder; BotFault("no_connection") if it fails or hangs."""
         if not manifest.build or folder in self._built:
             return
         try:
@@ -243,7 +248,7 @@ class Referee:
     def _greet(self, bot: _Bot, data: bytes | None) -> None:
         hello = codec.parse(data)  # the transport authenticated it: a valid HELLO
         if hello.version != codec.VERSION:
-            self._retire(bot, BotFault("malformed_message", f"HELLO names protocol {hello.version!r}, not v1 (§3.5)"))
+            self.retire(bot, BotFault("malformed_message", f"HELLO names protocol {hello.version!r}, not v1 (§3.5)"))
             return
         self.transport.send(bot, codec.Welcome().to_text())
         bot.status = "ready"
@@ -252,14 +257,14 @@ class Referee:
         if self._fds.pop(fd, None) is not None:
             self.transport.unwatch(fd)
 
-    def _request_move(self, bot: _Bot, left_ms: int, limit_ms: int) -> float:
+    def request_move(self, bot: _Bot, left_ms: int, limit_ms: int) -> float:
         """Send TURN (§4.4); returns the send time."""
         bot.last_id += 1
         bot.outstanding = bot.last_id
         self.transport.send(bot, codec.Turn(bot.last_id, left_ms, limit_ms).to_text())
         return time.perf_counter()
 
-    def _await_move(self, bot: _Bot, deadline: float, limit_ms: int | None = None) -> tuple[int, float]:
+    def await_move(self, bot: _Bot, deadline: float, limit_ms: int | None = None) -> tuple[int, float]:
         """The line of the bot's reply to its outstanding TURN and when it came; BotFault otherwise (§6, §7).
 
         ``limit_ms``, the move's limit as sent in TURN, only words the timeout's detail.
@@ -306,7 +311,7 @@ class Referee:
         if bot.process is not None:
             bot.process.note(text)
 
-    def _retire(self, bot: _Bot, fault: BotFault | None = None, reason: str = "") -> None:
+    def retire(self, bot: _Bot, fault: BotFault | None = None, reason: str = "") -> None:
         """Stop a bot (BYE now, signals at the end of the game); it is started afresh next time."""
         if fault is not None:
             bot.fault = fault
@@ -326,7 +331,7 @@ class Referee:
                 bot.process.signal_group(signal.SIGTERM)  # a faulted bot gets no grace
             self._retiring.append(bot)
 
-    def _finish_retiring(self, grace: float = 0.2) -> None:
+    def finish_retiring(self, grace: float = 0.2) -> None:
         """Wait for the bots told BYE to exit, then SIGTERM and SIGKILL their process groups."""
         if not self._retiring:
             return
@@ -341,9 +346,9 @@ class Referee:
     def close(self) -> None:
         """Say goodbye to every bot and stop every process group; then close the socket."""
         for bot in self._bots.values():
-            self._retire(bot, reason="match over")
+            self.retire(bot, reason="match over")
         self._bots.clear()
-        self._finish_retiring(self.stop_grace)
+        self.finish_retiring(self.stop_grace)
         if self.gate is not None:
             self.gate.close()
         self.transport.close()
@@ -394,7 +399,7 @@ class _Game:
         outcome = self.state.outcome()
         self.announce(codec.End(termination, outcome.scores, outcome.placements, offender).to_text())
         for seat in self.faulted:
-            referee._retire(self.bots[seat])  # restarted before its next game
+            referee.retire(self.bots[seat])  # restarted before its next game
         return Result(scores=list(outcome.scores), placements=list(outcome.placements), termination=termination,
                       offender=offender, forfeits=self.forfeits)
 
@@ -404,10 +409,10 @@ class _Game:
             self.draw(seat, self.rng.choice(self.state.legal_moves()), 0.0, substituted=True)
             return
         left_ms, limit_ms = clock.request()
-        sent = self.referee._request_move(bot, left_ms, limit_ms)
+        sent = self.referee.request_move(bot, left_ms, limit_ms)
         self.flush()
         try:
-            line, received = self.referee._await_move(bot, clock.deadline(sent), limit_ms)
+            line, received = self.referee.await_move(bot, clock.deadline(sent), limit_ms)
             if not self.state.is_legal(line):
                 raise BotFault("illegal_line", f"line {line} is {self._why_illegal(line)}")
         except BotFault as fault:
@@ -457,7 +462,7 @@ class _Game:
         self.faulted.add(seat)
         gone = fault.reason in ("crashed", "no_connection") or not substitute
         if gone:
-            referee._retire(bot, fault)
+            referee.retire(bot, fault)
             self.dead.add(seat)
         else:
             referee._note(bot, f"fault {fault.reason}: {fault.detail}")
