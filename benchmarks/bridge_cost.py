@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.clock import TimeControl  # noqa: E402
-from referee.record import BoardConfig  # noqa: E402
-from referee.referee import BotSpec, Referee  # noqa: E402
+from referee.clock import TimeControl
+from referee.record import BoardConfig
+from referee.referee import BotSpec, Referee
 
 BOT = textwrap.dedent('''
     import json, os, sys

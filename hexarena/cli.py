@@ -15,7 +15,6 @@ import sys
 import typer
 from typer._click import exceptions as click_errors  # typer ships its own click
 
-
 import hexarena.commands
 from protocol.errors import ConfigError, RulesError
 

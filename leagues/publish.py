@@ -362,8 +362,7 @@ def write_exports(out: Path, league: League) -> None:
     }
     (out / "standings.json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     with open(out / "games.jsonl", "w", encoding="utf-8") as handle:
-        for record in league.records:
-            handle.write(record.model_dump_json() + "\n")
+        handle.writelines(record.model_dump_json() + "\n" for record in league.records)
 
 
 def _format_number(value: object, digits: int | None = None) -> str:

@@ -21,8 +21,8 @@ Square box ``(r, c)`` has its corners at ``(c, r)`` … ``(c + 1, r + 1)``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
 
 from protocol.errors import ConfigError

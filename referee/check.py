@@ -285,7 +285,7 @@ class _Checker:
         names = names[:seat] + (self.spec.name,) + names[seat + 1:]
         game = codec.Game(f"check{self.games}", seat, config.players, names, board, config.misere, config.border,
                           tuple(board.border) if config.border else (), self.control.spec(), SEED + self.games)
-        send = lambda message: referee.transport.send(bot, message.to_text())  # noqa: E731
+        send = lambda message: referee.transport.send(bot, message.to_text())
         send(game)
         for event in events:
             send(event)
@@ -326,7 +326,7 @@ class _Checker:
         clock.spend(min(received - sent, left / 1000))
         if not state.is_legal(line):
             count = len(state.rules.board.lines)
-            why = "out of range (0-%d)" % (count - 1) if not 0 <= line < count else "already drawn"
+            why = f"out of range (0-{count - 1})" if not 0 <= line < count else "already drawn"
             stale = " — the bot's view of the board is stale" if item == TRACKS and why == "already drawn" else ""
             raise BotFault("illegal_line", f"line {line} is {why}{stale}")
         return line

@@ -62,7 +62,7 @@ class Credentials:
 class RemoteSeat:
     """Stands in for ``BotProcess`` for a seat whose bot runs elsewhere: nothing to read, stop or reap."""
 
-    fds: list[int] = []
+    fds: tuple[int, ...] = ()
     exit_fd = None
     stderr_tail = b""
     returncode = None

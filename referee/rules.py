@@ -57,7 +57,7 @@ class Outcome(NamedTuple):
 class Step(NamedTuple):
     """What ``State.apply`` returns: the next state, the cells closed, whether the mover goes again."""
 
-    state: "State"
+    state: State
     closed: tuple[int, ...]
     again: bool
 
@@ -99,7 +99,7 @@ class Rules:
 class State:
     """One position. Treat as immutable: ``apply`` and ``forfeit`` return new states."""
 
-    __slots__ = ("rules", "drawn", "owners", "scores", "to_move", "forfeited")
+    __slots__ = ("drawn", "forfeited", "owners", "rules", "scores", "to_move")
 
     def __init__(self, rules: Rules, drawn: int, owners: tuple, scores: tuple, to_move: int, forfeited: int) -> None:
         self.rules = rules
@@ -191,6 +191,6 @@ class State:
 
     def __repr__(self) -> str:
         return (
-            f"<State {self.rules.board.size} {self.rules.board.geometry} drawn={bin(self.drawn).count('1')}/"
+            f"<State {self.rules.board.size} {self.rules.board.geometry} drawn={self.drawn.bit_count()}/"
             f"{len(self.rules.board.lines)} scores={self.scores} to_move={self.to_move}>"
         )

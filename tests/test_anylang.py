@@ -12,8 +12,21 @@ import pytest
 import zmq
 
 from protocol import codec
-from referee.check import (BORDER, EXTRA_MOVE, FOUR, HANDSHAKE, ITEMS, MISERE, QUITS, SEVERAL, SQUARES, THREE,
-                           TIME_LIMIT, TRACKS, check_bot)
+from referee.check import (
+    BORDER,
+    EXTRA_MOVE,
+    FOUR,
+    HANDSHAKE,
+    ITEMS,
+    MISERE,
+    QUITS,
+    SEVERAL,
+    SQUARES,
+    THREE,
+    TIME_LIMIT,
+    TRACKS,
+    check_bot,
+)
 from referee.clock import TimeControl
 from referee.record import BoardConfig
 from referee.referee import BotSpec, Referee
@@ -129,9 +142,9 @@ def test_check_fails_each_broken_bot_on_the_right_item_with_its_reason(folder, f
 
 
 def test_hexarena_check_prints_the_checklist_and_sets_the_exit_status():
-    run = lambda folder: subprocess.run(  # noqa: E731
+    run = lambda folder: subprocess.run(
         [*HEXARENA, "check", str(folder), "--time", "300ms"],
-        capture_output=True, text=True, cwd=ROOT, timeout=60)
+        capture_output=True, text=True, cwd=ROOT, check=False, timeout=60)
     good, bad = run(BOTS / "greedy"), run(BROKEN / "one_game")
     assert good.returncode == 0, good.stdout + good.stderr
     assert good.stdout.count("PASS  ") == len(ITEMS) and "greedy: all checks passed" in good.stdout
@@ -203,7 +216,7 @@ def test_hexarena_match_with_a_remote_seat_prints_credentials_and_the_c_bot_join
             key, _, value = assignment.partition("=")
             env[key] = value.strip("'")
         assert {"HEXARENA_SERVER_KEY", "HEXARENA_PUBLIC_KEY", "HEXARENA_SECRET_KEY"} <= set(env)
-        joined = subprocess.run([str(BOTS / "cbot" / "cbot")], env=env, timeout=30)
+        joined = subprocess.run([str(BOTS / "cbot" / "cbot")], env=env, check=False, timeout=30)
         out, _ = match.communicate(timeout=30)
     finally:
         match.kill()
@@ -216,6 +229,6 @@ def test_hexarena_match_with_a_remote_seat_prints_credentials_and_the_c_bot_join
 
 def test_remote_seat_names_are_checked():
     done = subprocess.run([*HEXARENA, "match", "remote:Not OK", str(BOTS / "random")],
-                          capture_output=True, text=True, cwd=ROOT, timeout=30)
+                          capture_output=True, text=True, cwd=ROOT, check=False, timeout=30)
     assert done.returncode == 2
     assert done.stderr.startswith("hexarena: error: 'remote:Not OK': a remote seat is remote:NAME")

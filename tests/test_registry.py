@@ -220,9 +220,9 @@ def test_a_name_owned_by_another_author_is_refused(ws: Workspace, tmp_path: Path
     registry.submit(ws, make_bot(tmp_path / "mine", name="shared", author="alice"), check=False)
     before = state(ws.home)
     theirs = make_bot(tmp_path / "theirs", name="shared", author="bob")
-    code, out, err = cli(capsys, "submit", str(theirs), "--home", str(ws.home))
-    assert (code, err) == (2, "hexarena: error: bot name 'shared' is taken by author 'alice' (this folder's bot.toml "
-                              "says author 'bob'); choose another name\n")
+    code, _, err = cli(capsys, "submit", str(theirs), "--home", str(ws.home))
+    assert (code, err) == (2, ("hexarena: error: bot name 'shared' is taken by author 'alice' (this folder's bot.toml "
+                               "says author 'bob'); choose another name\n"))
     assert state(ws.home) == before
 
 
@@ -310,20 +310,20 @@ def test_the_registry_copy_plays_after_the_folder_is_deleted(tmp_path: Path) -> 
     home = tmp_path / "home"
     folder = playing_bot(tmp_path / "src", name="survivor")
     run = subprocess.run(["hexarena", "submit", str(folder), "--home", str(home)],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, check=False, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("registered survivor@")
     version = run.stdout.split()[1].rstrip(":")
     shutil.rmtree(folder)
 
-    listing = subprocess.run(["hexarena", "bots", "--home", str(home)], capture_output=True, text=True, timeout=120)
+    listing = subprocess.run(["hexarena", "bots", "--home", str(home)], capture_output=True, text=True, check=False, timeout=120)
     assert listing.returncode == 0, listing.stderr
     rows = {line.split()[0]: line.split() for line in listing.stdout.splitlines()[1:]}
     assert rows["survivor"][:3] == ["survivor", "1", version.split("@")[1]]
     assert {"random", "greedy"} <= rows.keys()  # the reference bots came with the new workspace
 
     played = subprocess.run(["hexarena", "match", version, "random", "--size", "2x2", "--games", "1", "--seed", "1",
-                             "--json", "--home", str(home)], capture_output=True, text=True, timeout=120)
+                             "--json", "--home", str(home)], capture_output=True, text=True, check=False, timeout=120)
     assert played.returncode == 0, played.stderr
     record = json.loads(played.stdout)
     assert record["seats"] == [version, "random"]

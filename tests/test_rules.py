@@ -28,7 +28,7 @@ def test_random_games_keep_every_invariant(rules, data):
     state = rules.start()
     board = rules.board
     seen = set(rules.board.border) if rules.options.border else set()
-    assert bin(state.drawn).count("1") == len(seen)
+    assert state.drawn.bit_count() == len(seen)
     while not state.is_over():
         moves = state.legal_moves()
         assert moves == sorted(moves) and not seen & set(moves)

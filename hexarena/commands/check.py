@@ -18,10 +18,9 @@ def check(
                                               show_default=False)] = None,
 ) -> None:
     """Check that a bot speaks protocol v1 correctly: prints PASS/FAIL per item; exit 0 only if all pass."""
+    from hexarena.commands.bots import registered_bot
     from referee.check import check_bot
     from referee.clock import TimeControl
-
-    from hexarena.commands.bots import registered_bot
 
     if registered := registered_bot(str(bot), home):  # a registered bot: check its snapshot
         bot = registered.folder

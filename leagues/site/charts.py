@@ -26,6 +26,12 @@ def _ticks(low: float, high: float, count: int = 6) -> list[float]:
     return [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
 
 
+def _svg_open(width: float, height: float, title: str) -> str:
+    """The opening tag of a chart, with its accessible title."""
+    return (f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="100%" '
+            f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>')
+
+
 def rating_chart(rows: Sequence[tuple[str, float, float, float]], title: str = "Rating with 95% interval") -> Markup:
     """Horizontal error bars: one row per ``(bot, rating, low, high)``, in the order given."""
     if not rows:
@@ -41,8 +47,7 @@ def rating_chart(rows: Sequence[tuple[str, float, float, float]], title: str = "
     def x(value: float) -> float:
         return label_w + (value - low) / (high - low) * plot_w
 
-    parts = [f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="100%" '
-             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>']
+    parts = [_svg_open(width, height, title)]
     for tick in _ticks(low, high):
         parts.append(f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{top - 6}" y2="{height - 8}" stroke="#e3e7ee"/>'
                      f'<text x="{x(tick):.1f}" y="{top - 12}" font-size="{FONT - 1}" fill="#667085" '
@@ -81,8 +86,7 @@ def histogram(values_ms: Sequence[float], title: str = "Think time per move") ->
         return left + (log_value - lo) / (hi - lo) * plot_w
 
     bar_w = plot_w / len(bins)
-    parts = [f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="100%" '
-             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>']
+    parts = [_svg_open(width, height, title)]
     for i, count in enumerate(bins):
         if count:
             h = count / peak * plot_h
