@@ -33,6 +33,25 @@ _DIE_WITH_REFEREE = [path, "--pdeathsig", "KILL", "--"] if (path := shutil.which
 # where `protocol` and `referee` live, so Python bots can import the client from any folder
 _SOURCE_ROOT = str(Path(__file__).resolve().parent.parent)
 
+# What a bot inherits from the referee's environment: what programs need to run (search paths,
+# locale, home, language runtimes). Everything else, API keys and cloud credentials among it, stays
+# with the referee; HEXARENA_PASS_ENV="NAME,NAME" forwards more variables by name.
+INHERITED = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM", "LD_LIBRARY_PATH",
+    "PYENV_ROOT", "PYENV_VERSION", "VIRTUAL_ENV", "CONDA_PREFIX", "JAVA_HOME", "GOROOT", "GOPATH",
+    "CARGO_HOME", "RUSTUP_HOME", "NODE_PATH",
+})
+PASS_ENV = "HEXARENA_PASS_ENV"
+
+
+def bot_environment(seat_env: dict[str, str]) -> dict[str, str]:
+    """The environment a bot starts with: the inherited variables, the seat's own (endpoint, token)."""
+    passed = {name.strip() for name in os.environ.get(PASS_ENV, "").split(",") if name.strip()}
+    env = {name: value for name, value in os.environ.items()
+           if name in INHERITED or name.startswith("LC_") or name in passed}
+    path = os.environ.get("PYTHONPATH")
+    return {**env, **seat_env, "PYTHONPATH": _SOURCE_ROOT + (os.pathsep + path if path else "")}
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -80,8 +99,7 @@ class BotProcess:
         if command[0] in PYTHONS:  # the referee's own interpreter, so bots see the same packages
             command[0] = sys.executable
         command = _DIE_WITH_REFEREE + command
-        path = os.environ.get("PYTHONPATH")
-        full_env = {**os.environ, **env, "PYTHONPATH": _SOURCE_ROOT + (os.pathsep + path if path else "")}
+        full_env = bot_environment(env)
         stdio = manifest.transport == "stdio"
         popen = subprocess.Popen(
             command, cwd=folder, env=full_env, stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,

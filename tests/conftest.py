@@ -21,6 +21,12 @@ def bot(name: str) -> BotSpec:
     return BotSpec(name, folder)
 
 
+@pytest.fixture(autouse=True)
+def forward_test_bot_variables(monkeypatch):
+    """Bots inherit only an allowlist of the referee's environment: forward the test bots' own knobs."""
+    monkeypatch.setenv("HEXARENA_PASS_ENV", "BROKEN_MARKER,BROKEN_PIDS,LEAGUE_TEST")
+
+
 @pytest.fixture
 def make_referee(tmp_path):
     """``make_referee(**kwargs)`` → a Referee logging under tmp_path, with tiny time limits; closed after the test."""

@@ -301,3 +301,19 @@ def test_bot_output_goes_to_a_capped_log_and_limits_apply(tmp_path):
     text = log.read_text()
     assert text.startswith("x" * 1000) and "49012 more bytes of output not kept" in text
     assert process.stderr_tail.decode().endswith("last words\n")
+
+
+def test_bots_inherit_only_the_allowlisted_environment(make_referee, monkeypatch):
+    """A secret in the referee's environment does not reach a bot; PATH, the seat's token and
+    variables named in HEXARENA_PASS_ENV do."""
+    monkeypatch.setenv("CLOUD_SECRET_KEY", "do-not-leak")
+    monkeypatch.setenv("FOR_MY_BOT", "yes")
+    monkeypatch.setenv("HEXARENA_PASS_ENV", "FOR_MY_BOT")
+    referee = make_referee()
+    record = referee.play([GREEDY, RANDOM], BoardConfig(size="1x2"), game_id="env", seed=1)
+    assert record.result.termination == "completed"
+    for seated in referee._bots.values():  # kept running for the next game
+        environ = (Path("/proc") / str(seated.process.pid) / "environ").read_bytes().split(b"\0")
+        names = {entry.split(b"=", 1)[0].decode() for entry in environ if entry}
+        assert "CLOUD_SECRET_KEY" not in names
+        assert {"PATH", "HEXARENA_TOKEN", "HEXARENA_ENDPOINT", "FOR_MY_BOT"} <= names
