@@ -328,6 +328,15 @@ static int read_ints(PyObject *seq, int *out, int max, const char *what) {
     return (int)n;
 }
 
+/* The ints of seq[index] (at most MAX_LINES), or -1 with a Python error. */
+static int read_item(PyObject *seq, Py_ssize_t index, int *out, const char *what) {
+    PyObject *item = PySequence_GetItem(seq, index);
+    if (!item) return -1;
+    int count = read_ints(item, out, MAX_LINES, what);
+    Py_DECREF(item);
+    return count;
+}
+
 /* Core(n_lines, cells, perms, misere, chain_rules, table_bits) */
 static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
     int n_lines, misere, chain_rules, table_bits;
@@ -356,10 +365,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
     c->n_cells = n_cells;
     for (int cell = 0; cell < n_cells; cell++) {
         int lines[MAX_LINES];
-        PyObject *item = PySequence_GetItem(cells, cell);
-        if (!item) return -1;
-        int count = read_ints(item, lines, MAX_LINES, "cell lines");
-        Py_DECREF(item);
+        int count = read_item(cells, cell, lines, "cell lines");
         if (count < 0) return -1;
         c->cell_mask[cell] = 0;
         for (int i = 0; i < count; i++) {
@@ -391,10 +397,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
     }
     for (int p = 0; p < n_perms; p++) {
         int image[MAX_LINES];
-        PyObject *item = PySequence_GetItem(perms, p);
-        if (!item) return -1;
-        int count = read_ints(item, image, MAX_LINES, "symmetry");
-        Py_DECREF(item);
+        int count = read_item(perms, p, image, "symmetry");
         if (count < 0) return -1;
         if (count != n_lines) {
             PyErr_Format(PyExc_ValueError, "symmetry %d maps %d lines, not %d", p, count, n_lines);
