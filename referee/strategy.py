@@ -454,13 +454,17 @@ def bot_choose(brain: Brain) -> Callable[..., int]:
 
     def choose(game, state: State) -> int:
         clock, spec = game.clock, game.message.time
-        left_ms, limit_ms = clock and clock.left_ms, clock and clock.limit_ms
-        per_move = spec.move_ms is not None
-        if isinstance(brain, Perfect):
-            seconds = brain.budget(state, left_ms, limit_ms, per_move, spec.increment_ms)
-        else:
-            seconds = move_budget(left_ms, limit_ms, len(state.legal_moves()), len(state.active_seats),
-                                  is_critical(state), per_move, spec.increment_ms)
+        seconds = think_time(brain, state, clock and clock.left_ms, clock and clock.limit_ms,
+                             spec.move_ms is not None, spec.increment_ms)
         return brain(state, game.rng, seconds)
 
     return choose
+
+
+def think_time(brain: Brain, state: State, left_ms: int | None, limit_ms: int | None, per_move: bool,
+               increment_ms: int) -> float:
+    """The seconds ``brain`` may spend on this move: ``move_budget``, or perfect's own share of its bank."""
+    if isinstance(brain, Perfect):
+        return brain.budget(state, left_ms, limit_ms, per_move, increment_ms)
+    return move_budget(left_ms, limit_ms, len(state.legal_moves()), len(state.active_seats), is_critical(state),
+                       per_move, increment_ms)
