@@ -37,12 +37,13 @@ TABLE_LIMIT = 2_000_000  # transposition-table entries a bot's solver may keep b
 
 
 def move_budget(left_ms: int | None, limit_ms: int | None, free: int, players: int, critical: bool = False,
-                per_move: bool = True, increment_ms: int = 0) -> float:
+                per_move: bool = True, increment_ms: int = 0, bank_share: float | None = None) -> float:
     """Seconds to think about one move: more in the critical phase, never the whole limit.
 
     A fixed limit per move (``per_move``) is used at 60 %, 80 % when ``critical``. A
     bank is shared over the moves this seat still expects (half the free lines over
-    the players, at least 2), doubled when ``critical``, plus most of the increment.
+    the players, at least 2), doubled when ``critical`` (or ``bank_share`` of it, for a
+    brain that spends it on one decisive move), plus most of the increment.
     50 ms and 15 % of the limit always stay back for the round trip and Python's pauses.
     """
     if left_ms is None or limit_ms is None:
@@ -51,8 +52,9 @@ def move_budget(left_ms: int | None, limit_ms: int | None, free: int, players: i
     if per_move:
         share = limit * (0.8 if critical else 0.6)
     else:
-        moves_left = max(2.0, free / players / 2)
-        share = left_ms / 1000 / moves_left * (2 if critical else 1) + increment_ms / 1000 * 0.8
+        if bank_share is None:
+            bank_share = (2 if critical else 1) / max(2.0, free / players / 2)
+        share = left_ms / 1000 * bank_share + increment_ms / 1000 * 0.8
     return max(0.0, min(share, limit * 0.85 - 0.05))
 
 
@@ -438,12 +440,10 @@ class Perfect:
     def budget(self, state: State, left_ms: int | None, limit_ms: int | None, per_move: bool,
                increment_ms: int) -> float:
         """Seconds for this move: a share of the bank for the solve, not of the moves still expected."""
-        if len(state.scores) != 2 or state.forfeited or left_ms is None or limit_ms is None:
-            return move_budget(left_ms, limit_ms, len(state.legal_moves()), len(state.active_seats),
-                               is_critical(state), per_move, increment_ms)
-        limit = min(left_ms, limit_ms) / 1000
-        share = limit * 0.8 if per_move else left_ms / 1000 * self.bank_share + increment_ms / 1000 * 0.8
-        return max(0.0, min(share, limit * 0.85 - 0.05))
+        free, players = len(state.legal_moves()), len(state.active_seats)
+        if len(state.scores) != 2 or state.forfeited:
+            return move_budget(left_ms, limit_ms, free, players, is_critical(state), per_move, increment_ms)
+        return move_budget(left_ms, limit_ms, free, players, True, per_move, increment_ms, self.bank_share)
 
 
 BRAINS: dict[str, Callable[[], Brain]] = {"chains": Chains, "mcts": Mcts, "perfect": Perfect}
