@@ -245,7 +245,7 @@ class _Checker:
         if reuse is not None and bots[0] is not reuse:
             raise BotFault("crashed", "restarted")
         self._fresh = bots[0].process is None
-        referee.start(bots, [self.manifest])
+        referee.start(bots)
         bot = bots[0]
         if bot.status != "ready":
             referee.finish_retiring()

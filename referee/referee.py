@@ -19,6 +19,7 @@ import random
 import secrets
 import signal
 import subprocess
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -38,6 +39,8 @@ from referee.transport import Hook, Transport
 
 FAULT_POLICIES = ("forfeit", "substitute")
 BUILD_TIMEOUT = 300.0
+_BUILT: set[Path] = set()  # folders built by this process (any referee, any thread)
+_BUILD_LOCK = threading.Lock()
 INBOX_LIMIT = 100  # messages kept from a bot between its turns; more is a fault (§6.4)
 DEFAULT_TIME = TimeControl()  # 1 s per move, 10 s to start
 DEFAULT_LIMITS = Limits()
@@ -100,7 +103,6 @@ class Referee:
         self._bots: dict[tuple[BotSpec, int], _Bot] = {}
         self._fds: dict[int, _Bot] = {}
         self._retiring: list[_Bot] = []
-        self._built: set[Path] = set()
         self.listen = listen  # the tcp endpoint for remote seats, bound on first use
         self.announce = announce  # called with each remote seat's Credentials
         self.gate = None  # referee.remote.Gate, once a remote seat is admitted
@@ -121,12 +123,11 @@ class Referee:
         """Play one game; bots are started on first use and kept running across games; restarted after a fault."""
         if len(seats) != config.players:
             raise ConfigError(f"{len(seats)} bots for a {config.players}-player game")
-        manifests = [None if spec.remote else load_manifest(spec.folder) for spec in seats]
         started = datetime.now(UTC)
         if seed is None:
             seed = secrets.randbelow(2**31)
         bots = self.seat_bots(seats)
-        self.start(bots, manifests)
+        self.start(bots)
         game = _Game(self, bots, config, game_id, seed)
         try:
             result = game.run()
@@ -157,15 +158,23 @@ class Referee:
             bots.append(bot)
         return bots
 
-    def start(self, bots: list[_Bot], manifests: list[Manifest]) -> None:
-        """Launch the bots not running yet and wait (startup allowance) until each has said HELLO."""
+    def start(self, bots: list[_Bot]) -> None:
+        """Launch the bots not running yet and wait (startup allowance) until each has said HELLO.
+
+        Only a bot being launched reads its manifest; a broken one is the bot's fault, not the referee's.
+        """
         waiting = []
-        for bot, manifest in zip(bots, manifests):
+        for bot in bots:
             if bot.status != "starting" or bot.process is not None:
                 continue
             bot.fault = None
+            manifest = None
             try:
                 if not bot.spec.remote:
+                    try:
+                        manifest = load_manifest(bot.spec.folder)
+                    except ConfigError as exc:
+                        raise BotFault("no_connection", str(exc)) from None
                     self.build(bot.spec.folder, manifest)
                 token = secrets.token_hex(16)
                 env = {"HEXARENA_ENDPOINT": self.endpoint, "HEXARENA_TOKEN": token,
@@ -211,8 +220,15 @@ class Referee:
 
     def build(self, folder: Path, manifest: Manifest) -> None:
         """Run the manifest's build once per folder; BotFault("no_connection") if it fails or hangs."""
-        if not manifest.build or folder in self._built:
+        if not manifest.build or folder in _BUILT:
             return
+        with _BUILD_LOCK:  # the league's worker threads share snapshots: build each once
+            if folder not in _BUILT:
+                self._run_build(folder, manifest)
+                _BUILT.add(folder)
+
+    @staticmethod
+    def _run_build(folder: Path, manifest: Manifest) -> None:
         try:
             done = subprocess.run(manifest.build, check=False, cwd=folder, capture_output=True, timeout=BUILD_TIMEOUT)
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -220,7 +236,6 @@ class Referee:
         if done.returncode != 0:
             tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or [""]
             raise BotFault("no_connection", f"build {manifest.build} exited {done.returncode}: {tail[0][:200]}")
-        self._built.add(folder)
 
     # ---- waiting, in one place ----------------------------------------------------------------
 

@@ -317,3 +317,26 @@ def test_bots_inherit_only_the_allowlisted_environment(make_referee, monkeypatch
         names = {entry.split(b"=", 1)[0].decode() for entry in environ if entry}
         assert "CLOUD_SECRET_KEY" not in names
         assert {"PATH", "HEXARENA_TOKEN", "HEXARENA_ENDPOINT", "FOR_MY_BOT"} <= names
+
+
+def test_a_manifest_broken_after_submission_loses_the_game_not_the_referee(make_referee, tmp_path):
+    folder = tmp_path / "spoilt"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "spoilt"\ncommand = []\n')
+    referee = make_referee()
+    record = referee.play([BotSpec("spoilt", folder), RANDOM], BoardConfig(size="1x2"), game_id="spoilt", seed=1)
+    assert (record.result.termination, record.result.offender) == ("no_connection", 0)
+    assert referee.play([GREEDY, RANDOM], BoardConfig(size="1x2"), game_id="next", seed=1).result.termination \
+        == "completed"
+
+
+def test_a_build_runs_once_for_every_referee_of_the_process(make_referee, tmp_path):
+    folder = tmp_path / "built"
+    folder.mkdir()
+    (folder / "count.sh").write_text("echo x >> builds.txt\n")
+    (folder / "bot.toml").write_text('name = "built"\ncommand = ["python3", "bot.py"]\nbuild = ["sh", "count.sh"]\n')
+    (folder / "bot.py").write_text((RANDOM.folder / "bot.py").read_text())
+    for n in range(2):  # two referees, as the league's worker threads have
+        record = make_referee().play([BotSpec("built", folder), RANDOM], BoardConfig(size="1x2"), game_id=f"b{n}", seed=1)
+        assert record.result.termination == "completed"
+    assert (folder / "builds.txt").read_text() == "x\n"
