@@ -31,7 +31,7 @@ GEOMETRIES = ("hex", "square")
 MIN_SIDE, MAX_SIDE = 1, 10
 PRESETS = ("2x2", "2x3", "3x3", "3x4", "4x4", "4x5", "5x5", "6x6")
 
-_SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
+_SIZE = re.compile(r"^\s*([0-9]+)\s*[xX×]\s*([0-9]+)\s*$")
 
 
 class BoardError(ConfigError):

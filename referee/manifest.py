@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -26,7 +26,7 @@ class Manifest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")
-    command: list[str] = Field(min_length=1)
+    command: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1)
     build: list[str] | None = None
     transport: Literal["zmq", "stdio"] = "zmq"
     language: str = ""

@@ -109,6 +109,9 @@ def test_board_command_draws_a_position():
         (["2x2", "--moves", "1,99"], "line 99 is out of range"),
         (["2x2", "--moves", "1,1"], "line 1 is already drawn"),
         (["2x2", "--moves", "a"], "comma-separated list of line numbers"),
+        (["2x2", "--moves", "1 2"], "comma-separated list of line numbers"),  # not line 12
+        (["2x2", "--moves", "1,,2"], "comma-separated list of line numbers"),
+        (["٢x٢"], "not ROWSxCOLS"),  # ASCII digits only, as the protocol
     ],
 )
 def test_board_command_bad_input(args, message):

@@ -10,6 +10,7 @@ from conftest import BOTS, ROOT, TEST_BOTS
 from hexarena.cli import main
 from hexarena.commands.match import rotations
 from referee.record import GameRecord
+from referee.render import render
 
 GREEDY, RANDOM = str(BOTS / "greedy"), str(BOTS / "random")
 
@@ -46,13 +47,15 @@ def test_json_prints_only_records(tmp_path):
     assert records[0].replay().outcome().scores == tuple(records[0].result.scores)
 
 
-def test_show_draws_the_final_board(capsys):
+def test_show_draws_the_final_board(capsys, tmp_path):
     with pytest.raises(SystemExit) as exit:
-        main(["match", GREEDY, GREEDY, "--size", "1x2", "--games", "1", "--show", "--seed", "3"])
+        main(["match", GREEDY, GREEDY, "--size", "1x2", "--games", "1", "--show", "--seed", "3",
+              "--out", str(tmp_path / "games.jsonl")])
     assert exit.value.code == 0
     out = capsys.readouterr().out
     assert "A = greedy   B = greedy#2" in out
-    assert "+" in out and ("A" in out.split("game 1")[1])
+    record = GameRecord.model_validate_json((tmp_path / "games.jsonl").read_text())
+    assert render(record.config.board(), record.replay()) in out  # the final position, cells lettered by owner
 
 
 def test_three_bots_each_play_each_seat_once():
@@ -66,6 +69,9 @@ def test_three_bots_each_play_each_seat_once():
     ([GREEDY, RANDOM, "--size", "0x3"], "rows must be 1-10"),
     ([GREEDY, RANDOM, "--geometry", "tri"], "'tri' is not one of: hex, square"),
     ([GREEDY, RANDOM, "--games", "0"], "--games"),
+    ([GREEDY, RANDOM, "--remote-wait", "5x"], "time '5x' is not a duration"),
+    ([GREEDY, RANDOM, "--out", "/proc/no/such/file"], "cannot write /proc/no/such/file"),
+    ([GREEDY, RANDOM, "--logs", "/proc/no/such/dir"], "cannot write /proc/no"),
 ])
 def test_bad_arguments_are_one_line_errors(capsys, args, message):
     with pytest.raises(SystemExit) as exit:

@@ -433,11 +433,18 @@ def test_replay_command_reads_a_games_file_and_steps_on_enter(tmp_path, records)
     (["replay", "g00000", "--file", "{garbage}"], "not a JSON game record"),
     (["replay", "g00000", "--step", "--delay", "1", "--file", "{games}"], "not both"),
     (["replay", "g00000", "--delay", "-1", "--file", "{games}"], "--delay"),
+    (["replay", "g00000", "--file", "{seatless}"], "seats do not match"),
+    (["replay", "g00000", "--file", "{illegal}"], "its moves do not replay"),
 ])
 def test_replay_command_bad_input_is_one_line_and_exit_2(tmp_path, records, args, message):
     paths = {"games": tmp_path / "games.jsonl", "missing": tmp_path / "missing.jsonl",
-             "garbage": tmp_path / "garbage.jsonl"}
+             "garbage": tmp_path / "garbage.jsonl", "seatless": tmp_path / "seatless.jsonl",
+             "illegal": tmp_path / "illegal.jsonl"}
     paths["games"].write_text(records[0].model_dump_json() + "\n")
+    game = records[0]
+    paths["seatless"].write_text(game.model_copy(update={"seats": game.seats[:1]}).model_dump_json() + "\n")
+    twice = [*game.moves[:2], game.moves[1]]  # a line drawn twice
+    paths["illegal"].write_text(game.model_copy(update={"moves": twice}).model_dump_json() + "\n")
     paths["garbage"].write_text("{not json\n")
     done = hexarena(*[a.format(**paths) for a in args])
     assert done.returncode == 2 and done.stdout == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated
 
 import typer
@@ -37,11 +38,13 @@ def board(
 
 
 def parse_lines(text: str, option: str) -> list[int]:
-    """``"3,17,4"`` → ``[3, 17, 4]``; anything else is a one-line error."""
-    try:
-        return [int(part) for part in text.replace(" ", "").split(",") if part]
-    except ValueError:
-        raise typer.BadParameter(f"{text!r} is not a comma-separated list of line numbers", param_hint=option) from None
+    """``"3,17,4"`` → ``[3, 17, 4]`` (spaces around commas allowed); anything else is a one-line error."""
+    if not text.strip():
+        return []
+    parts = [part.strip() for part in text.split(",")]
+    if not all(re.fullmatch(r"[0-9]{1,9}", part) for part in parts):
+        raise typer.BadParameter(f"{text!r} is not a comma-separated list of line numbers", param_hint=option)
+    return [int(part) for part in parts]
 
 
 def register(app: typer.Typer) -> None:

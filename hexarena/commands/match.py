@@ -71,11 +71,17 @@ def match(
     rows, cols = parse_size(size)
     config = BoardConfig(size=f"{rows}x{cols}", geometry=geometry, players=len(bots), misere=misere, border=border)
     control = TimeControl.parse(time)
+    wait = parse_duration(remote_wait)
     if any(text.startswith("remote:") for text in bots):  # a person starts the remote bot by hand
-        control = dataclasses.replace(control, startup=max(control.startup, parse_duration(remote_wait)))
+        control = dataclasses.replace(control, startup=max(control.startup, wait))
     specs = _distinct_names([resolve_bot(text, home) for text in bots])
     records = []
-    sink = out.open("w", encoding="utf-8") if out is not None else None
+    try:
+        sink = out.open("w", encoding="utf-8") if out is not None else None
+        if logs is not None:
+            logs.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {exc.filename}: {exc.strerror}") from None
     say = (lambda text: None) if as_json else print
     say(f"match: {' vs '.join(spec.name for spec in specs)} on {config.label}, time {control}")
     try:

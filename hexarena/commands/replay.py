@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from hexarena.commands.bots import HomeOption
-from protocol.errors import ConfigError
+from protocol.errors import ConfigError, HexarenaError
 from referee.record import GameRecord
 from referee.render import SEAT_LETTERS, render
 
@@ -108,11 +108,19 @@ def validate(data: dict, where: str) -> GameRecord:
     from pydantic import ValidationError
 
     try:
-        return GameRecord.model_validate(data)
+        record = GameRecord.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise ConfigError(f"{where}: not a valid game record: {'.'.join(map(str, first['loc']))}: {first['msg']}") \
             from None
+    players = record.config.players
+    if len(record.seats) != players or any(not 0 <= move.seat < players for move in record.moves):
+        raise ConfigError(f"{where}: not a valid game record: seats do not match the {players}-player board")
+    try:
+        record.replay()
+    except (HexarenaError, IndexError) as exc:
+        raise ConfigError(f"{where}: its moves do not replay: {exc}") from None
+    return record
 
 
 def register(app: typer.Typer) -> None:
