@@ -24,6 +24,8 @@ import threading
 
 import zmq
 
+from protocol import codec
+
 _context: zmq.Context | None = None
 _lock = threading.Lock()
 
@@ -73,6 +75,9 @@ class Bridge(threading.Thread):
                     if not chunk:
                         return
                     *lines, pending = (pending + chunk).split(b"\n")
+                    if len(pending) > codec.MAX_BYTES:  # no newline in sight: pass it on, the referee
+                        lines.append(pending)           # refuses it as too long (§1.2), and start afresh
+                        pending = b""
                     for line in lines:
                         line = line.removesuffix(b"\r")
                         if line.strip():

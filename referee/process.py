@@ -12,6 +12,7 @@ SIGKILL the group and every process left in the bot's session.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
@@ -22,6 +23,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+import zmq
 
 from referee.bridge import Bridge
 from referee.manifest import Manifest
@@ -106,7 +109,13 @@ class BotProcess:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
         )
         if stdio:  # protocol lines on stdin/stdout, relayed to the referee's socket
-            Bridge.attach(popen, env["HEXARENA_ENDPOINT"])
+            try:
+                Bridge.attach(popen, env["HEXARENA_ENDPOINT"])
+            except (OSError, zmq.ZMQError) as exc:  # e.g. too many open files: the bot failed to start, not the referee
+                with contextlib.suppress(OSError):
+                    os.killpg(popen.pid, signal.SIGKILL)
+                popen.wait()
+                raise OSError(f"cannot relay the bot's stdio: {exc}") from None
         process = cls(popen, limits)
         process._apply_limits()
         return process
@@ -158,18 +167,28 @@ class BotProcess:
             self.read(fd)
 
     def _file(self) -> BinaryIO | None:
+        """The game's log, opened on first use; None (the output is dropped) if it cannot be written:
+        a full disk or an unwritable folder must not stop the game."""
         if self._log is None and self._log_path is not None:
-            self._log_path.parent.mkdir(parents=True, exist_ok=True)
-            self._log = open(self._log_path, "ab")  # noqa: SIM115 -- open across reads until close_log
+            try:
+                self._log_path.parent.mkdir(parents=True, exist_ok=True)
+                self._log = open(self._log_path, "ab")  # noqa: SIM115 -- open across reads until close_log
+            except OSError:
+                self._log_path = None
+                return None
         return self._log
 
     def _write(self, data: bytes) -> None:
         if self._log_path is None:  # startup or between games: kept for the next game's log
             self._between = (self._between + data)[-self.limits.log_bytes:]
             return
-        self._file()
+        if self._file() is None:
+            return
         room = max(0, self.limits.log_bytes - self._logged)
-        self._log.write(data[:room])
+        try:
+            self._log.write(data[:room])
+        except OSError:
+            return
         self._logged += min(room, len(data))
         self._skipped += len(data) - min(room, len(data))
 
@@ -184,7 +203,8 @@ class BotProcess:
     def note(self, text: str) -> None:
         """A referee line in the log, written even past the size cap."""
         if self._file() is not None:
-            self._log.write(f"\n--- hexarena: {text}\n".encode())
+            with contextlib.suppress(OSError):
+                self._log.write(f"\n--- hexarena: {text}\n".encode())
 
     def close_log(self) -> None:
         if self._log_path is not None:

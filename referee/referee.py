@@ -39,8 +39,10 @@ from referee.transport import Hook, Transport
 
 FAULT_POLICIES = ("forfeit", "substitute")
 BUILD_TIMEOUT = 300.0
-_BUILT: set[Path] = set()  # folders built by this process (any referee, any thread)
-_BUILD_LOCK = threading.Lock()
+# each folder's build outcome in this process (any referee, any thread): None when it built, else its fault
+_BUILDS: dict[Path, BotFault | None] = {}
+_BUILD_LOCKS: dict[Path, threading.Lock] = {}
+_LOCKS_LOCK = threading.Lock()
 INBOX_LIMIT = 100  # messages kept from a bot between its turns; more is a fault (§6.4)
 DEFAULT_TIME = TimeControl()  # 1 s per move, 10 s to start
 DEFAULT_LIMITS = Limits()
@@ -219,13 +221,23 @@ class Referee:
         return seat
 
     def build(self, folder: Path, manifest: Manifest) -> None:
-        """Run the manifest's build once per folder; BotFault("no_connection") if it fails or hangs."""
-        if not manifest.build or folder in _BUILT:
+        """Run the manifest's build once per folder and process; BotFault("no_connection") if it failed or hung.
+
+        The league's worker threads share registry snapshots: one builds, the others wait for it.
+        """
+        if not manifest.build:
             return
-        with _BUILD_LOCK:  # the league's worker threads share snapshots: build each once
-            if folder not in _BUILT:
-                self._run_build(folder, manifest)
-                _BUILT.add(folder)
+        with _LOCKS_LOCK:
+            lock = _BUILD_LOCKS.setdefault(folder, threading.Lock())
+        with lock:
+            if folder not in _BUILDS:
+                try:
+                    self._run_build(folder, manifest)
+                    _BUILDS[folder] = None
+                except BotFault as fault:
+                    _BUILDS[folder] = fault
+        if _BUILDS[folder] is not None:
+            raise _BUILDS[folder]
 
     @staticmethod
     def _run_build(folder: Path, manifest: Manifest) -> None:

@@ -340,3 +340,17 @@ def test_a_build_runs_once_for_every_referee_of_the_process(make_referee, tmp_pa
         record = make_referee().play([BotSpec("built", folder), RANDOM], BoardConfig(size="1x2"), game_id=f"b{n}", seed=1)
         assert record.result.termination == "completed"
     assert (folder / "builds.txt").read_text() == "x\n"
+
+
+def test_an_unwritable_log_drops_the_output_and_the_game_goes_on(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    command = ["python3", "-c", "import sys; sys.stderr.write('x' * 100)"]
+    process = BotProcess.start(tmp_path, Manifest(name="chatty", command=command), {}, Limits())
+    process.open_log(tmp_path / "a-file" / "game.log")  # its folder is a file: the log cannot be created
+    process.popen.wait(10)
+    process.drain()
+    process.note("a referee line")
+    process.close_log()
+    process.kill_all()
+    process.close()
+    assert (tmp_path / "a-file").read_text() == ""
