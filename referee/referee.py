@@ -366,8 +366,12 @@ class Referee:
         for bot in bots:
             for fd in bot.process.fds:
                 self._unwatch(fd)
-        stop_all([bot.process for bot in bots], grace=grace, term_grace=grace)
+        # a remote seat's stand-in has no process to wait for: waiting would only cost the graces
+        local = [bot.process for bot in bots if isinstance(bot.process, BotProcess)]
+        stop_all(local, grace=grace, term_grace=grace)
         for bot in bots:
+            if not isinstance(bot.process, BotProcess):
+                bot.process.close()
             bot.process = None
 
     def close(self) -> None:

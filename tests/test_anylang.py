@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -196,9 +197,13 @@ def test_a_remote_bot_joins_over_tcp_with_curve_and_a_client_with_another_key_is
 
 def test_a_remote_seat_whose_bot_never_joins_is_no_connection():
     with Referee(time_control=TimeControl.parse("100ms,startup=300ms")) as referee:
+        started = time.monotonic()
         record = referee.play([BotSpec("absent", None, remote=True), spec(BOTS / "random")],
                               BoardConfig(size="2x2"), game_id="r", seed=1)
+        elapsed = time.monotonic() - started
     assert (record.result.termination, record.result.offender) == ("no_connection", 0)
+    # the startup allowance, then no waiting for a process that is not ours (it waited 2 x 0.2 s)
+    assert elapsed < 0.6, elapsed
 
 
 @needs_c
