@@ -58,7 +58,9 @@ def test_perfect_keeps_the_solved_value_of_hexagons_2x3(opponent, time):
     done = hexarena("match", "bots/perfect", f"bots/{opponent}", "--size", "2x3", "--games", "2",
                     "--time", time, "--seed", "4", "--json")
     assert done.returncode == 0, done.stderr
-    for game in map(json.loads, done.stdout.splitlines()):
+    games = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(games) == 2 and {game["seats"].index("perfect") for game in games} == {0, 1}
+    for game in games:
         assert game["result"]["termination"] == "completed"
         seat = game["seats"].index("perfect")
         scores = game["result"]["scores"]

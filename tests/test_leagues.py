@@ -363,6 +363,8 @@ def test_too_many_tables_asks_for_a_sample(registered, monkeypatch):
     with Workspace(registered) as ws, pytest.raises(ConfigError, match=r"^wide.toml: 4 bots make 4 tables of 3; "
                                                                       r"set sample = N"):
         run_league(ws, league, source="wide.toml", progress=False)
+    with Workspace(registered) as ws, pytest.raises(ConfigError):
+        store.league_config(ws, "wide")  # refused before anything was stored
     sampled = parse_league(league_text("wide", players=3, games_per_pairing=3, sample=2))
     with Workspace(registered) as ws:
         assert resolve_entrants(ws, sampled, "wide.toml")  # a sample of tables is fine

@@ -178,6 +178,7 @@ def test_golden_transcript_of_a_seeded_game():
     golden = GOLDEN / "greedy-random-2x2-hex-border-seed11.txt"
     if os.environ.get("HEXARENA_UPDATE_GOLDEN"):
         golden.write_text(text)
+        pytest.skip("golden file rewritten")
     assert text == golden.read_text()
 
 

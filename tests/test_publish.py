@@ -342,6 +342,7 @@ def test_standings_markdown_matches_the_golden_file(records):
     text = standings_markdown(compute("demo", records))
     if os.environ.get("HEXARENA_UPDATE_GOLDEN"):
         GOLDEN.write_text(text, encoding="utf-8")
+        pytest.skip("golden file rewritten")
     assert text == GOLDEN.read_text(encoding="utf-8")
 
 
@@ -357,7 +358,7 @@ def test_standings_csv_json_and_games_jsonl(site, records):
     assert all(s["elo_low"] < s["elo"] < s["elo_high"] for s in data["standings"])
     lines = (site / "games.jsonl").read_text().splitlines()
     assert [GameRecord.model_validate_json(line) for line in lines] == records
-    assert (site / "standings.md").read_text() == standings_markdown(compute("demo", records))
+    assert (site / "standings.md").read_text() == GOLDEN.read_text(encoding="utf-8")
 
 
 # ---- the commands ------------------------------------------------------------------------------------

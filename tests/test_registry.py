@@ -22,7 +22,6 @@ from protocol.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
 RANDOM_BOT = REPO / "bots" / "random"
-needs_check = pytest.mark.skipif(not (REPO / "referee" / "check.py").exists(), reason="referee/check.py not written yet")
 
 
 def make_bot(folder: Path, name: str = "tester", author: str = "alice", *, manifest: str | None = None,
@@ -292,7 +291,6 @@ def test_a_build_runs_in_the_copy_and_a_hanging_build_is_stopped(ws: Workspace, 
     assert [b.name for b in registry.list_bots(ws)] == ["tester"]
 
 
-@needs_check
 def test_a_failed_check_is_not_registered(ws: Workspace, tmp_path: Path) -> None:
     stubborn = "from protocol.client import run_bot\n\nrun_bot(lambda game, state: 0)  # always line 0\n"
     folder = make_bot(tmp_path / "bot", files={"bot.py": stubborn})
@@ -305,7 +303,6 @@ def test_a_failed_check_is_not_registered(ws: Workspace, tmp_path: Path) -> None
     assert state(ws.home) == before
 
 
-@needs_check
 def test_the_registry_copy_plays_after_the_folder_is_deleted(tmp_path: Path) -> None:
     home = tmp_path / "home"
     folder = playing_bot(tmp_path / "src", name="survivor")
