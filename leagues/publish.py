@@ -47,7 +47,6 @@ class League:
 
     name: str
     records: list[GameRecord]
-    frame: pd.DataFrame  # the seat frame (leagues.tables)
     standings: pd.DataFrame  # tables.standings joined with ratings.ratings (elo, elo_low, elo_high, los)
     head_to_head: pd.DataFrame  # tables.head_to_head
     configs: list[tuple[str, pd.DataFrame]]  # (configuration label, its standings)
@@ -97,7 +96,7 @@ def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, d
     rated = ratings(frame)[["bot", "elo", "elo_low", "elo_high", "gap", "gap_low", "gap_high", "los"]]
     standings = tables.standings(frame, flag_threshold).merge(rated, on="bot", how="left")
     configs = [(label, tables.standings(part, flag_threshold)) for label, part in tables.by_configuration(frame)]
-    return League(name, records, frame, standings, tables.head_to_head(frame), configs, description, logs_dir)
+    return League(name, records, standings, tables.head_to_head(frame), configs, description, logs_dir)
 
 
 def write_site(out_dir: str | Path, league: League) -> Path:

@@ -44,7 +44,6 @@ class ScheduledGame:
     id: str
     config: BoardConfig
     seats: tuple[str, ...]  # entrant labels in seat order
-    keys: tuple[str, ...]  # entrant keys in seat order
     seed: int
     round: int  # position in the interleaving: cycle * rounds + round
 
@@ -72,7 +71,6 @@ def schedule(league: LeagueConfig, entrants: list[Entrant]) -> list[ScheduledGam
                             id=game_id(league.name, config, keys, cycle * k + rotation),
                             config=config,
                             seats=tuple(e.label for e in seats),
-                            keys=keys,
                             seed=seeds[c, i],
                             round=cycle * len(rounds) + number,
                         ))

@@ -149,7 +149,6 @@ def crosstable(frame: pd.DataFrame, order: list[str] | None = None) -> pd.DataFr
     return table.reindex(index=order, columns=order).fillna("").rename_axis(index="bot", columns=None)
 
 
-FORMATS = ("text", "md", "csv", "json")
 DECIMALS = {"points": 2, "score_pct": 1, "think_ms": 2, "elo": 0, "elo_low": 0, "elo_high": 0,
             "gap": 0, "gap_low": 0, "gap_high": 0, "los": 1}
 TITLES = {"ratings": "ratings (Elo: Bradley-Terry for 2 players, Plackett-Luce for 3-4; 95% interval; "

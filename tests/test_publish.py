@@ -373,7 +373,7 @@ def workspace(records, tmp_path_factory) -> Path:
     """A workspace that holds the small league as if `hexarena league run` had played it."""
     home = tmp_path_factory.mktemp("home")
     league = parse_league('name = "demo"\nplayers = 2\n[[boards]]\nsize = "3x3"\n')
-    games = [ScheduledGame(r.id, r.config, tuple(r.seats), tuple(r.seats), r.seed or 0, n)
+    games = [ScheduledGame(r.id, r.config, tuple(r.seats), r.seed or 0, n)
              for n, r in enumerate(records)]
     with Workspace(home) as ws:
         store.save_schedule(ws, league, games)
