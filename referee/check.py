@@ -26,7 +26,7 @@ from referee.clock import Deadline, TimeControl
 from referee.manifest import Manifest, load_manifest
 from referee.record import BoardConfig
 from referee.referee import BotSpec, Referee
-from referee.rules import State
+from referee.rules import IllegalMove, State
 
 CHECK_TIME = TimeControl(move=1.0, startup=10.0)
 GRACE = 1.0  # how long past its limit a reply is still awaited, so a slow bot fails "time limit" alone
@@ -324,9 +324,10 @@ class _Checker:
         if received > allowed:
             self._late(1000 * (received - allowed), item)
         clock.spend(min(received - sent, left / 1000))
-        if not state.is_legal(line):
-            count = len(state.rules.board.lines)
-            why = f"out of range (0-{count - 1})" if not 0 <= line < count else "already drawn"
-            stale = " — the bot's view of the board is stale" if item == TRACKS and why == "already drawn" else ""
-            raise BotFault("illegal_line", f"line {line} is {why}{stale}")
+        try:
+            state.apply(line)
+        except IllegalMove as exc:
+            drawn = 0 <= line < state.rules.lines  # in range, so already drawn
+            stale = " — the bot's view of the board is stale" if item == TRACKS and drawn else ""
+            raise BotFault("illegal_line", f"{exc}{stale}") from None
         return line

@@ -34,7 +34,7 @@ from referee.clock import Deadline, TimeControl
 from referee.manifest import Manifest, load_manifest
 from referee.process import BotProcess, Limits, stop_all
 from referee.record import BoardConfig, Forfeit, GameRecord, MoveRecord, Result
-from referee.rules import State
+from referee.rules import IllegalMove, State, Step
 from referee.transport import Hook, Transport
 
 FAULT_POLICIES = ("forfeit", "substitute")
@@ -444,20 +444,18 @@ class _Game:
         self.flush()
         try:
             line, received = self.referee.await_move(bot, clock.deadline(sent), limit_ms)
-            if not self.state.is_legal(line):
-                raise BotFault("illegal_line", f"line {line} is {self._why_illegal(line)}")
+            try:
+                step = self.state.apply(line)  # the engine's own check, once: it words the fault too
+            except IllegalMove as exc:
+                raise BotFault("illegal_line", str(exc)) from None
         except BotFault as fault:
             self.fault(seat, fault)
             return
         clock.spend(received - sent)
-        self.draw(seat, line, (received - sent) * 1000)
+        self.draw(seat, line, (received - sent) * 1000, step=step)
 
-    def _why_illegal(self, line: int) -> str:
-        count = len(self.rules.board.lines)
-        return "already drawn" if 0 <= line < count else f"out of range (0-{count - 1})"
-
-    def draw(self, seat: int, line: int, ms: float, substituted: bool = False) -> None:
-        step = self.state.apply(line)
+    def draw(self, seat: int, line: int, ms: float, substituted: bool = False, step: Step | None = None) -> None:
+        step = step or self.state.apply(line)
         self.state = step.state
         # built from values the referee made itself: no validation on the per-move path
         self.moves.append(MoveRecord.model_construct(seat=seat, line=line, closed=list(step.closed), ms=round(ms, 3),
