@@ -299,6 +299,8 @@ class Referee:
         wait = Deadline(deadline)
         while True:
             if bot.flooded:  # checked on every pass: a flood that fills the inbox mid-turn drops the reply too
+                bot.flooded = False  # one fault per flood: under the substitute policy the bot plays on
+                bot.inbox.clear()
                 raise BotFault("malformed_message", f"more than {INBOX_LIMIT} messages between turns (§6.4)")
             if not bot.inbox:
                 # the poller watches the exit descriptor, so no system call per check where there is one

@@ -25,7 +25,9 @@ from referee.clock import Deadline
 
 log = logging.getLogger("hexarena.referee.transport")
 
-_MORE, _LAST = int(zmq.SNDMORE | zmq.NOBLOCK), int(zmq.NOBLOCK)  # plain ints: no enum arithmetic per send
+# plain ints: no enum arithmetic per send and receive
+_MORE, _LAST = int(zmq.SNDMORE | zmq.NOBLOCK), int(zmq.NOBLOCK)
+_EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)
 
 # hook(direction "in" | "out", owner, raw text): sees every authenticated message (transcripts, debugging)
 Hook = Callable[[str, Hashable, bytes], None]
@@ -108,8 +110,8 @@ class Transport:
     def _drain(self, now: float) -> list[Received]:
         messages = []
         # ask libzmq whether a message waits rather than catch zmq.Again: an exception per move costs more
-        while self.socket.getsockopt(zmq.EVENTS) & zmq.POLLIN:
-            frames = self.socket.recv_multipart(zmq.NOBLOCK)
+        while self.socket.getsockopt(_EVENTS) & _POLLIN:
+            frames = self.socket.recv_multipart(_LAST)
             route, body = frames[0], frames[1:]
             data = body[0] if len(body) == 1 else None
             owner = self._owners.get(route)

@@ -150,6 +150,13 @@ def test_a_bot_that_floods_the_referee_is_a_malformed_message(make_referee):
     assert "more than 100 messages" in record.result.forfeits[0].detail
 
 
+def test_a_flood_is_one_fault_and_under_the_substitute_policy_the_bot_plays_on(make_referee):
+    record = make_referee(fault_policy="substitute").play([bot("flood"), RANDOM], BoardConfig(size="2x2"),
+                                                          game_id="fault-f2", seed=1)
+    assert [(f.seat, f.reason) for f in record.result.forfeits] == [(0, "malformed_message")]
+    assert sum(1 for m in record.moves if m.seat == 0 and not m.substituted) > 1  # its later replies count
+
+
 def test_a_fault_in_a_three_player_game_puts_the_offender_last_and_the_others_play_on(make_referee):
     referee = make_referee()
     config = BoardConfig(size="3x3", players=3)

@@ -50,6 +50,8 @@ def main(fault: str) -> None:
         Path(os.environ["BROKEN_PIDS"]).write_text(str(os.getpid()))
     print(f"broken bot ready to commit {fault}", file=sys.stderr, flush=True)
 
+    flooded = set()
+
     def choose(game, state) -> int:
         line = game.rng.choice(state.legal_moves())
         if not game.id.startswith("fault"):
@@ -62,7 +64,8 @@ def main(fault: str) -> None:
             return len(game.board.lines) + 5
         if fault == "malformed_message":
             connection.socket.send_string(f"MOVE {game.clock.id} banana")
-        if fault == "flood":  # the answer, then 200 more copies of it
+        if fault == "flood" and game.id not in flooded:  # once a game: the answer, then 200 copies
+            flooded.add(game.id)
             for _ in range(200):
                 connection.send(codec.Move(game.clock.id, line))
         if fault == "wrong_request":
