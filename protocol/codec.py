@@ -34,6 +34,12 @@ def _number(text: str, what: str, section: str) -> int:
     return int(text)
 
 
+def _fields(words: list[str], usage: str, section: str, *names: str) -> tuple[int, ...]:
+    """A message of exactly ``names`` numbers after its keyword (TURN, MOVE)."""
+    _arity(words, len(names) + 1, len(names) + 1, usage, section)
+    return tuple(_number(word, name, section) for word, name in zip(words[1:], names))
+
+
 def _numbers(text: str, what: str, section: str) -> tuple[int, ...]:
     """``"3,17,4"`` → ``(3, 17, 4)``; ``"-"`` → ``()`` (§1.3)."""
     if text == "-":
@@ -191,8 +197,7 @@ class Turn:
 
     @classmethod
     def from_words(cls, words: list[str]) -> Turn:
-        _arity(words, 4, 4, "TURN <id> <left_ms> <limit_ms>", "4.4")
-        return cls(*(_number(w, name, "4.4") for w, name in zip(words[1:], ("id", "left_ms", "limit_ms"))))
+        return cls(*_fields(words, "TURN <id> <left_ms> <limit_ms>", "4.4", "id", "left_ms", "limit_ms"))
 
 
 @dataclass(frozen=True)
@@ -207,8 +212,7 @@ class Move:
 
     @classmethod
     def from_words(cls, words: list[str]) -> Move:
-        _arity(words, 3, 3, "MOVE <id> <line>", "4.5")
-        return cls(_number(words[1], "id", "4.5"), _number(words[2], "line", "4.5"))
+        return cls(*_fields(words, "MOVE <id> <line>", "4.5", "id", "line"))
 
 
 @dataclass(frozen=True)
