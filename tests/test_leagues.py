@@ -203,6 +203,9 @@ def test_league_table_matches_counts_from_the_stored_records(uninterrupted):
     by_config = hexarena("league", "table", "four", "--by", "configuration", "--format", "md", "--home",
                          str(root / "home"))
     assert "### standings — 3x3 square" in by_config.stdout and "### crosstable — 4x4 hex" in by_config.stdout
+    only = hexarena("league", "table", "four", "--table", "crosstable", "--format", "json", "--home", str(root / "home"))
+    crosstable = json.loads(only.stdout)
+    assert list(crosstable) == ["crosstable"] and len(crosstable["crosstable"]) == len(BOTS)
 
 
 def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_path):
@@ -216,6 +219,12 @@ def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_pa
     assert status == -signal.SIGKILL and 4 <= len(partial) < 24, "the run was not killed in the middle"
     shown = hexarena("league", "status", "four", "--home", str(home))
     assert f"league four: {len(partial)} of 24 games played" in shown.stdout
+    # what is left, by configuration and by bot, counted from the schedule minus the stored games
+    left = [line.split() for line in shown.stdout.split("left by configuration")[1].split("left by bot")[0]
+            .strip().splitlines()[1:]]
+    assert sum(int(row[-1]) for row in left) == 24 - len(partial)
+    by_bot = [line.split() for line in shown.stdout.split("left by bot")[1].strip().splitlines()[1:]]
+    assert {row[0] for row in by_bot} <= set(BOTS) and sum(int(row[-1]) for row in by_bot) == 2 * (24 - len(partial))
 
     status, err = interrupt_run(league_file, home, marker, signal.SIGTERM, after=len(partial) + 4)
     assert status == 130 and "interrupted; the finished games are stored" in err

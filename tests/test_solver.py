@@ -247,9 +247,17 @@ def test_cli_prints_value_and_best_moves_as_json():
     assert data["nodes"] > 0 and data["seconds"] >= 0
 
 
+def test_cli_gives_up_at_its_timeout_and_names_the_search():
+    result = run_cli("3x3", "--timeout", "0.2", "--memory", "16")  # hexagons 3x3 takes minutes
+    assert (result.returncode, result.stderr) == (1, "hexarena: error: not solved within 0.2 s\n")
+    done = run_cli("2x2", "--memory", "16")
+    assert done.returncode == 0 and done.stdout.splitlines()[-1].endswith(
+        "(C search)" if compiled() else "(pure-Python search)")
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["11x2"], "rows must be 1-10"), (["2x2", "--players", "3"], "2 players only"),
+    [(["11x2"], "rows must be 1-10"), (["2x2", "--memory", "8"], "--memory"), (["2x2", "--players", "3"], "2 players only"),
      (["2x2", "--moves", "1,1"], "line 1 is already drawn"), (["2x2", "--moves", "19"], "out of range 0-18"),
      (["2x2", "--moves", "1;x"], "not a comma-separated list")],
 )
