@@ -37,7 +37,7 @@ MAX_FREE = 40  # beyond this the solver has no chance within minutes
 def solve_one(geometry: str, size: str, border: bool, misere: bool, limit: float) -> dict:
     rules = Rules(make_board(size, geometry), Options(2, misere, border))
     start = rules.start()
-    free = len(start.legal_moves())
+    free = start.free_count()
     row = {"free": free, "cells": len(rules.board.cells)}
     if free > MAX_FREE:
         return row | {"status": "skipped"}

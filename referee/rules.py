@@ -159,6 +159,10 @@ class State:
             free ^= low
         return moves
 
+    def free_count(self) -> int:
+        """How many lines are free (``len(legal_moves())`` without building the list)."""
+        return (self.rules.full & ~self.drawn).bit_count()
+
     def is_legal(self, line: int) -> bool:
         return 0 <= line < self.rules.lines and not self.drawn >> line & 1
 

@@ -119,7 +119,7 @@ class Endgame:
 
     def best(self, state: State, deadline: float) -> tuple[int, ...]:
         """Every best line, or ``()`` (more than two players, too many lines, or out of time)."""
-        free = len(state.legal_moves())
+        free = state.free_count()
         if free > self.last_free:  # a new game
             self.unsolved_at = 10**9
         self.last_free = free
@@ -440,7 +440,7 @@ class Perfect:
     def budget(self, state: State, left_ms: int | None, limit_ms: int | None, per_move: bool,
                increment_ms: int) -> float:
         """Seconds for this move: a share of the bank for the solve, not of the moves still expected."""
-        free, players = len(state.legal_moves()), len(state.active_seats)
+        free, players = state.free_count(), len(state.active_seats)
         if len(state.scores) != 2 or state.forfeited:
             return move_budget(left_ms, limit_ms, free, players, is_critical(state), per_move, increment_ms)
         return move_budget(left_ms, limit_ms, free, players, True, per_move, increment_ms, self.bank_share)
@@ -466,5 +466,5 @@ def think_time(brain: Brain, state: State, left_ms: int | None, limit_ms: int | 
     """The seconds ``brain`` may spend on this move: ``move_budget``, or perfect's own share of its bank."""
     if isinstance(brain, Perfect):
         return brain.budget(state, left_ms, limit_ms, per_move, increment_ms)
-    return move_budget(left_ms, limit_ms, len(state.legal_moves()), len(state.active_seats), is_critical(state),
+    return move_budget(left_ms, limit_ms, state.free_count(), len(state.active_seats), is_critical(state),
                        per_move, increment_ms)

@@ -143,3 +143,12 @@ def test_square_1x1_second_player_wins_one_nil():
 def test_tiny_boards_exact(size, geometry, border, value):
     rules = Rules(make_board(size, geometry), Options(border=border))
     assert _negamax(rules, rules.start().drawn) == value
+
+
+def test_free_count_is_the_number_of_legal_moves():
+    rules = Rules(make_board("2x3"), Options(border=True))
+    state = rules.start()
+    while not state.is_over():
+        assert state.free_count() == len(state.legal_moves())
+        state = state.apply(state.legal_moves()[-1]).state
+    assert state.free_count() == 0

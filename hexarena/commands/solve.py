@@ -57,7 +57,7 @@ def solve(
                           "seconds": round(solution.seconds, 3), "future": solution.future,
                           "to_move": state.to_move, "scores": list(state.scores)}))
         return
-    free = len(state.legal_moves())
+    free = state.free_count()
     print(f"{board.size} {geometry}{' misère' if misere else ''}{' border' if border else ''}: "
           f"{free} free lines, scores {state.scores[0]}-{state.scores[1]}, seat {state.to_move} to move")
     print(f"value (seat 0's final margin): {solution.value:+d}")
