@@ -258,7 +258,7 @@ def test_cli_gives_up_at_its_timeout_and_names_the_search():
 @pytest.mark.parametrize(
     ("args", "message"),
     [(["11x2"], "rows must be 1-10"), (["2x2", "--memory", "8"], "--memory"), (["2x2", "--players", "3"], "2 players only"),
-     (["2x2", "--moves", "1,1"], "line 1 is already drawn"), (["2x2", "--moves", "19"], "out of range 0-18"),
+     (["2x2", "--moves", "1,1"], "line 1 is already drawn"), (["2x2", "--moves", "19"], "line 19 is out of range (0-18)"),
      (["2x2", "--moves", "1;x"], "not a comma-separated list")],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(args, message):

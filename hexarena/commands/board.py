@@ -10,7 +10,7 @@ import typer
 
 from protocol.board import GEOMETRIES, make_board
 from referee.render import render
-from referee.rules import Options, Rules
+from referee.rules import IllegalMove, Options, Rules, State
 
 
 def geometry_option(value: str) -> str:
@@ -31,10 +31,18 @@ def board(
     if as_json:
         print(json.dumps(rules.board.to_json(border=border)))
         return
-    state = rules.replay(parse_lines(moves, "--moves"))
+    state = position(rules, moves)
     print(render(rules.board, state))
     print(f"{rules.board.size} {geometry}: {len(rules.board.dots)} dots, {len(rules.board.lines)} lines, "
           f"{len(rules.board.cells)} cells")
+
+
+def position(rules: Rules, moves: str) -> State:
+    """The position after ``--moves``; a line out of range or drawn twice is a one-line error."""
+    try:
+        return rules.replay(parse_lines(moves, "--moves"))
+    except IllegalMove as exc:
+        raise typer.BadParameter(str(exc), param_hint="--moves") from None
 
 
 def parse_lines(text: str, option: str) -> list[int]:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from hexarena.commands.board import geometry_option, parse_lines
+from hexarena.commands.board import geometry_option, position
 
 
 def solve(
@@ -40,12 +40,7 @@ def solve(
     except BoardError as exc:
         raise typer.BadParameter(str(exc), param_hint="SIZE") from None
     rules = Rules(board, Options(2, misere, border))
-    state = rules.start()
-    for line in parse_lines(moves, "--moves"):
-        if not state.is_legal(line):
-            problem = "already drawn" if 0 <= line < len(board.lines) else f"out of range 0-{len(board.lines) - 1}"
-            raise typer.BadParameter(f"line {line} is {problem}", param_hint="--moves")
-        state = state.apply(line).state
+    state = position(rules, moves)
     try:
         solver = Solver(rules, table_bits=table_bits_for(memory))
         solution = solver.solve(state, deadline=time.monotonic() + timeout if timeout else None)
