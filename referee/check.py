@@ -280,11 +280,9 @@ class _Checker:
                 state = after.state
                 events.append(codec.Drawn(seat, step, after.closed))
         seat = state.to_move if scenario.seat is None else scenario.seat
-        board = config.board()
         names = tuple(f"seat{s}" for s in range(config.players))
         names = names[:seat] + (self.spec.name,) + names[seat + 1:]
-        game = codec.Game(f"check{self.games}", seat, config.players, names, board, config.misere, config.border,
-                          tuple(board.border) if config.border else (), self.control.spec(), SEED + self.games)
+        game = config.game_message(f"check{self.games}", seat, names, self.control.spec(), SEED + self.games)
         send = lambda message: referee.transport.send(bot, message.to_text())
         send(game)
         for event in events:

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from protocol import codec
 from protocol.board import Board, make_board, parse_size
 from referee.rules import Options, Rules
 
@@ -56,6 +57,13 @@ class BoardConfig(BaseModel):
 
     def rules(self) -> Rules:
         return Rules(self.board(), Options(self.players, self.misere, self.border))
+
+    def game_message(self, game_id: str, seat: int, names: tuple[str, ...], time: codec.TimeSpec,
+                     seed: int) -> codec.Game:
+        """The GAME message (§4.1) that opens a game of this configuration for ``seat``."""
+        board = self.board()
+        predrawn = tuple(board.border) if self.border else ()
+        return codec.Game(game_id, seat, self.players, names, board, self.misere, self.border, predrawn, time, seed)
 
 
 class MoveRecord(BaseModel):

@@ -409,10 +409,8 @@ class _Game:
 
     def run(self) -> Result:
         referee, config = self.referee, self.config
-        board = self.rules.board
         time_spec = referee.time_control.spec()
         names = tuple(bot.spec.name for bot in self.bots)
-        predrawn = tuple(board.border) if config.border else ()
         for seat, bot in enumerate(self.bots):
             if bot.process is not None and referee.log_dir is not None:
                 safe_id = self.game_id.replace("/", "_")
@@ -420,8 +418,7 @@ class _Game:
             elif bot.process is not None:
                 bot.process.open_log(None)
             if bot.alive:
-                message = codec.Game(self.game_id, seat, config.players, names, board, config.misere, config.border,
-                                     predrawn, time_spec, self.seed)
+                message = config.game_message(self.game_id, seat, names, time_spec, self.seed)
                 referee.transport.send(bot, message.to_text())
         for seat, bot in enumerate(self.bots):
             if not bot.alive:
