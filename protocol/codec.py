@@ -335,6 +335,8 @@ def _game_from_json(data: object) -> Game:
         spec = TimeSpec(*(_optional_ms(time, key) for key in ("move_ms", "bank_ms", "increment_ms", "margin_ms")))
     except ProtocolError as exc:
         raise ProtocolError(f"GAME: {exc}") from None
+    if (spec.move_ms is None) == (spec.bank_ms is None):
+        raise ProtocolError("GAME: 'time' must give exactly one of move_ms and bank_ms (§5)")
     seed = field("seed", int)
     board = Board(geometry, rows, cols, tuple(tuple(d) for d in dots), tuple(lines), tuple(cells))
     return Game(

@@ -191,3 +191,13 @@ def test_the_spec_example_is_a_real_conversation():
     documented = [[hide_token(line) for line in block] for block in documented]
     lines = conversations(BoardConfig(size="1x1", geometry="square"), seed=7)
     assert documented == [lines["greedy"], lines["random"]]
+
+
+@pytest.mark.parametrize("time", [{"move_ms": None, "bank_ms": None}, {"move_ms": 300, "bank_ms": 10_000}])
+def test_a_game_needs_exactly_one_clock(time):
+    board = make_board("1x1")
+    game = codec.Game("g", 0, 2, ("a", "b"), board, False, False, (), codec.TimeSpec(300, None), 1)
+    data = json.loads(game.to_text().split(" ", 1)[1])
+    data["time"] |= time
+    with pytest.raises(ProtocolError, match=re.escape("exactly one of move_ms and bank_ms")):
+        codec.parse("GAME " + json.dumps(data))
