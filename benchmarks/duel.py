@@ -17,7 +17,7 @@ import time
 from multiprocessing import Pool
 
 from protocol.board import make_board
-from referee.rules import Rules
+from protocol.rules import Rules
 from referee.strategy import BRAINS, think_time
 
 

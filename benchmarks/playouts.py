@@ -14,7 +14,7 @@ import random
 import time
 
 from protocol.board import make_board
-from referee.rules import Rules
+from protocol.rules import Rules
 
 
 def engine_games(rules: Rules, seconds: float, rng: random.Random) -> float:

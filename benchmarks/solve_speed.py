@@ -16,7 +16,7 @@ import sys
 import time
 
 from protocol.board import boards_with_few_free_lines
-from referee.rules import Options, Rules
+from protocol.rules import Options, Rules
 from referee.solver import Solver, compiled
 
 

@@ -13,7 +13,7 @@ import platform
 import time
 
 from protocol.board import make_board
-from referee.rules import Options, Rules
+from protocol.rules import Options, Rules
 from referee.solver import Solver, SolverTimeout, compiled
 
 HEX_BOARDS = ["1x1", "1x2", "1x3", "1x4", "1x5", "1x6", "2x1", "3x1", "4x1", "2x2", "2x3", "3x2", "2x4", "4x2",

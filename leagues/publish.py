@@ -34,7 +34,7 @@ from leagues.site import charts
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError
 from referee.record import GameRecord
-from referee.rules import Outcome
+from protocol.rules import Outcome
 
 SITE = Path(__file__).parent / "site"
 STATIC = ("site.css", "games.js", "replay.js")

@@ -2,7 +2,7 @@
 
     from protocol.client import run_bot
 
-    def choose(game, state) -> int:          # game: GameInfo; state: referee.rules.State
+    def choose(game, state) -> int:          # game: GameInfo; state: protocol.rules.State
         return game.rng.choice(state.legal_moves())
 
     run_bot(choose)
@@ -25,7 +25,7 @@ import zmq
 
 from protocol import codec
 from protocol.errors import ProtocolError
-from referee.rules import Options, Rules, State
+from protocol.rules import Options, Rules, State
 
 # a remote seat over tcp (referee/remote.py): the referee's public key and this bot's CURVE key pair
 CURVE_VARIABLES = ("HEXARENA_SERVER_KEY", "HEXARENA_PUBLIC_KEY", "HEXARENA_SECRET_KEY")

@@ -26,7 +26,7 @@ from referee.clock import Deadline, TimeControl
 from referee.manifest import Manifest, load_manifest
 from referee.record import BoardConfig
 from referee.referee import BotSpec, Referee
-from referee.rules import IllegalMove, State
+from protocol.rules import IllegalMove, State
 
 CHECK_TIME = TimeControl(move=1.0, startup=10.0)
 GRACE = 1.0  # how long past its limit a reply is still awaited, so a slow bot fails "time limit" alone

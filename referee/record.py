@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from protocol import codec
 from protocol.board import Board, make_board, parse_size
-from referee.rules import Options, Rules
+from protocol.rules import Options, Rules
 
 Termination = Literal[
     "completed",  # every line drawn (or only one seat left after forfeits in 3–4 player games)

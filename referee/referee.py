@@ -34,7 +34,7 @@ from referee.clock import Deadline, TimeControl
 from referee.manifest import Manifest, load_manifest
 from referee.process import BotProcess, Limits, stop_all
 from referee.record import BoardConfig, Forfeit, GameRecord, MoveRecord, Result
-from referee.rules import IllegalMove, State, Step
+from protocol.rules import IllegalMove, State, Step
 from referee.transport import Hook, Transport
 
 FAULT_POLICIES = ("forfeit", "substitute")

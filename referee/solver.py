@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from referee.rules import Rules, State
+from protocol.rules import Rules, State
 
 try:  # the C search, built by pip where a compiler is found (pyproject.toml's ext-modules)
     from referee import _solvecore

@@ -26,7 +26,7 @@ import random
 import time
 from collections.abc import Callable
 
-from referee.rules import Rules, State
+from protocol.rules import Rules, State
 from referee.solver import Solver, SolverTimeout, compiled
 
 Brain = Callable[[State, random.Random, float], int]

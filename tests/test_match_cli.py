@@ -10,7 +10,7 @@ from conftest import BOTS, ROOT, TEST_BOTS
 from hexarena.cli import main
 from hexarena.commands.match import rotations
 from referee.record import GameRecord
-from referee.render import render
+from protocol.render import render
 
 GREEDY, RANDOM = str(BOTS / "greedy"), str(BOTS / "random")
 

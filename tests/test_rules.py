@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol.board import make_board
-from referee.rules import IllegalMove, Options, Rules
+from protocol.rules import IllegalMove, Options, Rules
 
 configs = st.builds(
     lambda geometry, rows, cols, players, misere, border: Rules(

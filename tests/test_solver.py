@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from protocol.board import boards_with_few_free_lines, make_board
-from referee.rules import Options, Rules
+from protocol.rules import Options, Rules
 from referee.solver import Solver, SolverTimeout, compiled, solve, symmetries
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from protocol.board import make_board
-from referee.rules import Options, Rules
+from protocol.rules import Options, Rules
 from referee.solver import compiled, solve
 from referee.strategy import (
     BRAINS,

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from protocol.board import GEOMETRIES, make_board
-from referee.render import render
-from referee.rules import IllegalMove, Options, Rules, State
+from protocol.render import render
+from protocol.rules import IllegalMove, Options, Rules, State
 
 
 def geometry_option(value: str) -> str:

@@ -99,7 +99,7 @@ def match(
                     print(line, flush=True)
                 say(f"game {number}: {describe(record)}")
                 if show:
-                    from referee.render import render
+                    from protocol.render import render
 
                     say(render(config.board(), record.replay()))
                     say("   ".join(f"{letter} = {name}" for letter, name in zip("ABCD", record.seats)))
@@ -137,7 +137,7 @@ def describe(record) -> str:
 
 def summary(specs: list, records: list) -> str:
     """One row per bot: games, wins, draws, losses, faults and cells taken."""
-    from referee.rules import Outcome
+    from protocol.rules import Outcome
 
     rows = {spec.name: {"games": 0, "win": 0, "draw": 0, "loss": 0, "faults": 0, "cells": 0} for spec in specs}
     for record in records:

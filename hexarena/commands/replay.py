@@ -14,7 +14,7 @@ import typer
 from hexarena.commands.bots import HomeOption
 from protocol.errors import ConfigError, HexarenaError
 from referee.record import GameRecord
-from referee.render import SEAT_LETTERS, render
+from protocol.render import SEAT_LETTERS, render
 
 CLEAR = "\x1b[H\x1b[J"
 

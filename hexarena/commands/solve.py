@@ -30,7 +30,7 @@ def solve(
     taken included. Under --misere seat 0 wants it as low as possible.
     """
     from protocol.board import BoardError, make_board
-    from referee.rules import Options, Rules
+    from protocol.rules import Options, Rules
     from referee.solver import Solver, SolverTimeout, table_bits_for
 
     if players != 2:

@@ -7,7 +7,7 @@ stroke, owned cells show their seat's letter (A–D). Pure: returns a string.
 from __future__ import annotations
 
 from protocol.board import Board
-from referee.rules import State
+from protocol.rules import State
 
 SEAT_LETTERS = "ABCD"
 
