@@ -3,7 +3,7 @@
     PYTHONPATH=. python3 benchmarks/duel.py SIZE BRAIN_A BRAIN_B GAMES TIME
     PYTHONPATH=. python3 benchmarks/duel.py 3x3 perfect mcts 20 10000+100    # docs/ladder.md's 3x3 figures
 
-BRAIN is chains, mcts or perfect (referee/strategy.py); TIME is a fixed limit per move in ms
+BRAIN is chains, mcts or perfect (bots/brains/); TIME is a fixed limit per move in ms
 (``200``) or a bank plus increment in ms (``10000+100``), kept by wall clock as the referee would.
 Two games run at once (one per core). Prints BRAIN_A's wins, draws and losses, as the first and as
 the second player, the mean thinking time per game and any bot that would have lost on time.
@@ -16,9 +16,9 @@ import sys
 import time
 from multiprocessing import Pool
 
+from bots.brains import BRAINS, think_time
 from protocol.board import make_board
 from protocol.rules import Rules
-from referee.strategy import BRAINS, think_time
 
 
 def play(job: tuple[str, str, str, int, str, bool]) -> tuple[int, dict[str, float], str | None]:

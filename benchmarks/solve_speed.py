@@ -15,9 +15,9 @@ import argparse
 import sys
 import time
 
+from bots.brains.solver import Solver, compiled
 from protocol.board import boards_with_few_free_lines
 from protocol.rules import Options, Rules
-from referee.solver import Solver, compiled
 
 
 def main() -> None:

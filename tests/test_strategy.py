@@ -11,20 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from bots.brains import BRAINS, bot_choose
+from bots.brains.budget import move_budget
+from bots.brains.chains import Chains, chain_move, heuristic
+from bots.brains.endgame import solvable_free
+from bots.brains.mcts import Mcts
+from bots.brains.perfect import Perfect
+from bots.brains.solver import compiled, solve
 from protocol.board import make_board
 from protocol.rules import Options, Rules
-from referee.solver import compiled, solve
-from referee.strategy import (
-    BRAINS,
-    Chains,
-    Mcts,
-    Perfect,
-    bot_choose,
-    chain_move,
-    heuristic,
-    move_budget,
-    solvable_free,
-)
 
 OPTIONS = [
     pytest.param(geometry, size, players, misere, border,

@@ -1,7 +1,13 @@
-"""chains: the `Chains` brain of referee/strategy.py behind the protocol client."""
+"""chains: the chain rules, with the exact solver once 22 or fewer lines are free (two players).
 
+It takes cells that cost nothing, double-deals to keep control of the chains, and else sacrifices
+the fewest cells (under misère: closes nothing while it can). The brain is
+``bots.brains.chains.Chains``; ``bot_choose`` gives it its time from the referee's clock.
+"""
+
+from bots.brains import bot_choose
+from bots.brains.chains import Chains
 from protocol.client import run_bot
-from referee.strategy import Chains, bot_choose
 
 if __name__ == "__main__":
     run_bot(bot_choose(Chains()), name="chains")

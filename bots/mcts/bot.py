@@ -1,7 +1,13 @@
-"""mcts: the `Mcts` brain of referee/strategy.py behind the protocol client."""
+"""mcts: UCT Monte-Carlo tree search with greedy playouts, within a share of its clock per move.
 
+Twice the share in the critical middle game; the exact solver once 22 or fewer lines are free
+(two players); the chain rules when its time allows too few playouts. The brain is
+``bots.brains.mcts.Mcts``; ``bot_choose`` gives it its time from the referee's clock.
+"""
+
+from bots.brains import bot_choose
+from bots.brains.mcts import Mcts
 from protocol.client import run_bot
-from referee.strategy import Mcts, bot_choose
 
 if __name__ == "__main__":
     run_bot(bot_choose(Mcts()), name="mcts")

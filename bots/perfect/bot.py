@@ -1,7 +1,13 @@
-"""perfect: the `Perfect` brain of referee/strategy.py behind the protocol client."""
+"""perfect: exact moves from as far out as its clock allows (two players), the chain rules until then.
 
+Once the position looks solvable in time it puts up to 40 % of its bank (80 % of a fixed move
+limit) into the solve; with three or four players it plays MCTS. The brain is
+``bots.brains.perfect.Perfect``; ``bot_choose`` gives it its time (its own share) from the clock.
+"""
+
+from bots.brains import bot_choose
+from bots.brains.perfect import Perfect
 from protocol.client import run_bot
-from referee.strategy import Perfect, bot_choose
 
 if __name__ == "__main__":
     run_bot(bot_choose(Perfect()), name="perfect")

@@ -29,7 +29,7 @@ reductions:
   meets no other offered cell (no loop, not opened at both ends); when the only cells
   on offer are the last two of a chain, try only taking and double-dealing.
 
-The search runs in C (``referee/_solvecore.c``, the same algorithm line for line, with a fixed-size
+The search runs in C (``bots/brains/_solvecore.c``, the same algorithm line for line, with a fixed-size
 table of bounds instead of a dict) when pip could build it, on boards of up to 128 lines; Python
 keeps MTD(f) and the root's best lines. ``Solver(rules, compiled=False)`` forces pure Python.
 
@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from protocol.rules import Rules, State
 
 try:  # the C search, built by pip where a compiler is found (pyproject.toml's ext-modules)
-    from referee import _solvecore
+    from bots.brains import _solvecore
 except ImportError:  # pragma: no cover - exercised only on machines without a compiler
     _solvecore = None
 

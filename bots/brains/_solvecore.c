@@ -1,4 +1,4 @@
-/* The solver's search in C: the same negamax as referee/solver.py's Solver._search, line for line,
+/* The solver's search in C: the same negamax as bots/brains/solver.py's Solver._search, line for line,
  * with a fixed-size transposition table. Boards of up to 128 lines and 64 cells.
  *
  * Python keeps the parts that run once per solve (MTD(f) and the root's best lines) and calls
@@ -489,7 +489,7 @@ static PyGetSetDef Core_getset[] = {
 
 static PyTypeObject CoreType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "referee._solvecore.Core",
+    .tp_name = "bots.brains._solvecore.Core",
     .tp_basicsize = sizeof(Core),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Core(n_lines, cells, symmetries, misere, chain_rules, table_bits): the solver's search",
@@ -501,7 +501,7 @@ static PyTypeObject CoreType = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_solvecore", "The exact solver's search in C (see referee/solver.py).", -1, NULL,
+    PyModuleDef_HEAD_INIT, "_solvecore", "The exact solver's search in C (see bots/brains/solver.py).", -1, NULL,
 };
 
 PyMODINIT_FUNC PyInit__solvecore(void) {
