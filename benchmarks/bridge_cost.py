@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from referee.clock import TimeControl
 from referee.record import BoardConfig
-from referee.referee import BotSpec, Referee
+from referee.local import BotSpec
+from referee.referee import Referee
 
 BOT = textwrap.dedent('''
     import json, os, sys

@@ -31,9 +31,9 @@ from leagues.schedule import Entrant, ScheduledGame, schedule
 from leagues.tables import seat_rows
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError
-from referee.clock import TimeControl
 from referee.record import BoardConfig, GameRecord
-from referee.referee import BotSpec, Referee
+from referee.local import BotSpec
+from referee.referee import Referee
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,6 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
                source: str = "<league>", executor: Executor | None = None) -> RunSummary:
     """Play every game of the league that is not stored yet (see the module docstring)."""
     games, folders = plan(ws, league, source)
-    time_control = TimeControl.parse(league.time_control)
     store.save_schedule(ws, league, games)
     stored = store.played_ids(ws, league.name)
     todo = [g for g in games if g.id not in stored]
@@ -150,7 +149,7 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
     if executor is None:
         log_dir = ws.logs_dir / league.name
         executor = LocalExecutor(
-            lambda: Referee(log_dir=log_dir, time_control=time_control, fault_policy=league.fault_policy),
+            lambda: Referee(log_dir=log_dir, time_control=league.time_control, fault_policy=league.fault_policy),
             concurrency or league.concurrency or os.cpu_count() or 1)
     already = len(games) - len(todo)
     display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None

@@ -111,32 +111,51 @@ def rules_for(game: codec.Game) -> Rules:
 Choose = Callable[[GameInfo, State], int]
 
 
-def play(connection: Connection, choose: Choose, on_end: Callable[[GameInfo, codec.End], None] | None = None) -> None:
-    """Play games on an authenticated connection until BYE (§4, §4.7)."""
-    game: GameInfo | None = None
-    state: State | None = None
-    while True:
-        message = connection.recv()
+class Player:
+    """A bot's side of a conversation, without the socket: follows GAME, DRAWN, FORFEIT and END,
+    answers each TURN with ``choose``. ``play`` drives it from a connection; the referee's
+    in-process seats (``referee/inprocess.py``) drive it directly."""
+
+    def __init__(self, choose: Choose, on_end: Callable[[GameInfo, codec.End], None] | None = None) -> None:
+        self.choose = choose
+        self.on_end = on_end
+        self.game: GameInfo | None = None
+        self.state: State | None = None
+
+    def receive(self, message: codec.Message) -> codec.Move | None:
+        """Take one message from the referee; the MOVE to send for a TURN, else None. ProtocolError if unexpected."""
+        game, state = self.game, self.state
         if isinstance(message, codec.Game):
-            game = GameInfo(message, rules_for(message), random.Random(f"{message.seed}:{message.seat}"))
-            state = game.rules.start()
+            self.game = GameInfo(message, rules_for(message), random.Random(f"{message.seed}:{message.seat}"))
+            self.state = self.game.rules.start()
         elif isinstance(message, codec.Drawn) and state is not None:
-            state = state.apply(message.line).state
+            self.state = state.apply(message.line).state
             game.events.append(message)
         elif isinstance(message, codec.Forfeit) and state is not None:
-            state = state.forfeit(message.seat)
+            self.state = state.forfeit(message.seat)
             game.events.append(message)
         elif isinstance(message, codec.Turn) and state is not None:
             game.clock = message
-            connection.send(codec.Move(message.id, int(choose(game, state))))
+            return codec.Move(message.id, int(self.choose(game, state)))
         elif isinstance(message, codec.End) and game is not None:
-            if on_end is not None:
-                on_end(game, message)
-            game = state = None
-        elif isinstance(message, codec.Bye):
-            return
+            if self.on_end is not None:
+                self.on_end(game, message)
+            self.game = self.state = None
         else:
             raise ProtocolError(f"unexpected message {message.to_text()[:60]!r} (§4)")
+        return None
+
+
+def play(connection: Connection, choose: Choose, on_end: Callable[[GameInfo, codec.End], None] | None = None) -> None:
+    """Play games on an authenticated connection until BYE (§4, §4.7)."""
+    player = Player(choose, on_end)
+    while True:
+        message = connection.recv()
+        if isinstance(message, codec.Bye):
+            return
+        reply = player.receive(message)
+        if reply is not None:
+            connection.send(reply)
 
 
 def run_bot(

@@ -19,8 +19,16 @@ from protocol.errors import ProtocolError
 
 VERSION = "v1"
 MAX_BYTES = 1 << 20  # §1.2
-FAULTS = ("no_connection", "crashed", "timeout", "illegal_line", "malformed_message", "wrong_request")  # §7
-TERMINATIONS = ("completed",) + FAULTS  # §4.6
+# The termination vocabulary (§4.6, §7): the codec and the game record (referee/record.py) both derive from it.
+FAULTS = (
+    "no_connection",  # the bot did not connect and say hello in time
+    "crashed",  # the bot process exited or died
+    "timeout",  # no reply before the move's deadline
+    "illegal_line",  # a line out of range or already drawn
+    "malformed_message",  # a message that breaks the protocol grammar
+    "wrong_request",  # a reply that echoes another request id
+)
+TERMINATIONS = ("completed",) + FAULTS  # completed: every line drawn (or one seat left after forfeits)
 
 _NUMBER = re.compile(r"[0-9]{1,9}")  # §1.3: ASCII digits only (int() would also take "+1", "1_0", "١")
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,128}")  # §3.1

@@ -5,12 +5,13 @@
     for item in report.items:          # CheckItem(name, passed, reason)
         print(item.name, item.passed, item.reason)
 
-The checker is a referee that plays crafted games against the bot: it starts the bot
-through the real ``Referee`` (same build, launch, handshake and fault detection as a
-match), sends positions of its own making (an extra move after a capture, a pre-drawn
-border, misère, 3 and 4 players with a forfeit, squares, a nearly full board), plays
-the other seats with a seeded random mover, and judges every reply. A bot that faults
-in one game is restarted for the next, so each item fails for its own reason only.
+The checker is a set of scenarios fed to the one game loop (``referee/game.py``) through
+the real ``Referee`` (same build, launch, handshake and fault detection as a match):
+positions of its own making as a game's prelude (an extra move after a capture, a
+pre-drawn border, misère, 3 and 4 players with a forfeit, squares, a nearly full board),
+the other seats played by seeded random movers in this process (``referee/inprocess.py``),
+each reply awaited ``GRACE`` past its limit so that lateness fails the time item alone.
+A bot that faults in one game is restarted for the next, so each item fails for its own reason only.
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from protocol import codec
 from protocol.errors import BotFault, ConfigError
+from referee.build import build
 from referee.clock import Deadline, TimeControl
+from referee.inprocess import InProcessSpec
+from referee.local import BotSpec
 from referee.manifest import Manifest, load_manifest
-from referee.record import BoardConfig
-from referee.referee import BotSpec, Referee
-from protocol.rules import IllegalMove, State
+from referee.record import BoardConfig, GameRecord
+from referee.referee import Referee
+from referee.seat import SeatState
 
 CHECK_TIME = TimeControl(move=1.0, startup=10.0)
 GRACE = 1.0  # how long past its limit a reply is still awaited, so a slow bot fails "time limit" alone
@@ -101,6 +104,10 @@ def check_bot(folder: Path, *, time_control: TimeControl | None = None) -> Check
     return report
 
 
+def _random_line(game, state) -> int:
+    return game.rng.choice(state.legal_moves())
+
+
 def _skip_rest(report: CheckReport, why: str) -> CheckReport:
     done = {item.name for item in report.items}
     report.items += [CheckItem(name, False, f"not run: {why}") for name in ITEMS if name not in done]
@@ -120,13 +127,15 @@ class _Checker:
         self.replies = 0
         self._fresh = False  # whether the last _connect started a new process
         self._current = None
+        # the other seats: a seeded random mover each, in this process
+        self.movers = [InProcessSpec(f"seat{number}", _random_line) for number in range(4)]
 
     # ---- the items ----------------------------------------------------------------------------
 
     def run(self) -> None:
         add = self.report.items.append
         try:
-            self.referee.build(self.spec.folder, self.manifest)
+            build(self.spec.folder, self.manifest)
         except BotFault as fault:
             add(CheckItem(MANIFEST, False, fault.detail))
             _skip_rest(self.report, "the build failed")
@@ -209,7 +218,7 @@ class _Checker:
         """Three plain games back to back on one connection; a restart in between is a failure."""
         bot = None
         for number in range(1, 4):
-            if bot is not None and not bot.alive:
+            if bot is not None and bot.state is SeatState.CLOSED:
                 return f"the bot was gone after game {number - 1}: {bot.fault.detail if bot.fault else 'closed'}"
             failure = self._play(_Scenario(SEVERAL, BoardConfig(size="2x2"), [], seat=number % 2), reuse=bot)
             if failure is not None:
@@ -241,16 +250,15 @@ class _Checker:
     def _connect(self, reuse=None):
         """The running bot (started, and HELLO awaited, if need be); BotFault if it does not come up."""
         referee = self.referee
-        bots = referee.seat_bots([self.spec])
-        if reuse is not None and bots[0] is not reuse:
+        seat = referee.seat_bots([self.spec])[0]
+        if reuse is not None and seat is not reuse:
             raise BotFault("crashed", "restarted")
-        self._fresh = bots[0].process is None
-        referee.start(bots)
-        bot = bots[0]
-        if bot.status != "ready":
+        self._fresh = seat.state is SeatState.NEW
+        referee.start([seat])
+        if seat.state is not SeatState.READY:
             referee.finish_retiring()
-            raise bot.fault or BotFault("no_connection", "did not start")
-        return bot
+            raise seat.fault or BotFault("no_connection", "did not start")
+        return seat
 
     def _play(self, scenario: _Scenario, reuse=None) -> str | None:
         """Play one game; a bot that was found gone at its first TURN gets a fresh process once."""
@@ -260,72 +268,40 @@ class _Checker:
         return failure
 
     def _play_once(self, scenario: _Scenario, reuse) -> str | None:
-        """Play one game to the end; the failure reason, or None when every reply was legal."""
+        """Play one game to the end in the game loop; the bot's failure reason, or None when every reply was legal."""
         try:
-            bot = self._connect(reuse)
+            self._current = self._connect(reuse)
         except BotFault as fault:
             return f"could not (re)start the bot: {fault.reason}: {fault.detail}"
-        self._current = bot
         self.games += 1
-        config, referee = scenario.config, self.referee
+        config = scenario.config
         state = config.rules().start()
-        events = []
         for step in scenario.prelude:
-            if isinstance(step, tuple):
-                state = state.forfeit(step[1])
-                events.append(codec.Forfeit(step[1], "timeout"))
-            else:
-                seat = state.to_move
-                after = state.apply(step)
-                state = after.state
-                events.append(codec.Drawn(seat, step, after.closed))
+            state = state.forfeit(step[1]) if isinstance(step, tuple) else state.apply(step).state
         seat = state.to_move if scenario.seat is None else scenario.seat
-        names = tuple(f"seat{s}" for s in range(config.players))
-        names = names[:seat] + (self.spec.name,) + names[seat + 1:]
-        game = config.game_message(f"check{self.games}", seat, names, self.control.spec(), SEED + self.games)
-        send = lambda message: referee.transport.send(bot, message.to_text())
-        send(game)
-        for event in events:
-            send(event)
-        clock = self.control.clock()
-        while not state.is_over():
-            if state.to_move == seat:
-                try:
-                    line = self._ask(bot, clock, state, scenario.item)
-                except BotFault as fault:
-                    failure = f"{fault.reason}: {fault.detail}"
-                    referee.retire(bot, fault)
-                    referee.finish_retiring()
-                    return failure
-            else:
-                line = self.rng.choice(state.legal_moves())
-            mover = state.to_move
-            after = state.apply(line)
-            state = after.state
-            send(codec.Drawn(mover, line, after.closed))
-        outcome = state.outcome()
-        send(codec.End("completed", outcome.scores, outcome.placements, None))
-        return None
+        specs = self.movers[:config.players]
+        specs[seat] = self.spec
+        record = self.referee.play(specs, config, game_id=f"check{self.games}", seed=SEED + self.games,
+                                   prelude=scenario.prelude, grace=GRACE)
+        self._judge_time(record, seat, scenario.item)
+        fault = next((f for f in record.result.forfeits if f.seat == seat), None)
+        if fault is None:
+            return None
+        stale = " — the bot's view of the board is stale" if (
+            scenario.item == TRACKS and fault.reason == "illegal_line" and "already drawn" in fault.detail) else ""
+        return f"{fault.reason}: {fault.detail}{stale}"
 
-    def _ask(self, bot, clock, state: State, item: str) -> int:
-        """One TURN: the bot's line if legal (lateness is noted for the time item); BotFault otherwise."""
-        left, limit = clock.request()
-        sent = self.referee.request_move(bot, left, limit)
-        allowed = clock.deadline(sent)
-        try:
-            line, received = self.referee.await_move(bot, allowed + GRACE)
-        except BotFault as fault:
-            if fault.reason == "timeout":
-                self._late(float("inf"), item)
-            raise
-        self.replies += 1
-        if received > allowed:
-            self._late(1000 * (received - allowed), item)
-        clock.spend(min(received - sent, left / 1000))
-        try:
-            state.apply(line)
-        except IllegalMove as exc:
-            drawn = 0 <= line < state.rules.lines  # in range, so already drawn
-            stale = " — the bot's view of the board is stale" if item == TRACKS and drawn else ""
-            raise BotFault("illegal_line", f"{exc}{stale}") from None
-        return line
+    def _judge_time(self, record: GameRecord, seat: int, item: str) -> None:
+        """Note each reply that came past its limit (the game waited ``GRACE`` longer), by the clock's own rule."""
+        clock = self.control.clock()
+        for move in record.moves:
+            if move.seat != seat or move.substituted:
+                continue
+            clock.request()
+            self.replies += 1
+            over_ms = move.ms - 1000 * clock.allowance()
+            if over_ms > 0:
+                self._late(over_ms, item)
+            clock.spend(move.ms / 1000)
+        if any(f.seat == seat and f.reason == "timeout" for f in record.result.forfeits):
+            self._late(float("inf"), item)

@@ -14,6 +14,9 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import PlainSerializer, PlainValidator
 
 from protocol.codec import TimeSpec
 from protocol.errors import ConfigError
@@ -79,6 +82,10 @@ class TimeControl:
             return format_duration(self.move)
         return f"{format_duration(self.bank)}+{format_duration(self.increment)}"
 
+    def canonical(self) -> str:
+        """The whole control as text that ``parse`` reads back: ``"10s+100ms,startup=10s,margin=50ms"``."""
+        return f"{self},startup={format_duration(self.startup)},margin={format_duration(self.margin)}"
+
     def __repr__(self) -> str:
         return (f"TimeControl.parse('{self}', startup={self.startup!r}, margin={self.margin!r})")
 
@@ -90,6 +97,20 @@ class TimeControl:
 
     def clock(self) -> Clock:
         return Clock(self)
+
+
+def read_time_control(value: object) -> TimeControl:
+    """A time control from its text (``"300ms"``, ``"10s+100ms,startup=5s,margin=50ms"``): for pydantic fields."""
+    if isinstance(value, TimeControl):
+        return value
+    if isinstance(value, str):
+        return TimeControl.parse(value)
+    raise ValueError(f"a time control is text such as '300ms' or '10s+100ms' ({_FORMS}), got {value!r}")
+
+
+# A pydantic field holding a TimeControl: parsed once where it enters, written back as its whole text
+TimeControlField = Annotated[TimeControl, PlainValidator(read_time_control),
+                             PlainSerializer(lambda control: control.canonical(), return_type=str)]
 
 
 class Clock:
@@ -106,9 +127,9 @@ class Clock:
         left = max(0, int(self.left * 1000))
         return left, left
 
-    def deadline(self, sent: float) -> float:
-        """The latest ``time.perf_counter()`` at which a reply to a request sent at ``sent`` counts."""
-        return sent + self.left + self.control.margin
+    def allowance(self) -> float:
+        """Seconds after the TURN is sent within which its reply counts: what is left, plus the margin."""
+        return self.left + self.control.margin
 
     def spend(self, seconds: float) -> None:
         """Charge a move's thinking time: a bank shrinks, then grows by the increment."""

@@ -33,8 +33,6 @@ PYTHONS = ("python", "python3")
 # util-linux's setpriv sets the parent-death signal and execs the bot, so a bot whose referee
 # was SIGKILLed dies with it instead of waiting forever (the launching thread must outlive it)
 _DIE_WITH_REFEREE = [path, "--pdeathsig", "KILL", "--"] if (path := shutil.which("setpriv")) else []
-# where `protocol` and `referee` live, so Python bots can import the client from any folder
-_SOURCE_ROOT = str(Path(__file__).resolve().parent.parent)
 
 # What a bot inherits from the referee's environment: what programs need to run (search paths,
 # locale, home, language runtimes). Everything else, API keys and cloud credentials among it, stays
@@ -52,8 +50,7 @@ def bot_environment(seat_env: dict[str, str]) -> dict[str, str]:
     passed = {name.strip() for name in os.environ.get(PASS_ENV, "").split(",") if name.strip()}
     env = {name: value for name, value in os.environ.items()
            if name in INHERITED or name.startswith("LC_") or name in passed}
-    path = os.environ.get("PYTHONPATH")
-    return {**env, **seat_env, "PYTHONPATH": _SOURCE_ROOT + (os.pathsep + path if path else "")}
+    return {**env, **seat_env}  # Python bots import the installed `protocol` package: no source folder on a path
 
 
 @dataclass(frozen=True)
@@ -193,7 +190,10 @@ class BotProcess:
         self._skipped += len(data) - min(room, len(data))
 
     def open_log(self, path: Path | None) -> None:
-        """Send output to ``path`` (one log per game) until the next ``open_log``/``close_log``."""
+        """Send output to ``path`` (one log per game) until the next ``open_log``/``close_log``.
+
+        A game's log stays open after the game, so what the bot writes in answer to its last
+        DRAWN or END lands there, not in the next game's log, and is kept after the last game."""
         self.close_log()
         self._log_path = path
         if path is not None and self._between:

@@ -7,24 +7,29 @@ referee-measured think time, and the result with its termination reason and offe
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, field_validator
 
 from protocol import codec
 from protocol.board import Board, make_board, parse_size
 from protocol.rules import Options, Rules
+from referee.clock import TimeControl, read_time_control
 
-Termination = Literal[
-    "completed",  # every line drawn (or only one seat left after forfeits in 3–4 player games)
-    "no_connection",  # the bot did not connect and say hello in time
-    "crashed",  # the bot process exited or died
-    "timeout",  # no reply before the move's deadline
-    "illegal_line",  # a line out of range or already drawn
-    "malformed_message",  # a message that breaks the protocol grammar
-    "wrong_request",  # a reply that echoes another request id
+Termination = Literal[codec.TERMINATIONS]  # the protocol's list (§4.6, §7): one vocabulary for the wire and the record
+FAULTS: tuple[str, ...] = codec.FAULTS
+
+
+def _read_recorded_time_control(value: object) -> TimeControl | None:
+    """An older record's short form (``"300ms"``: startup and margin were the defaults then) reads as well."""
+    return None if value is None or value == "" else read_time_control(value)
+
+
+RecordedTimeControl = Annotated[
+    TimeControl | None,
+    PlainValidator(_read_recorded_time_control),
+    PlainSerializer(lambda control: control.canonical() if control is not None else "", return_type=str),
 ]
-FAULTS: tuple[str, ...] = Termination.__args__[1:]  # type: ignore[attr-defined]
 
 
 class BoardConfig(BaseModel):
@@ -76,7 +81,7 @@ class MoveRecord(BaseModel):
 
 class Forfeit(BaseModel):
     seat: int
-    reason: str  # one of FAULTS
+    reason: Literal[codec.FAULTS]
     detail: str = ""
     move: int  # number of moves played when the fault happened
     substituted: bool = False  # fault policy "substitute": the seat stayed in the game, the referee drew for it
@@ -94,7 +99,7 @@ class GameRecord(BaseModel):
     id: str
     config: BoardConfig
     seats: list[str]  # bot name (or name@version) per seat
-    time_control: str = ""
+    time_control: RecordedTimeControl = None  # the whole control: per move or bank + increment, startup, margin
     seed: int | None = None
     started: datetime | None = None
     finished: datetime | None = None

@@ -13,8 +13,7 @@ client with any other key is refused during the handshake; it never reaches the
 referee, so it can neither take the seat nor read the game. The token still has to
 match (PROTOCOL.md §3), as for a local bot.
 
-A remote seat has no process: ``RemoteSeat`` stands in for ``BotProcess`` (it never
-"exits"; a bot that goes away is a ``timeout``).
+``RemoteSeat`` is the seat (``referee/seat.py``) of such a bot: it has no process of ours.
 """
 
 from __future__ import annotations
@@ -24,12 +23,12 @@ import shlex
 import socket
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
 import zmq
 from zmq.auth.thread import ThreadAuthenticator
 
 from protocol.errors import ConfigError
+from referee.hub import ZmqSeat
 from referee.transport import Transport
 
 log = logging.getLogger("hexarena.referee.remote")
@@ -59,46 +58,19 @@ class Credentials:
         return f"remote seat {self.name!r} waits for its bot; start it with:\n  {assignments} <your bot's command>"
 
 
-class RemoteSeat:
-    """Stands in for ``BotProcess`` for a seat whose bot runs elsewhere: nothing to read, stop or reap."""
+class RemoteSeat(ZmqSeat):
+    """A seat whose bot runs elsewhere: its credentials are announced; nothing to read, stop or reap.
 
-    fds: tuple[int, ...] = ()
-    exit_fd = None
-    stderr_tail = b""
-    returncode = None
+    It never "exits": a bot that goes away is a ``timeout``.
+    """
 
-    def __init__(self, credentials: Credentials) -> None:
-        self.credentials = credentials
-
-    def exited(self) -> bool:
-        return False
-
-    def describe_exit(self) -> str:
-        return "remote bot"
-
-    def open_log(self, path: Path | None) -> None:
-        pass
-
-    def close_log(self) -> None:
-        pass
+    def start_bot(self, env: dict[str, str]) -> None:
+        self.credentials = self.hub.gate().admit(self.name, env["HEXARENA_TOKEN"])
+        if self.hub.announce is not None:
+            self.hub.announce(self.credentials)
 
     def note(self, text: str) -> None:
-        log.info("remote seat %s: %s", self.credentials.name, text)
-
-    def drain(self) -> None:
-        pass
-
-    def read(self, fd: int) -> bool:
-        return False
-
-    def signal_group(self, sig: int) -> None:
-        pass
-
-    def kill_all(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
+        log.info("remote seat %s: %s", self.name, text)
 
 
 class Gate:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from referee.clock import TimeControl
-from referee.referee import BotSpec, Referee
+from referee.local import BotSpec
+from referee.referee import Referee
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"

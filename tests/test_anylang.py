@@ -30,7 +30,8 @@ from referee.check import (
 )
 from referee.clock import TimeControl
 from referee.record import BoardConfig
-from referee.referee import BotSpec, Referee
+from referee.local import BotSpec
+from referee.referee import Referee
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"
@@ -187,7 +188,7 @@ def test_a_remote_bot_joins_over_tcp_with_curve_and_a_client_with_another_key_is
         remote = BotSpec("visitor", None, remote=True)
         records = [referee.play([remote, spec(BOTS / "random")], BoardConfig(size="3x3"), game_id="r1", seed=3),
                    referee.play([spec(BOTS / "random"), remote], BoardConfig(size="3x3"), game_id="r2", seed=4)]
-        refused = list(referee.gate.refused)
+        refused = list(referee.hub.gate().refused)
     assert_completed_and_consistent(records)
     assert len(started) == 1  # one remote bot played both games on its connection
     assert started[0].wait(timeout=5) == 0

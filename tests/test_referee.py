@@ -20,7 +20,7 @@ from referee.clock import TimeControl
 from referee.manifest import Manifest
 from referee.process import BotProcess, Limits, session_members
 from referee.record import FAULTS, BoardConfig
-from referee.referee import BotSpec
+from referee.local import BotSpec
 
 GREEDY, RANDOM = bot("greedy"), bot("random")
 
@@ -285,7 +285,7 @@ def test_a_bank_shrinks_by_thinking_time_and_grows_by_the_increment(make_referee
 
     referee = make_referee(time_control=TimeControl.parse("2s+10ms,startup=10s"), hook=hook)
     record = referee.play([GREEDY, RANDOM], BoardConfig(size="2x2"), game_id="bank", seed=8)
-    assert record.time_control == "2s+10ms" and record.result.termination == "completed"
+    assert record.time_control == TimeControl.parse("2s+10ms,startup=10s") and record.result.termination == "completed"
     assert turns[0].left_ms == turns[0].limit_ms == 2000
     assert all(turn.left_ms == turn.limit_ms for turn in turns)
     mine = [move for move in record.moves if move.seat == 0]
@@ -319,7 +319,7 @@ def test_bots_inherit_only_the_allowlisted_environment(make_referee, monkeypatch
     referee = make_referee()
     record = referee.play([GREEDY, RANDOM], BoardConfig(size="1x2"), game_id="env", seed=1)
     assert record.result.termination == "completed"
-    for seated in referee._bots.values():  # kept running for the next game
+    for seated in referee.seats:  # kept running for the next game
         environ = (Path("/proc") / str(seated.process.pid) / "environ").read_bytes().split(b"\0")
         names = {entry.split(b"=", 1)[0].decode() for entry in environ if entry}
         assert "CLOUD_SECRET_KEY" not in names

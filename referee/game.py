@@ -1,0 +1,167 @@
+"""The one game loop: announcements, clocks, the fault policy and the record of one game.
+
+    record = Game(seats, config, game_id="g1", seed=7, time_control=tc).run()
+
+Every game hexarena plays — a match, a league, the conformance check's crafted games, a
+duel between brains, the tests — runs here, over seats of any kind (``referee/seat.py``).
+Faults are results (PROTOCOL.md §7): with two players the offender loses and the game
+ends; with three or four it is put out and the others play on; under the ``substitute``
+policy the referee draws a random line for the faulting seat and the bot plays on.
+
+``prelude`` (lines, or ``("forfeit", seat)``) is played before the first TURN and
+announced like any move: the check uses it for crafted positions. ``grace`` waits that
+much longer than the clock allows before a reply is a timeout (the check judges lateness
+itself, from the record's think times).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from protocol import codec
+from protocol.errors import BotFault
+from protocol.rules import IllegalMove, State, Step
+from referee.clock import TimeControl
+from referee.record import BoardConfig, Forfeit, GameRecord, MoveRecord, Result
+from referee.seat import Seat, SeatState
+
+FAULT_POLICIES = ("forfeit", "substitute")
+GONE = ("crashed", "no_connection")  # faults after which a bot cannot play on, whatever the policy
+
+Prelude = Sequence[int | tuple[str, int]]
+
+
+class Game:
+    """One game in progress: the rules state, the clocks, the moves and faults so far."""
+
+    def __init__(self, seats: list[Seat], config: BoardConfig, *, game_id: str, seed: int,
+                 time_control: TimeControl, fault_policy: str = "forfeit", log_dir: Path | None = None,
+                 prelude: Prelude = (), grace: float = 0.0) -> None:
+        self.seats = seats
+        self.config = config
+        self.game_id = game_id
+        self.seed = seed
+        self.time_control = time_control
+        self.substitute = fault_policy == "substitute"
+        self.log_dir = log_dir
+        self.prelude = prelude
+        self.grace = grace
+        self.state: State = config.rules().start()
+        self.rng = random.Random(seed)  # the referee's own draws (substitute policy)
+        self.clocks = [time_control.clock() for _ in seats]
+        self.moves: list[MoveRecord] = []
+        self.forfeits: list[Forfeit] = []
+        self.dead: set[int] = set()  # seats whose bot is gone (substitute policy plays for them)
+        self.faulted: set[int] = set()
+        self.decided: tuple[str, int] | None = None  # (termination, offender) of a 2-player forfeit
+        self.pending: list[tuple[Seat, codec.Message]] = []  # DRAWN announcements not sent yet (see draw)
+
+    def run(self) -> GameRecord:
+        started = datetime.now(UTC)
+        self.open()
+        while not self.state.is_over() and self.decided is None:
+            self.turn(self.state.to_move)
+        termination, offender = self.decided or ("completed", None)
+        outcome = self.state.outcome()
+        self.announce(codec.End(termination, outcome.scores, outcome.placements, offender))
+        for seat in self.faulted:
+            self.seats[seat].retire()  # restarted before its next game
+        result = Result(scores=list(outcome.scores), placements=list(outcome.placements), termination=termination,
+                        offender=offender, forfeits=self.forfeits)
+        return GameRecord(id=self.game_id, config=self.config, seats=[seat.name for seat in self.seats],
+                          time_control=self.time_control, seed=self.seed, started=started,
+                          finished=datetime.now(UTC), moves=self.moves, result=result)
+
+    def open(self) -> None:
+        """GAME to every seat (each with its own log), the prelude, then the faults of seats that did not start."""
+        names = tuple(seat.name for seat in self.seats)
+        time_spec = self.time_control.spec()
+        for number, seat in enumerate(self.seats):
+            log = None
+            if self.log_dir is not None:
+                log = self.log_dir / f"{self.game_id.replace('/', '_')}.seat{number}.{seat.name}.log"
+            seat.begin_game(log)  # a seat that failed to start logs its output and fault there too
+            if seat.state is SeatState.READY:
+                seat.send(self.config.game_message(self.game_id, number, names, time_spec, self.seed))
+        for step in self.prelude:
+            if isinstance(step, tuple):
+                self.state = self.state.forfeit(step[1])
+                self.announce(codec.Forfeit(step[1], "timeout"))
+            else:
+                self.draw(self.state.to_move, step, 0.0, record=False)
+        self.flush()
+        for number, seat in enumerate(self.seats):
+            if seat.state is not SeatState.READY:
+                self.fault(number, seat.fault or BotFault("no_connection", "not running"))
+
+    def turn(self, number: int) -> None:
+        seat, clock = self.seats[number], self.clocks[number]
+        if number in self.dead:
+            self.draw(number, self.rng.choice(self.state.legal_moves()), 0.0, substituted=True)
+            return
+        left_ms, limit_ms = clock.request()
+        seat.request(left_ms, limit_ms)
+        self.flush()
+        try:
+            line, seconds = seat.await_move(clock.allowance() + self.grace)
+            try:
+                step = self.state.apply(line)  # the engine's own check, once: it words the fault too
+            except IllegalMove as exc:
+                raise BotFault("illegal_line", str(exc)) from None
+        except BotFault as fault:
+            self.fault(number, fault)
+            return
+        clock.spend(seconds)
+        self.draw(number, line, seconds * 1000, step=step)
+
+    def draw(self, number: int, line: int, ms: float, substituted: bool = False, step: Step | None = None,
+             record: bool = True) -> None:
+        step = step or self.state.apply(line)
+        self.state = step.state
+        if record:  # built from values the referee made itself: no validation on the per-move path
+            self.moves.append(MoveRecord.model_construct(seat=number, line=line, closed=list(step.closed),
+                                                         ms=round(ms, 3), substituted=substituted))
+        message = codec.Drawn(number, line, step.closed)
+        self.flush()  # earlier announcements first (after substituted moves nothing has flushed them)
+        mover = None if self.state.is_over() else self.state.to_move
+        for other, seat in enumerate(self.seats):
+            if other == mover:
+                seat.send(message)
+            else:  # sent after the next TURN: the mover starts thinking sooner (each bot's order is kept)
+                self.pending.append((seat, message))
+
+    def flush(self) -> None:
+        """Send the announcements held back by ``draw``."""
+        for seat, message in self.pending:
+            seat.send(message)
+        self.pending.clear()
+
+    def announce(self, message: codec.Message) -> None:
+        self.flush()
+        for seat in self.seats:
+            seat.send(message)
+
+    def fault(self, number: int, fault: BotFault) -> None:
+        """§7: record the fault; then forfeit the seat, or draw a random line for it (substitute policy)."""
+        seat = self.seats[number]
+        self.forfeits.append(Forfeit(seat=number, reason=fault.reason, detail=fault.detail[:500],
+                                     move=len(self.moves), substituted=self.substitute))
+        self.faulted.add(number)
+        if fault.reason in GONE or not self.substitute:
+            seat.retire(fault)
+            self.dead.add(number)
+        else:
+            seat.note(f"fault {fault.reason}: {fault.detail}")
+        if self.substitute:
+            if number == self.state.to_move and not self.state.is_over():
+                self.draw(number, self.rng.choice(self.state.legal_moves()), 0.0, substituted=True)
+            return
+        self.state = self.state.forfeit(number)
+        if self.config.players == 2:
+            if self.decided is None:
+                self.decided = (fault.reason, number)
+            return
+        self.announce(codec.Forfeit(number, fault.reason))

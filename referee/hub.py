@@ -1,0 +1,219 @@
+"""The referee's one place to wait, and the seats that talk through it over ZeroMQ.
+
+``Hub`` owns the ROUTER transport (``referee/transport.py``) and one poller over it and
+the seats' plain descriptors (output pipes, process exit descriptors). Every wait of
+every seat of one referee goes through ``Hub.poll``, which routes each authenticated
+message to its seat's inbox (a HELLO completes a handshake) and each ready descriptor
+to its seat. ``ZmqSeat`` is the part of the seat interface that every ZeroMQ-connected
+seat shares: the handshake, TURN/MOVE with request ids (§4.4, §6), the inbox bound, BYE.
+Its subclasses say how the bot is started: ``referee/local.py`` (a process of ours) and
+``referee/remote.py`` (a bot started by hand elsewhere).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+
+from protocol import codec
+from protocol.errors import BotFault, ProtocolError
+from referee.clock import Deadline
+from referee.seat import SeatState
+from referee.transport import Hook, Received, Transport
+
+INBOX_LIMIT = 100  # messages kept from a bot between its turns; more is a fault (§6.4)
+
+
+class Hub:
+    """One referee's transport and poller; ``gate()`` adds the tcp endpoint for remote seats on first use."""
+
+    def __init__(self, endpoint: str | None = None, hook: Hook | None = None, *,
+                 listen: str = "tcp://127.0.0.1:0", announce: Callable | None = None) -> None:
+        self.transport = Transport(endpoint, hook)
+        self.listen = listen  # the tcp endpoint for remote seats, bound on first use
+        self.announce = announce  # called with each remote seat's Credentials
+        self._gate = None
+        self._fds: dict[int, ZmqSeat] = {}
+
+    @property
+    def endpoint(self) -> str:
+        return self.transport.endpoint
+
+    def gate(self):
+        """The CURVE gate of the tcp endpoint (``referee/remote.py``), made on first use."""
+        if self._gate is None:
+            from referee.remote import Gate
+
+            self._gate = Gate(self.transport, self.listen)
+        return self._gate
+
+    def watch(self, seat: ZmqSeat, fds: list[int]) -> None:
+        for fd in fds:
+            self._fds[fd] = seat
+            self.transport.watch(fd)
+
+    def unwatch(self, fd: int) -> None:
+        if self._fds.pop(fd, None) is not None:
+            self.transport.unwatch(fd)
+
+    def poll(self, deadline: Deadline) -> None:
+        """Wait once, until a message or a watched descriptor is ready or the deadline passes; route what came."""
+        messages, fds = self.transport.poll(deadline)
+        for message in messages:
+            message.owner.receive(message)
+        for fd in fds:
+            seat = self._fds.get(fd)
+            if seat is not None:
+                seat.ready_fd(fd)
+
+    def close(self) -> None:
+        if self._gate is not None:
+            self._gate.close()
+        self.transport.close()
+
+
+class ZmqSeat:
+    """A seat whose bot connects a DEALER socket to the hub and authenticates with a one-time token (§3)."""
+
+    process = None  # a local process to stop after BYE (``ProcessSeat``), else None
+
+    def __init__(self, name: str, label: str, hub: Hub) -> None:
+        self.name = name
+        self.label = label
+        self.hub = hub
+        self.state = SeatState.NEW
+        self.fault: BotFault | None = None
+        self.launched = 0.0  # time.perf_counter() at launch
+        self._last_id = 0  # request ids sent so far are 1 … _last_id (§6)
+        self._outstanding: int | None = None
+        self._sent = 0.0
+        self._limit_ms = 0
+        self._inbox: deque[Received] = deque()
+        self._flooded = False  # sent more unrequested messages than INBOX_LIMIT
+
+    # ---- starting ------------------------------------------------------------------------------
+
+    def launch(self) -> None:
+        token = secrets.token_hex(16)
+        env = {"HEXARENA_ENDPOINT": self.hub.endpoint, "HEXARENA_TOKEN": token,
+               "HEXARENA_PROTOCOL": codec.VERSION, "HEXARENA_NAME": self.name}
+        try:
+            self.start_bot(env)
+        except BotFault as fault:
+            self.fault, self.state = fault, SeatState.CLOSED
+            return
+        self.hub.transport.admit(token, self)
+        self.launched = time.perf_counter()
+        self.state = SeatState.STARTING
+
+    def start_bot(self, env: dict[str, str]) -> None:
+        """Start (or invite) the bot with the protocol's environment (§2); BotFault if it cannot be."""
+        raise NotImplementedError
+
+    def poll_start(self) -> None:
+        pass
+
+    def receive(self, message: Received) -> None:
+        """Called by the hub for each message of this seat's connection."""
+        if self.state is SeatState.STARTING:
+            self._greet(message.data)
+        elif len(self._inbox) < INBOX_LIMIT:
+            self._inbox.append(message)
+        else:
+            self._flooded = True
+
+    def ready_fd(self, fd: int) -> None:
+        """Called by the hub when one of this seat's watched descriptors is ready."""
+
+    def _greet(self, data: bytes | None) -> None:
+        hello = codec.parse(data)  # the transport authenticated it: a valid HELLO
+        if hello.version != codec.VERSION:
+            self.retire(BotFault("malformed_message", f"HELLO names protocol {hello.version!r}, not v1 (§3.5)"))
+            return
+        self.hub.transport.send(self, codec.Welcome().to_text())
+        self.state = SeatState.READY
+
+    # ---- playing -------------------------------------------------------------------------------
+
+    def begin_game(self, log_path: Path | None) -> None:
+        pass
+
+    def send(self, message: codec.Message) -> None:
+        if self.state is not SeatState.CLOSED:
+            self.hub.transport.send(self, message.to_text())
+
+    def request(self, left_ms: int, limit_ms: int) -> None:
+        self._last_id += 1
+        self._outstanding = self._last_id
+        self._limit_ms = limit_ms
+        self.hub.transport.send(self, codec.Turn(self._last_id, left_ms, limit_ms).to_text())
+        self._sent = time.perf_counter()
+
+    def gone(self) -> str | None:
+        """Why the bot can no longer answer (its process exited), or None while it may."""
+        return None
+
+    def await_move(self, allowance: float) -> tuple[int, float]:
+        deadline = self._sent + allowance
+        wait = Deadline(deadline)
+        while True:
+            if self._flooded:  # checked on every pass: a flood that fills the inbox mid-turn drops the reply too
+                self._flooded = False  # one fault per flood: under the substitute policy the bot plays on
+                self._inbox.clear()
+                raise BotFault("malformed_message", f"more than {INBOX_LIMIT} messages between turns (§6.4)")
+            if not self._inbox:
+                if self.gone() is not None:
+                    self.hub.poll(Deadline(time.perf_counter()))  # collect a reply sent just before the exit
+                    if not self._inbox:
+                        raise BotFault("crashed", self.gone())
+                elif wait.passed():
+                    margin_ms = round(allowance * 1000) - self._limit_ms
+                    raise BotFault("timeout", f"no MOVE within {self._limit_ms} ms (+{margin_ms} ms margin)")
+                else:
+                    self.hub.poll(wait)
+                continue
+            received = self._inbox.popleft()
+            if received.at > deadline:
+                raise BotFault("timeout", f"MOVE came {1000 * (received.at - deadline):.0f} ms after the deadline")
+            if received.data is None:
+                raise BotFault("malformed_message", "a multi-frame message (§1.2)")
+            try:
+                message = codec.parse(received.data)
+            except ProtocolError as exc:
+                raise BotFault("malformed_message", str(exc)) from None
+            if isinstance(message, codec.Hello):  # §3.3: a second HELLO is dropped and logged
+                self.note("a second HELLO on an authenticated connection ignored (§3.3)")
+                continue
+            if not isinstance(message, codec.Move):
+                raise BotFault("malformed_message", f"{message.to_text()[:60]!r} is not a MOVE (§6.4)")
+            if message.id == self._outstanding:
+                self._outstanding = None
+                return message.line, received.at - self._sent
+            if 0 < message.id < self._outstanding:
+                self.note(f"late reply {message.to_text()!r} ignored (§6.2)")
+                continue
+            raise BotFault("wrong_request", f"MOVE echoes id {message.id}, the request was {self._outstanding} (§6.3)")
+
+    def note(self, text: str) -> None:
+        pass
+
+    # ---- stopping ------------------------------------------------------------------------------
+
+    def retire(self, fault: BotFault | None = None, reason: str = "") -> None:
+        if fault is not None:
+            self.fault = fault
+            self.note_fault(fault)
+        if self.state is SeatState.CLOSED:
+            return
+        self.hub.transport.send(self, codec.Bye(f"fault {fault.reason}" if fault else reason).to_text())
+        self.hub.transport.forget(self)
+        self.state = SeatState.CLOSED
+
+    def note_fault(self, fault: BotFault) -> None:
+        self.note(f"fault {fault.reason}: {fault.detail}")
+
+    def closed(self) -> None:
+        pass

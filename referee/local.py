@@ -1,0 +1,114 @@
+"""Seats for bots the referee starts itself: a process from a bot folder, over ZeroMQ or the stdio bridge.
+
+    BotSpec("greedy", Path("bots/greedy"))          # a folder with bot.toml
+    BotSpec("alice", None, remote=True)             # a remote seat (referee/remote.py)
+
+The manifest is read when the seat is made, right before its launch, so a broken one
+loses that bot its game (``no_connection``) instead of raising out of ``Referee.play``.
+The build (``referee/build.py``) runs once per folder and process; the process runs in
+its own session (``referee/process.py``); a stdio bot's lines are relayed by ``referee/bridge.py``.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+from protocol.errors import BotFault, ConfigError
+from referee.build import build
+from referee.hub import Hub, ZmqSeat
+from referee.manifest import Manifest, load_manifest
+from referee.process import BotProcess, Limits
+from referee.seat import Seat, SeatState
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """What to run for a seat: a bot folder, or (``remote``) a bot that joins over tcp with CURVE."""
+
+    name: str  # shown in records (e.g. "greedy" or "greedy@3fa2c1")
+    folder: Path | None  # the bot's folder (contains bot.toml); None for a remote seat
+    remote: bool = False
+
+    def make(self, hub: Hub, label: str, limits: Limits) -> Seat:
+        if self.remote:
+            from referee.remote import RemoteSeat
+
+            return RemoteSeat(self.name, label, hub)
+        try:
+            manifest, broken = load_manifest(self.folder), None
+        except ConfigError as exc:
+            manifest, broken = None, BotFault("no_connection", str(exc))
+        return ProcessSeat(self.name, label, hub, self.folder, manifest, limits, broken)
+
+
+class ProcessSeat(ZmqSeat):
+    """A bot process of ours; its output goes to the current game's log, and it is stopped after BYE."""
+
+    def __init__(self, name: str, label: str, hub: Hub, folder: Path, manifest: Manifest | None, limits: Limits,
+                 broken: BotFault | None = None) -> None:
+        super().__init__(name, label, hub)
+        self.folder = folder
+        self.manifest = manifest
+        self.limits = limits
+        self._broken = broken
+        self.process: BotProcess | None = None
+        self._exit_seen = False  # the poller saw the process exit
+
+    def start_bot(self, env: dict[str, str]) -> None:
+        if self._broken is not None:
+            raise self._broken
+        build(self.folder, self.manifest)
+        try:
+            self.process = BotProcess.start(self.folder, self.manifest, env, self.limits)
+        except OSError as exc:
+            raise BotFault("no_connection", f"cannot start {self.manifest.command}: {exc}") from None
+        self.hub.watch(self, self.process.fds)
+
+    def poll_start(self) -> None:
+        if self.process is not None and self.process.exited():
+            self.retire(BotFault("crashed", "before saying HELLO: " + self.process.describe_exit()))
+
+    def ready_fd(self, fd: int) -> None:
+        if fd == self.process.exit_fd:
+            self._exit_seen = True
+            self.hub.unwatch(fd)
+        elif not self.process.read(fd):
+            self.hub.unwatch(fd)
+
+    def gone(self) -> str | None:
+        # the poller watches the exit descriptor, so no system call per check where there is one
+        if self._exit_seen or (self.process.exit_fd is None and self.process.exited()):
+            return self.process.describe_exit()
+        return None
+
+    def begin_game(self, log_path: Path | None) -> None:
+        if self.process is not None:
+            self.process.open_log(log_path)
+
+    def note(self, text: str) -> None:
+        if self.process is not None:
+            self.process.note(text)
+
+    def note_fault(self, fault: BotFault) -> None:
+        if self.process is None:
+            return
+        self.process.drain()
+        super().note_fault(fault)
+        tail = self.process.stderr_tail.decode(errors="replace")
+        if tail:
+            self.process.note("stderr tail:\n" + tail)
+
+    def retire(self, fault: BotFault | None = None, reason: str = "") -> None:
+        was_closed = self.state is SeatState.CLOSED
+        super().retire(fault, reason)
+        if was_closed or self.process is None:
+            return
+        for fd in self.process.fds:
+            self.hub.unwatch(fd)
+        if fault is not None:
+            self.process.signal_group(signal.SIGTERM)  # a faulted bot gets no grace
+
+    def closed(self) -> None:
+        self.process = None
