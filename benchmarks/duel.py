@@ -1,53 +1,42 @@
-"""In-process duels between two bot brains, seats swapped: quick strength checks without the referee.
+"""In-process duels between two bot brains, seats swapped: quick strength checks without bot processes.
 
-    PYTHONPATH=. python3 benchmarks/duel.py SIZE BRAIN_A BRAIN_B GAMES TIME
-    PYTHONPATH=. python3 benchmarks/duel.py 3x3 perfect mcts 20 10000+100    # docs/ladder.md's 3x3 figures
+    python3 benchmarks/duel.py SIZE BRAIN_A BRAIN_B GAMES TIME
+    python3 benchmarks/duel.py 3x3 perfect mcts 20 10000+100    # docs/ladder.md's 3x3 figures
 
 BRAIN is chains, mcts or perfect (bots/brains/); TIME is a fixed limit per move in ms
-(``200``) or a bank plus increment in ms (``10000+100``), kept by wall clock as the referee would.
+(``200``) or a bank plus increment in ms (``10000+100``). Each game runs in the referee's one game
+loop with in-process seats (``referee/inprocess.py``): the same clocks, and a brain out of time loses.
 Two games run at once (one per core). Prints BRAIN_A's wins, draws and losses, as the first and as
-the second player, the mean thinking time per game and any bot that would have lost on time.
+the second player, the mean thinking time per game and any bot that lost on time.
 """
 
 from __future__ import annotations
 
-import random
 import sys
 import time
 from multiprocessing import Pool
 
-from bots.brains import BRAINS, think_time
-from protocol.board import make_board
-from protocol.rules import Rules
+from bots.brains import BRAINS, bot_choose
+from referee.clock import TimeControl
+from referee.inprocess import InProcessSpec
+from referee.record import BoardConfig
+from referee.referee import Referee
 
 
 def play(job: tuple[str, str, str, int, str, bool]) -> tuple[int, dict[str, float], str | None]:
-    """One game: BRAIN_A's margin, each brain's thinking seconds, and who ran out of bank (or None)."""
-    size, a_name, b_name, seed, time_control, a_first = job
-    rules = Rules(make_board(size))
-    brains = {a_name: BRAINS[a_name](), b_name: BRAINS[b_name]()}
-    seats = [a_name, b_name] if a_first else [b_name, a_name]
-    per_move = "+" not in time_control
-    bank, _, increment = time_control.partition("+")
-    left = {a_name: int(bank), b_name: int(bank)}
-    increment_ms = 0 if per_move else int(increment)
-    think = {a_name: 0.0, b_name: 0.0}
-    flagged = None
-    rng = random.Random(seed)
-    state = rules.start()
-    while not state.is_over():
-        name = seats[state.to_move]
-        brain = brains[name]
-        seconds = think_time(brain, state, left[name], left[name], per_move, increment_ms)
-        started = time.monotonic()
-        line = brain(state, rng, seconds)
-        spent = time.monotonic() - started
-        think[name] += spent
-        if not per_move:
-            left[name] += increment_ms - int(spent * 1000)
-            flagged = flagged or (name if left[name] < 0 else None)
-        state = state.apply(line).state
-    margin = state.scores[0] - state.scores[1]
+    """One game in the referee's game loop: BRAIN_A's margin, each brain's thinking seconds, who lost on time."""
+    size, a_name, b_name, seed, time_ms, a_first = job
+    bank, plus, increment = time_ms.partition("+")
+    control = TimeControl.parse(f"{bank}ms+{increment}ms" if plus else f"{bank}ms")
+    specs = {name: InProcessSpec(name, bot_choose(BRAINS[name]())) for name in (a_name, b_name)}
+    seats = [specs[a_name], specs[b_name]] if a_first else [specs[b_name], specs[a_name]]
+    with Referee(time_control=control) as referee:
+        record = referee.play(seats, BoardConfig(size=size), game_id=f"duel{seed}", seed=seed)
+    think = {name: sum(m.ms for m in record.moves if record.seats[m.seat] == name) / 1000 for name in specs}
+    timeouts = [f for f in record.result.forfeits if f.reason == "timeout"]
+    flagged = record.seats[timeouts[0].seat] if timeouts else None
+    scores = record.result.scores
+    margin = scores[0] - scores[1]
     return (margin if a_first else -margin), think, flagged
 
 

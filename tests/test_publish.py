@@ -26,7 +26,11 @@ from leagues.config import parse_league
 from leagues.publish import compute, game_files, standings_markdown, summary, write_site
 from leagues.schedule import ScheduledGame
 from leagues.workspace import Workspace
-from referee.record import BoardConfig, Forfeit, GameRecord, MoveRecord, Result
+from protocol.errors import BotFault
+from referee.clock import TimeControl
+from referee.inprocess import InProcessSpec
+from referee.record import BoardConfig, GameRecord
+from referee.referee import Referee
 
 GOLDEN = Path(__file__).parent / "golden" / "standings.md"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -42,56 +46,57 @@ START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 # ---- records made by playing random games in-process ------------------------------------------------
 
-def play(config: BoardConfig, seats: list[str], rng: random.Random, number: int,
+def fixture_referee() -> Referee:
+    """The referee of the fixture games: their in-process seats need no processes."""
+    return Referee(time_control=TimeControl.parse("200ms,startup=10s"))
+
+
+def play(referee: Referee, config: BoardConfig, seats: list[str], rng: random.Random, number: int,
          fault: tuple[int, int, str] | None = None) -> GameRecord:
-    """A random game; ``fault = (seat, after this many moves, reason)`` forfeits that seat then."""
-    state = config.rules().start()
-    moves: list[MoveRecord] = []
-    forfeits: list[Forfeit] = []
-    while not state.is_over():
-        seat = state.to_move
-        if fault and fault[0] == seat and len(moves) >= fault[1]:
-            forfeits.append(Forfeit(seat=seat, reason=fault[2], detail=f"{fault[2]} at move {len(moves)}",
-                                    move=len(moves)))
-            state = state.forfeit(seat)
-            fault = None
-            continue
+    """A random game in the referee's game loop (in-process seats); ``fault = (seat, after this many moves,
+    reason)`` faults that seat then. Think times are drawn from ``rng``, dates fixed: the records are reproducible."""
+    think_ms: list[float] = []
+
+    def choose(game, state) -> int:
+        nonlocal fault
+        if fault and fault[0] == game.seat and len(think_ms) >= fault[1]:
+            reason, fault = fault[2], None
+            raise BotFault(reason, f"{reason} at move {len(think_ms)}")
         line = rng.choice(state.legal_moves())
-        step = state.apply(line)
-        moves.append(MoveRecord(seat=seat, line=line, closed=list(step.closed), ms=round(rng.lognormvariate(1.5, 1), 2)))
-        state = step.state
-    outcome = state.outcome()
+        think_ms.append(round(rng.lognormvariate(1.5, 1), 2))
+        return line
+
+    specs = [InProcessSpec(name, choose) for name in seats]
+    record = referee.play(specs, config, game_id=f"g{number:05d}", seed=number)
     when = START + timedelta(minutes=number)
-    return GameRecord(
-        id=f"g{number:05d}", config=config, seats=seats, time_control="200ms", seed=number, started=when,
-        finished=when + timedelta(seconds=2), moves=moves,
-        result=Result(scores=list(outcome.scores), placements=list(outcome.placements),
-                      termination=forfeits[0].reason if forfeits else "completed",
-                      offender=forfeits[0].seat if forfeits else None, forfeits=forfeits))
+    moves = [move.model_copy(update={"ms": ms}) for move, ms in zip(record.moves, think_ms, strict=True)]
+    return record.model_copy(update={"started": when, "finished": when + timedelta(seconds=2), "moves": moves})
 
 
 def small_league(seed: int = 7) -> list[GameRecord]:
     """Every pair of BOTS twice on every configuration, a few games ended by faults, and two 3-player games."""
     rng = random.Random(seed)
     records = []
-    for config in CONFIGS:
-        for i, a in enumerate(BOTS):
-            for b in BOTS[i + 1:]:
-                for seats in ([a, b], [b, a]):
-                    n = len(records)
-                    fault = (1, 4, ("timeout", "crashed", "illegal_line")[n % 3]) if n % 11 == 5 else None
-                    records.append(play(config, seats, rng, n, fault))
-    three = BoardConfig(size="2x2", players=3)
-    records.append(play(three, BOTS[:3], rng, len(records)))
-    records.append(play(three, BOTS[1:], rng, len(records), fault=(2, 3, "timeout")))
+    with fixture_referee() as referee:
+        for config in CONFIGS:
+            for i, a in enumerate(BOTS):
+                for b in BOTS[i + 1:]:
+                    for seats in ([a, b], [b, a]):
+                        n = len(records)
+                        fault = (1, 4, ("timeout", "crashed", "illegal_line")[n % 3]) if n % 11 == 5 else None
+                        records.append(play(referee, config, seats, rng, n, fault))
+        three = BoardConfig(size="2x2", players=3)
+        records.append(play(referee, three, BOTS[:3], rng, len(records)))
+        records.append(play(referee, three, BOTS[1:], rng, len(records), fault=(2, 3, "timeout")))
     return records
 
 
 def big_league(games: int, seed: int = 3) -> list[GameRecord]:
     rng = random.Random(seed)
     configs = [BoardConfig(size="1x2"), BoardConfig(size="1x2", geometry="square")]
-    return [play(configs[n % 2], rng.sample(BOTS[:3], 2), rng, n, (0, 1, "timeout") if n % 50 == 7 else None)
-            for n in range(games)]
+    with fixture_referee() as referee:
+        return [play(referee, configs[n % 2], rng.sample(BOTS[:3], 2), rng, n,
+                     (0, 1, "timeout") if n % 50 == 7 else None) for n in range(games)]
 
 
 @pytest.fixture(scope="module")

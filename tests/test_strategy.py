@@ -19,7 +19,11 @@ from bots.brains.mcts import Mcts
 from bots.brains.perfect import Perfect
 from bots.brains.solver import compiled, solve
 from protocol.board import make_board
-from protocol.rules import Options, Rules
+from protocol.rules import Options, Rules, State
+from referee.clock import TimeControl
+from referee.inprocess import InProcessSpec
+from referee.record import BoardConfig
+from referee.referee import Referee
 
 OPTIONS = [
     pytest.param(geometry, size, players, misere, border,
@@ -46,29 +50,32 @@ def greedy(state, rng, seconds):
     return rng.choice(safe or moves)
 
 
-def play(rules: Rules, brains, seed: int, seconds: float = 0.01):
-    rng = random.Random(seed)
-    state = rules.start()
-    while not state.is_over():
-        line = brains[state.to_move](state, rng, seconds)
-        assert state.is_legal(line), (line, state)
-        state = state.apply(line).state
-    return state
+ROOMY = TimeControl.parse("30s")  # the brains keep their own time; the loop's clock only catches a runaway
+
+
+def play(config: BoardConfig, brains, seed: int, seconds: float = 0.01) -> State:
+    """One game of ``brains`` (one per seat, each given ``seconds`` a move) in the referee's game loop."""
+    def seat(number, brain):
+        return InProcessSpec(f"seat{number}", lambda game, state: brain(state, game.rng, seconds))
+
+    with Referee(time_control=ROOMY) as referee:
+        record = referee.play([seat(n, b) for n, b in enumerate(brains)], config, game_id="brains", seed=seed)
+    assert record.result.termination == "completed" and not record.result.forfeits, record.result
+    return record.replay()
 
 
 @pytest.mark.parametrize("name", sorted(BRAINS))
 @pytest.mark.parametrize(("geometry", "size", "players", "misere", "border"), OPTIONS)
 def test_brain_plays_legal_complete_games(name, geometry, size, players, misere, border):
-    rules = Rules(make_board(size, geometry), Options(players, misere, border))
+    config = BoardConfig(size=size, geometry=geometry, players=players, misere=misere, border=border)
     brains = [BRAINS[name]() for _ in range(players - 1)] + [greedy]
-    final = play(rules, brains, seed=players)
-    assert final.drawn == rules.full
-    assert sum(final.scores) == len(rules.board.cells)
+    final = play(config, brains, seed=players)
+    assert final.drawn == final.rules.full
+    assert sum(final.scores) == len(final.rules.board.cells)
 
 
 def test_every_brain_in_one_four_player_game():
-    rules = Rules(make_board("2x3", "hex"), Options(4))
-    final = play(rules, [Chains(), Mcts(), Perfect(), greedy], seed=1)
+    final = play(BoardConfig(size="2x3", players=4), [Chains(), Mcts(), Perfect(), greedy], seed=1)
     assert sum(final.scores) == 6
 
 
@@ -76,20 +83,20 @@ def test_every_brain_in_one_four_player_game():
     ("geometry", "size", "misere"), [("hex", "2x2", False), ("hex", "1x3", True), ("square", "2x2", False)]
 )
 def test_perfect_plays_only_best_moves_on_solved_boards(geometry, size, misere):
-    rules = Rules(make_board(size, geometry), Options(2, misere))
-    brain = Perfect()
-    rng = random.Random(3)
-    state = rules.start()
-    while not state.is_over():
-        if state.to_move == 0:
-            line = brain(state, rng, 5.0)
-            assert line in solve(state).best
-        else:
-            line = rng.choice(state.legal_moves())
-        state = state.apply(line).state
+    config = BoardConfig(size=size, geometry=geometry, misere=misere)
+    brain, not_best = Perfect(), []
+
+    def perfect(state, rng, seconds):
+        line = brain(state, rng, seconds)
+        if line not in solve(state).best:
+            not_best.append((state.drawn, line))
+        return line
+
+    final = play(config, [perfect, lambda state, rng, seconds: rng.choice(state.legal_moves())], seed=3, seconds=5.0)
+    assert not_best == []
     # perfect play from the start keeps at least the solved value against anyone
-    start_value = solve(rules.start()).value
-    margin = state.scores[0] - state.scores[1]
+    start_value = solve(config.rules().start()).value
+    margin = final.scores[0] - final.scores[1]
     assert margin <= start_value if misere else margin >= start_value
 
 
@@ -103,11 +110,10 @@ def test_chains_takes_a_cell_that_costs_nothing():
 @pytest.mark.parametrize("geometry", ["hex", "square"])
 def test_chain_rules_alone_beat_greedy_on_3x3(geometry):
     """Without the solver (no clock involved, so the games are the same every run)."""
-    rules = Rules(make_board("3x3", geometry))
     wins = 0
     for seed in range(20):
         seat = seed % 2
-        final = play(rules, [heuristic, greedy] if seat == 0 else [greedy, heuristic], seed)
+        final = play(BoardConfig(size="3x3", geometry=geometry), [heuristic, greedy] if seat == 0 else [greedy, heuristic], seed)
         wins += final.scores[seat] > final.scores[1 - seat]
     assert wins >= 16
 
