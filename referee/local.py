@@ -85,15 +85,23 @@ class ProcessSeat(ZmqSeat):
 
     def begin_game(self, log_path: Path | None) -> None:
         if self.process is not None:
-            self.process.open_log(log_path)
+            self.process.queue_log(log_path)
+
+    def await_move(self, allowance: float) -> tuple[int, float]:
+        try:
+            return super().await_move(allowance)
+        finally:
+            self.process.take_queued_log()  # from its first reply on, the bot's output is this game's
 
     def note(self, text: str) -> None:
         if self.process is not None:
+            self.process.take_queued_log()
             self.process.note(text)
 
     def note_fault(self, fault: BotFault) -> None:
         if self.process is None:
             return
+        self.process.take_queued_log()
         self.process.drain()
         super().note_fault(fault)
         tail = self.process.stderr_tail.decode(errors="replace")

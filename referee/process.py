@@ -89,6 +89,7 @@ class BotProcess:
         self._between = b""  # output while no game log is open
         self._log: BinaryIO | None = None
         self._log_path: Path | None = None  # the file is created on the first byte, so quiet games leave none
+        self._queued: tuple[Path | None] | None = None  # the next game's log, once the bot replies in it
         self._logged = 0
         self._skipped = 0
 
@@ -169,7 +170,8 @@ class BotProcess:
         if self._log is None and self._log_path is not None:
             try:
                 self._log_path.parent.mkdir(parents=True, exist_ok=True)
-                self._log = open(self._log_path, "ab")  # noqa: SIM115 -- open across reads until close_log
+                # unbuffered: the file is current whenever someone reads it (output comes in 64 KiB chunks)
+                self._log = open(self._log_path, "ab", buffering=0)  # noqa: SIM115 -- open until close_log
             except OSError:
                 self._log_path = None
                 return None
@@ -190,15 +192,29 @@ class BotProcess:
         self._skipped += len(data) - min(room, len(data))
 
     def open_log(self, path: Path | None) -> None:
-        """Send output to ``path`` (one log per game) until the next ``open_log``/``close_log``.
-
-        A game's log stays open after the game, so what the bot writes in answer to its last
-        DRAWN or END lands there, not in the next game's log, and is kept after the last game."""
+        """Send output to ``path`` (one log per game) until the next ``open_log``/``close_log``."""
         self.close_log()
+        self._queued = None
         self._log_path = path
         if path is not None and self._between:
             between, self._between = self._between, b""
             self._write(between)
+
+    def queue_log(self, path: Path | None) -> None:
+        """The next game's log, opened at ``take_queued_log``: the bot's first reply (or fault) in that game.
+
+        Until then output still goes to the last game's log: what the bot writes in answer to
+        that game's last DRAWN or END was written before its first reply in the next, so the
+        drain at the switch finds it, however fast the next game began (no race, no wait).
+        """
+        if self._log_path is None:
+            self.open_log(path)
+        else:
+            self._queued = (path,)
+
+    def take_queued_log(self) -> None:
+        if self._queued is not None:
+            self.open_log(self._queued[0])
 
     def note(self, text: str) -> None:
         """A referee line in the log, written even past the size cap."""

@@ -4,7 +4,8 @@ It plays random lines, and commits FAULT at its first TURN of any game whose id 
 with "fault", so the test can check that the same bot, restarted, plays the next game.
 ``no_connection`` sleeps instead of connecting (only on its first launch when
 BROKEN_MARKER names a file); ``spawner`` never faults but starts children that
-try to outlive it. With BROKEN_PIDS set, the bot writes its pid (and its children's) there.
+try to outlive it; ``second_hello`` says HELLO again before its MOVE; ``chatty_end`` writes a
+line on stderr after each END. With BROKEN_PIDS set, the bot writes its pid (and its children's) there.
 """
 
 import os
@@ -70,9 +71,15 @@ def main(fault: str) -> None:
                 connection.send(codec.Move(game.clock.id, line))
         if fault == "wrong_request":
             connection.send(codec.Move(game.clock.id + 1000, line))
+        if fault == "second_hello":  # §3.3: dropped and logged, the game goes on
+            connection.send(codec.Hello(codec.VERSION, os.environ["HEXARENA_TOKEN"], "again"))
         return line
 
-    play(connection, choose)
+    def on_end(game, end) -> None:  # what a bot writes in answer to END belongs to that game's log
+        if fault == "chatty_end":
+            print(f"chatty_end: {game.id} ended {end.termination}", file=sys.stderr, flush=True)
+
+    play(connection, choose, on_end)
 
 
 if __name__ == "__main__":
