@@ -15,6 +15,9 @@ the copy anyway. ``bot.toml`` is content too, so the bot's name and author are i
 
 The copy, not the author's folder, is built, checked and run from then on. A symlink is kept only
 if it leads inside the folder; a special file (socket, FIFO, device) is refused.
+
+This module owns the registry's rows (tables bots, bot_versions, registry_meta) and every SQL statement
+on them; their layout and its migrations are in ``leagues.schema``, made when the workspace opens.
 """
 
 from __future__ import annotations
@@ -43,27 +46,6 @@ SHORT_HASH = 10  # hash prefix shown to users
 IGNORED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 OUTPUT_TAIL = 4000  # characters of build output kept for the report and the database
 REPO_BOTS = Path(__file__).resolve().parent.parent / "bots"  # the reference bots shipped with hexarena
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS bots (
-    name     TEXT PRIMARY KEY,
-    author   TEXT NOT NULL,
-    created  TEXT NOT NULL,
-    retired  TEXT                       -- when it was retired; NULL while active
-);
-CREATE TABLE IF NOT EXISTS bot_versions (
-    id         INTEGER PRIMARY KEY,     -- submission order; the highest id of a bot is its latest version
-    hash       TEXT NOT NULL,           -- sha256 of the folder's content; the snapshot is registry/<hash>/
-    bot        TEXT NOT NULL REFERENCES bots(name),
-    submitted  TEXT NOT NULL,
-    manifest   TEXT NOT NULL,           -- JSON of the validated bot.toml
-    checks     TEXT NOT NULL,           -- JSON list of [name, passed, reason]
-    build_log  TEXT NOT NULL,
-    source     TEXT NOT NULL            -- the folder it was submitted from
-);
-CREATE INDEX IF NOT EXISTS bot_versions_by_bot ON bot_versions (bot, id);
-CREATE TABLE IF NOT EXISTS registry_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
 
 
 @dataclass(frozen=True)
@@ -126,11 +108,6 @@ class _Rejected(Exception):
         self.reason, self.build_log, self.checks = reason, build_log, checks or []
 
 
-def open_registry(ws: Workspace) -> Workspace:
-    ws.ensure_schema(SCHEMA)
-    return ws
-
-
 # ---------------------------------------------------------------- submitting
 
 
@@ -175,7 +152,6 @@ def submit(
     ``check=False`` skips the conformance check (recorded as such); used for reference bots only.
     ``progress`` hears about the slow steps (build, check) before they start.
     """
-    open_registry(ws)
     folder = Path(folder)
     manifest = load_manifest(folder)
     _check_owner(ws, manifest)
@@ -375,7 +351,6 @@ def run_check(folder: Path) -> list[tuple[str, bool, str]]:
 
 def list_bots(ws: Workspace) -> list[BotInfo]:
     """Every registered bot (retired ones too), by name."""
-    open_registry(ws)
     rows = ws.db.execute(
         "SELECT b.name, b.author, b.retired, COUNT(DISTINCT v.hash) AS versions, MAX(v.id) AS latest"
         " FROM bots b JOIN bot_versions v ON v.bot = b.name GROUP BY b.name ORDER BY b.name").fetchall()
@@ -388,14 +363,12 @@ def list_bots(ws: Workspace) -> list[BotInfo]:
 
 def get_bot(ws: Workspace, name: str) -> BotInfo:
     """One registered bot; ConfigError naming a few known bots if there is none by that name."""
-    open_registry(ws)
     _bot_row(ws, name)
     return next(info for info in list_bots(ws) if info.name == name)
 
 
 def bot_history(ws: Workspace, name: str) -> list[VersionInfo]:
     """Every submission of a bot, oldest first (a return to earlier content appears again)."""
-    open_registry(ws)
     _bot_row(ws, name)
     rows = ws.db.execute("SELECT * FROM bot_versions WHERE bot = ? ORDER BY id", (name,)).fetchall()
     return [VersionInfo(r["hash"], r["submitted"], Manifest.model_validate_json(r["manifest"]), _checks_of(r),
@@ -404,7 +377,6 @@ def bot_history(ws: Workspace, name: str) -> list[VersionInfo]:
 
 def retire(ws: Workspace, name: str) -> bool:
     """Take a bot out of future leagues (its versions and past games stay). False if it was already retired."""
-    open_registry(ws)
     _bot_row(ws, name)
     with ws.transaction() as db:
         changed = db.execute("UPDATE bots SET retired = ? WHERE name = ? AND retired IS NULL", (_now(), name))
@@ -413,7 +385,6 @@ def retire(ws: Workspace, name: str) -> bool:
 
 def active_bots(ws: Workspace) -> list[ResolvedBot]:
     """Every bot that is not retired, at its latest version, by name ("all active bots" of a league)."""
-    open_registry(ws)
     names = [r["name"] for r in ws.db.execute("SELECT name FROM bots WHERE retired IS NULL ORDER BY name")]
     return [_resolved(ws, _latest_row(ws, name)) for name in names]
 
@@ -423,7 +394,6 @@ def resolve(ws: Workspace, text: str) -> ResolvedBot:
     if Path(text).is_dir():
         manifest = load_manifest(text)
         return ResolvedBot(manifest.name, None, Path(text).resolve(), manifest)
-    open_registry(ws)
     name, at, prefix = text.partition("@")
     row = _bot_row(ws, name)
     if not at:
@@ -481,7 +451,6 @@ def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: b
 
     A reference bot whose manifest, build or check fails is reported in the results and skipped, never fatal.
     """
-    open_registry(ws)
     if ws.db.execute("SELECT 1 FROM registry_meta WHERE key = 'reference_bots'").fetchone():
         return []
     results = []

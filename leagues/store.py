@@ -1,10 +1,17 @@
-"""League results in the workspace's SQLite database.
+"""League results in the workspace's SQLite database: every SQL statement on the store's tables.
 
     leagues        one row per league: its validated file (JSON) as last run
     league_games   the league's schedule as last run (game id, position, round, configuration, seats, seed)
     games          every finished game: indexed columns + the full record (JSON)
     moves          every move of every game
-    results        one row per seat of every game, the columns of ``leagues.tables.SEAT_COLUMNS``
+    results        one row per seat of every game, the columns of ``RESULT_COLUMNS``
+
+This module owns the rows of these tables and the statements that read and write them, for every
+caller (the league runner, the tables, ``hexarena replay``...). Their layout, its version and its
+migrations are in ``leagues.schema``, made when the workspace opens. The store declares the columns
+it writes itself: ``RESULT_COLUMNS`` is the results table's layout, not the seat frame's column list
+(``leagues.tables.SEAT_COLUMNS``, presentation), though it holds the same columns; a new seat-frame
+column (a new fault reason, say) needs a new schema version before the store can keep it.
 
 A finished game is written in ONE transaction (game, moves, results), so a crash or SIGKILL loses at
 most the games still being played, never half a game. A league's tables and records cover the games
@@ -22,67 +29,19 @@ import pandas as pd
 
 from leagues.config import LeagueConfig
 from leagues.schedule import ScheduledGame
-from leagues.tables import FAULT_COLUMNS, SEAT_COLUMNS, normalise, seat_rows
+from leagues.tables import normalise, seat_rows
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError
 from referee.record import GameRecord
 
-_RESULT_TYPES = {"game": "TEXT NOT NULL REFERENCES games(id)", "configuration": "TEXT NOT NULL", "bot": "TEXT NOT NULL",
-                 "points": "REAL NOT NULL", "think_ms": "REAL NOT NULL"}
-SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS leagues (
-    name     TEXT PRIMARY KEY,
-    config   TEXT NOT NULL,
-    updated  TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS league_games (
-    league         TEXT NOT NULL REFERENCES leagues(name),
-    game           TEXT NOT NULL,
-    position       INTEGER NOT NULL,
-    round          INTEGER NOT NULL,
-    configuration  TEXT NOT NULL,
-    seats          TEXT NOT NULL,      -- JSON list of bot labels in seat order
-    seed           INTEGER NOT NULL,
-    PRIMARY KEY (league, game)
-);
-CREATE TABLE IF NOT EXISTS games (
-    id             TEXT PRIMARY KEY,
-    league         TEXT NOT NULL,
-    configuration  TEXT NOT NULL,
-    seats          TEXT NOT NULL,
-    termination    TEXT NOT NULL,
-    offender       INTEGER,
-    started        TEXT,
-    finished       TEXT,
-    record         TEXT NOT NULL       -- the GameRecord as JSON
-);
-CREATE INDEX IF NOT EXISTS games_by_league ON games (league, configuration);
-CREATE TABLE IF NOT EXISTS moves (
-    game         TEXT NOT NULL REFERENCES games(id),
-    number       INTEGER NOT NULL,
-    seat         INTEGER NOT NULL,
-    line         INTEGER NOT NULL,
-    closed       TEXT NOT NULL,        -- JSON list of cells
-    ms           REAL NOT NULL,
-    substituted  INTEGER NOT NULL,
-    PRIMARY KEY (game, number)
-);
-CREATE TABLE IF NOT EXISTS results (
-    {", ".join(f"{c} {_RESULT_TYPES.get(c, 'INTEGER NOT NULL')}" for c in SEAT_COLUMNS)},
-    PRIMARY KEY (game, seat)
-);
-CREATE INDEX IF NOT EXISTS results_by_bot ON results (bot);
-"""
-
-
-def open_store(ws: Workspace) -> Workspace:
-    ws.ensure_schema(SCHEMA)
-    return ws
+FAULT_RESULT_COLUMNS = ("fault_no_connection", "fault_crashed", "fault_timeout", "fault_illegal_line",
+                        "fault_malformed_message", "fault_wrong_request")
+RESULT_COLUMNS = ("game", "configuration", "players", "seat", "bot", "score", "against", "placement", "points",
+                  "win", "draw", "loss", "moves", "think_ms", "faults", *FAULT_RESULT_COLUMNS)
 
 
 def save_schedule(ws: Workspace, league: LeagueConfig, games: list[ScheduledGame]) -> None:
     """Record the league file and its current schedule (replacing the previous one), in one transaction."""
-    open_store(ws)
     with ws.transaction() as db:
         db.execute("INSERT OR REPLACE INTO leagues (name, config, updated) VALUES (?, ?, ?)",
                    (league.name, league.model_dump_json(exclude={"boards": {"__all__": {"players"}}}), datetime.now(UTC).isoformat(timespec="seconds")))
@@ -108,8 +67,9 @@ def save_game(ws: Workspace, league: str, record: GameRecord) -> bool:
             [(record.id, n, m.seat, m.line, json.dumps(m.closed), m.ms, int(m.substituted))
              for n, m in enumerate(record.moves)])
         rows = seat_rows(record)
-        db.executemany(f"INSERT INTO results ({', '.join(SEAT_COLUMNS)}) VALUES ({', '.join('?' * len(SEAT_COLUMNS))})",
-                       [tuple(row[c] for c in SEAT_COLUMNS) for row in rows])
+        db.executemany(f"INSERT INTO results ({', '.join(RESULT_COLUMNS)})"
+                       f" VALUES ({', '.join('?' * len(RESULT_COLUMNS))})",
+                       [tuple(row[c] for c in RESULT_COLUMNS) for row in rows])
     return True
 
 
@@ -119,7 +79,6 @@ def _time(moment: datetime | None) -> str | None:
 
 def league_config(ws: Workspace, name: str) -> LeagueConfig:
     """The league file as last run; ConfigError naming the known leagues if there is none of that name."""
-    open_store(ws)
     row = ws.db.execute("SELECT config FROM leagues WHERE name = ?", (name,)).fetchone()
     if row is None:
         known = [r["name"] for r in ws.db.execute("SELECT name FROM leagues ORDER BY name")]
@@ -128,15 +87,20 @@ def league_config(ws: Workspace, name: str) -> LeagueConfig:
     return LeagueConfig.model_validate_json(row["config"])
 
 
+def game_data(ws: Workspace, game_id: str) -> dict | None:
+    """The stored record of a game of any league, as the JSON object it was stored as (the caller validates
+    it); None if the workspace has no game with that id."""
+    row = ws.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+    return None if row is None else json.loads(row["record"])
+
+
 def played_ids(ws: Workspace, league: str) -> set[str]:
     """Ids of every stored game of the league (current schedule or not)."""
-    open_store(ws)
     return {r["id"] for r in ws.db.execute("SELECT id FROM games WHERE league = ?", (league,))}
 
 
 def records(ws: Workspace, league: str) -> list[GameRecord]:
     """The stored records of the league's current schedule, in schedule order."""
-    open_store(ws)
     rows = ws.db.execute("SELECT g.record FROM league_games s JOIN games g ON g.id = s.game"
                          " WHERE s.league = ? ORDER BY s.position", (league,))
     return [GameRecord.model_validate_json(r["record"]) for r in rows]
@@ -144,14 +108,13 @@ def records(ws: Workspace, league: str) -> list[GameRecord]:
 
 def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
     """The seat frame (``leagues.tables``) of the league's current schedule, straight from the results table."""
-    open_store(ws)
     cursor = ws.db.cursor()
     cursor.row_factory = None  # plain tuples: much faster than sqlite3.Row for many rows
-    columns = ", ".join(f"r.{c}" for c in SEAT_COLUMNS)
+    columns = ", ".join(f"r.{c}" for c in RESULT_COLUMNS)
     cursor.execute(f"SELECT {columns} FROM league_games s JOIN results r ON r.game = s.game WHERE s.league = ?",
                    (league,))
-    frame = pd.DataFrame(cursor.fetchall(), columns=SEAT_COLUMNS)
-    return normalise(frame.astype({c: "int64" for c in FAULT_COLUMNS}))
+    frame = pd.DataFrame(cursor.fetchall(), columns=list(RESULT_COLUMNS))
+    return normalise(frame.astype({c: "int64" for c in FAULT_RESULT_COLUMNS}))
 
 
 @dataclass(frozen=True)
@@ -164,7 +127,6 @@ class Progress:
 
 def progress(ws: Workspace, league: str) -> Progress:
     """How much of the current schedule is played, and what is left by configuration and by bot."""
-    open_store(ws)
     schedule = pd.read_sql_query(
         "SELECT s.game, s.configuration, s.seats, g.id IS NOT NULL AS played FROM league_games s"
         " LEFT JOIN games g ON g.id = s.game WHERE s.league = ? ORDER BY s.position", ws.db, params=(league,))

@@ -1,7 +1,11 @@
 """League tables with pandas: standings and crosstables, pure functions over one frame of per-seat results.
 
+This module owns the tables' computations and their presentation, and no storage: it reads no database,
+and the store does not take its layout from here (``leagues.store.RESULT_COLUMNS`` and ``leagues.schema``
+declare the stored columns; ``SEAT_COLUMNS`` is the frame's column list, for the tables only).
+
 Everything starts from a *seat frame*: one row per seat of every game (``seat_frame(records)`` builds it
-from game records; ``leagues.store.seat_frame`` reads the same columns from SQLite):
+from game records; ``leagues.store.seat_frame`` reads one from the store's results table):
 
     game, configuration, players, seat, bot,
     score (cells taken), against (cells taken by the others at the table), placement (1 = first),

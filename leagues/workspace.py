@@ -5,8 +5,10 @@
       registry/               bot snapshots, one folder per content hash
       logs/                   per-game bot logs
 
-Modules that store things create their own tables with ``CREATE TABLE IF NOT EXISTS``
-through ``Workspace.ensure_schema``.
+This module owns the folder's layout and the database connection: opening it (WAL, foreign keys),
+bringing its schema to the current version (``leagues.schema.upgrade``, before anything reads a table;
+a database written by a newer hexarena is refused), and ``transaction``. It holds no table's layout
+(``leagues.schema``) and reads or writes no rows (``leagues.store``, ``leagues.registry``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Self
 
+from leagues import schema
 from protocol.errors import ConfigError
 
 DEFAULT_HOME = "hexarena-home"
@@ -28,19 +31,35 @@ def default_home() -> Path:
 
 
 class Workspace:
-    """Paths and the database connection of one workspace folder."""
+    """Paths and the database connection of one workspace folder, its schema at ``schema.VERSION``.
+
+    ``migrated_from``: the schema version this open migrated the database from; None if it was current
+    already or has just been created.
+    """
 
     def __init__(self, home: str | Path | None = None) -> None:
         self.home = Path(home) if home is not None else default_home()
         try:
             for folder in (self.home, self.registry_dir, self.logs_dir):
                 folder.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.home / "hexarena.db", timeout=30, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db = sqlite3.connect(self.database, timeout=30, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise ConfigError(f"workspace {self.home}: cannot open: {exc}") from None
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.migrated_from = schema.upgrade(self.db, str(self.database))
+        except sqlite3.Error as exc:
+            self.db.close()
+            raise ConfigError(f"workspace {self.home}: cannot open: {exc}") from None
+        except BaseException:
+            self.db.close()
+            raise
         self.db.row_factory = sqlite3.Row
+
+    @property
+    def database(self) -> Path:
+        return self.home / "hexarena.db"
 
     @property
     def registry_dir(self) -> Path:
@@ -60,10 +79,6 @@ class Workspace:
             self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
-
-    def ensure_schema(self, ddl: str) -> None:
-        """Run ``CREATE ... IF NOT EXISTS`` statements (idempotent)."""
-        self.db.executescript(ddl)
 
     def close(self) -> None:
         self.db.close()

@@ -67,7 +67,6 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 @pytest.fixture
 def ws(tmp_path: Path):
     with Workspace(tmp_path / "home") as workspace:
-        registry.open_registry(workspace)
         yield workspace
 
 

@@ -1,4 +1,8 @@
-"""``hexarena replay GAME_ID``: step through a recorded game in the terminal with the text renderer."""
+"""``hexarena replay GAME_ID``: step through a recorded game in the terminal with the text renderer.
+
+Owns the replay's display only: a stored game comes from ``leagues.store.game_data`` (no SQL here),
+a file's from ``--file``.
+"""
 
 from __future__ import annotations
 
@@ -94,14 +98,14 @@ def read_file(path: Path, game_id: str) -> GameRecord:
 
 def read_store(home: Path | None, game_id: str) -> GameRecord:
     """The stored record of a game of any league in the workspace."""
-    from leagues.store import open_store
+    from leagues.store import game_data
     from leagues.workspace import Workspace
 
     with Workspace(home) as ws:
-        row = open_store(ws).db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
-    if row is None:
+        data = game_data(ws, game_id)
+    if data is None:
         raise ConfigError(f"game {game_id!r} is not in the workspace {ws.home} (or give --file games.jsonl)")
-    return validate(json.loads(row["record"]), f"game {game_id}")
+    return validate(data, f"game {game_id}")
 
 
 def validate(data: dict, where: str) -> GameRecord:

@@ -1,0 +1,198 @@
+"""The layout of the workspace database (``hexarena.db``): its tables, its version and the way up to it.
+
+This module owns every ``CREATE`` statement of the database and nothing else; the modules that own
+the rows own the statements that read and write them:
+
+    leagues.store      leagues, league_games, games, moves, results     (league schedules and played games)
+    leagues.registry   bots, bot_versions, registry_meta               (the bot registry)
+
+``PRAGMA user_version`` is the layout's version, for the whole file. ``Workspace`` calls ``upgrade`` on
+every open, before anything reads a table:
+
+    no tables yet             created at ``VERSION`` from ``TABLES`` (one transaction)
+    user_version < VERSION    each step of ``MIGRATIONS`` from its version up, in ONE transaction that
+                              also sets the new user_version: a crash leaves the old version, never half
+                              a migration; a second process that was waiting finds the work done
+    user_version = VERSION    nothing (one PRAGMA read)
+    user_version > VERSION    refused with ConfigError: this code does not know that layout
+
+Versions:
+
+    0   no user_version: written by hexarena up to commit 957ae21, where each module created its own
+        tables (CREATE TABLE IF NOT EXISTS) when first used, so some may be missing, and the results
+        table's columns were derived from the seat frame of ``leagues.tables``
+    1   the same tables and columns, all present, declared here; user_version stamped
+
+A new layout is a new version: append its step to ``MIGRATIONS`` (a function of the connection, run
+inside the upgrade's transaction), write the new layout into ``TABLES`` and raise ``VERSION``. A step
+never reads ``TABLES``, which is always the newest layout: it brings its own statements.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+
+from protocol.errors import ConfigError
+
+# ---------------------------------------------------------------- version 1
+
+_TABLES_1 = (
+    # the store (leagues.store)
+    """CREATE TABLE IF NOT EXISTS leagues (
+        name     TEXT PRIMARY KEY,
+        config   TEXT NOT NULL,            -- the validated league file, as JSON
+        updated  TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS league_games (
+        league         TEXT NOT NULL REFERENCES leagues(name),
+        game           TEXT NOT NULL,
+        position       INTEGER NOT NULL,
+        round          INTEGER NOT NULL,
+        configuration  TEXT NOT NULL,
+        seats          TEXT NOT NULL,      -- JSON list of bot labels in seat order
+        seed           INTEGER NOT NULL,
+        PRIMARY KEY (league, game)
+    )""",
+    """CREATE TABLE IF NOT EXISTS games (
+        id             TEXT PRIMARY KEY,
+        league         TEXT NOT NULL,
+        configuration  TEXT NOT NULL,
+        seats          TEXT NOT NULL,
+        termination    TEXT NOT NULL,
+        offender       INTEGER,
+        started        TEXT,
+        finished       TEXT,
+        record         TEXT NOT NULL       -- the GameRecord as JSON
+    )""",
+    "CREATE INDEX IF NOT EXISTS games_by_league ON games (league, configuration)",
+    """CREATE TABLE IF NOT EXISTS moves (
+        game         TEXT NOT NULL REFERENCES games(id),
+        number       INTEGER NOT NULL,
+        seat         INTEGER NOT NULL,
+        line         INTEGER NOT NULL,
+        closed       TEXT NOT NULL,        -- JSON list of cells
+        ms           REAL NOT NULL,
+        substituted  INTEGER NOT NULL,
+        PRIMARY KEY (game, number)
+    )""",
+    """CREATE TABLE IF NOT EXISTS results (
+        game                     TEXT NOT NULL REFERENCES games(id),
+        configuration            TEXT NOT NULL,
+        players                  INTEGER NOT NULL,
+        seat                     INTEGER NOT NULL,
+        bot                      TEXT NOT NULL,
+        score                    INTEGER NOT NULL,
+        against                  INTEGER NOT NULL,
+        placement                INTEGER NOT NULL,
+        points                   REAL NOT NULL,
+        win                      INTEGER NOT NULL,
+        draw                     INTEGER NOT NULL,
+        loss                     INTEGER NOT NULL,
+        moves                    INTEGER NOT NULL,
+        think_ms                 REAL NOT NULL,
+        faults                   INTEGER NOT NULL,
+        fault_no_connection      INTEGER NOT NULL,
+        fault_crashed            INTEGER NOT NULL,
+        fault_timeout            INTEGER NOT NULL,
+        fault_illegal_line       INTEGER NOT NULL,
+        fault_malformed_message  INTEGER NOT NULL,
+        fault_wrong_request      INTEGER NOT NULL,
+        PRIMARY KEY (game, seat)
+    )""",
+    "CREATE INDEX IF NOT EXISTS results_by_bot ON results (bot)",
+    # the registry (leagues.registry)
+    """CREATE TABLE IF NOT EXISTS bots (
+        name     TEXT PRIMARY KEY,
+        author   TEXT NOT NULL,
+        created  TEXT NOT NULL,
+        retired  TEXT                       -- when it was retired; NULL while active
+    )""",
+    """CREATE TABLE IF NOT EXISTS bot_versions (
+        id         INTEGER PRIMARY KEY,     -- submission order; the highest id of a bot is its latest version
+        hash       TEXT NOT NULL,           -- sha256 of the folder's content; the snapshot is registry/<hash>/
+        bot        TEXT NOT NULL REFERENCES bots(name),
+        submitted  TEXT NOT NULL,
+        manifest   TEXT NOT NULL,           -- JSON of the validated bot.toml
+        checks     TEXT NOT NULL,           -- JSON list of [name, passed, reason]
+        build_log  TEXT NOT NULL,
+        source     TEXT NOT NULL            -- the folder it was submitted from
+    )""",
+    "CREATE INDEX IF NOT EXISTS bot_versions_by_bot ON bot_versions (bot, id)",
+    "CREATE TABLE IF NOT EXISTS registry_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+
+
+def _from_0(db: sqlite3.Connection) -> None:
+    """0 → 1: create the tables the old code had not created yet; check that the others have version 1's
+    columns (a database of an older development build may not: refused, as no step knows its layout)."""
+    for table, columns in _columns(_TABLES_1).items():
+        found = _table_columns(db, table)
+        if found and found != columns:
+            raise ConfigError(f"table {table} has columns ({', '.join(found)}), not schema 1's ({', '.join(columns)})")
+    for statement in _TABLES_1:
+        db.execute(statement)
+
+
+# ---------------------------------------------------------------- the current layout and the way up to it
+
+VERSION = 1
+TABLES: tuple[str, ...] = _TABLES_1  # the layout at VERSION: what a new database is created with
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0}  # step from version N to N + 1
+
+
+def upgrade(db: sqlite3.Connection, where: str) -> int | None:
+    """Bring the database to ``VERSION`` (see the module docstring). Returns the version it migrated from,
+    None if there was nothing to migrate (already current, or created now). ``where`` names the file in errors.
+
+    ``db`` must be in autocommit mode (``isolation_level=None``): this function runs its own transaction.
+    """
+    if _version(db) == VERSION:
+        return None
+    migrated_from = None
+    db.execute("BEGIN IMMEDIATE")  # the write lock: another process may be upgrading the same file
+    try:
+        found = _version(db)  # again, inside the lock
+        if found > VERSION:
+            raise ConfigError(f"{where} was written by a newer hexarena (schema {found}; this one reads up to "
+                              f"{VERSION}): upgrade hexarena")
+        if found < VERSION:
+            migrated_from = _migrate(db, found, where)
+            db.execute(f"PRAGMA user_version = {VERSION:d}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+    return migrated_from
+
+
+def _migrate(db: sqlite3.Connection, found: int, where: str) -> int | None:
+    """Inside the upgrade's transaction: create a new database, or run the steps from ``found`` up."""
+    if found == 0 and db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
+        for statement in TABLES:
+            db.execute(statement)
+        return None
+    try:
+        for version in range(found, VERSION):
+            MIGRATIONS[version](db)
+    except (ConfigError, sqlite3.Error) as exc:
+        raise ConfigError(f"{where}: cannot migrate from schema {found} to {VERSION}: {exc}") from None
+    return found
+
+
+def _version(db: sqlite3.Connection) -> int:
+    return db.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _table_columns(db: sqlite3.Connection, table: str) -> tuple[str, ...]:
+    return tuple(row[1] for row in db.execute(f"PRAGMA table_info({table})"))
+
+
+def _columns(statements: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Each table's column names in a layout, read back from an in-memory database made with it."""
+    with closing(sqlite3.connect(":memory:")) as scratch:
+        for statement in statements:
+            scratch.execute(statement)
+        tables = [row[0] for row in scratch.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return {table: _table_columns(scratch, table) for table in tables}

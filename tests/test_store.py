@@ -1,0 +1,224 @@
+"""The workspace database's schema (leagues.schema) and the store: a fresh database, the migration of a
+workspace written by commit 957ae21 (tests/fixtures/workspace-957ae21), and a newer database refused."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hexarena.cli import main
+from leagues import registry, schema, store
+from leagues.tables import SEAT_COLUMNS
+from leagues.workspace import Workspace
+from protocol.errors import ConfigError
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "workspace-957ae21"
+STORE_TABLES = {"leagues", "league_games", "games", "moves", "results"}
+REGISTRY_TABLES = {"bots", "bot_versions", "registry_meta"}
+
+# What the code of commit 957ae21 printed for the fixture (`league table tiny`, `league table tiny --by
+# configuration --table standings`, `bots list`), byte for byte.
+OLD_TABLE = "\n".join([
+    "standings",
+    " rank    bot  games  wins  draws  losses  points  score_pct  cells_for  cells_against  cells_diff  faults  think_ms  flagged",
+    "    1 greedy      4     3      1       0     3.5       87.5         16              4          12       0      0.16    False",
+    "    2 random      4     0      1       3     0.5       12.5          4             16         -12       0      0.16    False",
+    "",
+    "crosstable",
+    "   bot greedy random",
+    "greedy         3.5/4",
+    "random  0.5/4       ",
+    "",
+    "ratings (Elo: Bradley-Terry for 2 players, Plackett-Luce for 3-4; 95% interval; gap = Elo over the next bot, "
+    "with its 95% interval; los = likelihood of superiority over the next bot, %)",
+    " rank    bot  games  elo  elo_low  elo_high gap gap_low gap_high  los",
+    "    1 greedy      4 1637     1430      1844 273    -141      687 90.2",
+    "    2 random      4 1363     1156      1570                          ",
+    "",
+])
+OLD_BY_CONFIGURATION = "\n".join([
+    "standings — 2x2 hex",
+    " rank    bot  games  wins  draws  losses  points  score_pct  cells_for  cells_against  cells_diff  faults  think_ms  flagged",
+    "    1 greedy      2     1      1       0     1.5       75.0          6              2           4       0      0.26    False",
+    "    2 random      2     0      1       1     0.5       25.0          2              6          -4       0      0.17    False",
+    "",
+    "standings — 2x3 hex",
+    " rank    bot  games  wins  draws  losses  points  score_pct  cells_for  cells_against  cells_diff  faults  think_ms  flagged",
+    "    1 greedy      2     2      0       0     2.0      100.0         10              2           8       0      0.09    False",
+    "    2 random      2     0      0       2     0.0        0.0          2             10          -8       0      0.15    False",
+    "",
+])
+OLD_BOTS = "\n".join([
+    "NAME     VERSIONS  LATEST      SUBMITTED                AUTHOR    STATUS",
+    "cbot     1         46bd4dc585  2026-12-01 10:08:13 UTC  hexarena  active",
+    "chains   1         9828f5bfc9  2026-12-01 10:08:13 UTC  hexarena  active",
+    "greedy   1         7269031468  2026-12-01 10:08:13 UTC  hexarena  active",
+    "mcts     1         a2e703fd89  2026-12-01 10:08:13 UTC  hexarena  active",
+    "nodebot  1         0d17942a35  2026-12-01 10:08:13 UTC  hexarena  active",
+    "perfect  1         7ed29e123a  2026-12-01 10:08:13 UTC  hexarena  active",
+    "random   1         2ecc31a4c7  2026-12-01 10:08:13 UTC  hexarena  active",
+    "",
+])
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return exit_.value.code, out, err
+
+
+def user_version(home: Path) -> int:
+    with sqlite3.connect(home / "hexarena.db") as db:
+        return db.execute("PRAGMA user_version").fetchone()[0]
+
+
+def tables(home: Path) -> set[str]:
+    with sqlite3.connect(home / "hexarena.db") as db:
+        return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+@pytest.fixture
+def old_home(tmp_path: Path) -> Path:
+    """A copy of the 957ae21 workspace (the fixture itself is never opened)."""
+    home = tmp_path / "old"
+    home.mkdir()
+    shutil.copy(FIXTURE / "hexarena.db", home / "hexarena.db")
+    assert user_version(home) == 0
+    return home
+
+
+@pytest.fixture
+def count_migrations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The versions each migration step ran from, in order."""
+    ran: list[int] = []
+    steps = dict(schema.MIGRATIONS)
+    for version, step in steps.items():
+        monkeypatch.setitem(schema.MIGRATIONS, version, lambda db, v=version, f=step: (ran.append(v), f(db)))
+    return ran
+
+
+# ---------------------------------------------------------------- a new database
+
+
+def test_a_new_workspace_is_created_at_the_current_version(tmp_path: Path, count_migrations: list[int]) -> None:
+    with Workspace(tmp_path / "home") as ws:
+        assert ws.migrated_from is None
+    assert user_version(tmp_path / "home") == schema.VERSION
+    assert tables(tmp_path / "home") == STORE_TABLES | REGISTRY_TABLES
+    assert count_migrations == []  # created from the current layout, not by replaying the steps
+    with Workspace(tmp_path / "home") as ws:
+        assert ws.migrated_from is None
+
+
+def test_the_store_declares_the_results_columns_of_the_schema_and_of_the_seat_frame(tmp_path: Path) -> None:
+    with Workspace(tmp_path / "home") as ws:
+        stored = tuple(row["name"] for row in ws.db.execute("PRAGMA table_info(results)"))
+    assert stored == store.RESULT_COLUMNS
+    # the tables' seat frame must still find its columns in the store: a new seat-frame column (a new
+    # fault reason, say) needs a schema version that adds it to the results table
+    assert set(store.RESULT_COLUMNS) == set(SEAT_COLUMNS)
+
+
+# ---------------------------------------------------------------- the 957ae21 workspace
+
+
+def test_a_957ae21_workspace_migrates_once_and_shows_the_same_tables(
+        old_home: Path, count_migrations: list[int], capsys: pytest.CaptureFixture[str]) -> None:
+    with Workspace(old_home) as ws:
+        assert ws.migrated_from == 0
+    assert count_migrations == [0]
+    assert user_version(old_home) == schema.VERSION
+    with Workspace(old_home) as ws:
+        assert ws.migrated_from is None
+    assert count_migrations == [0]
+    assert tables(old_home) == STORE_TABLES | REGISTRY_TABLES
+
+    assert cli(capsys, "league", "table", "tiny", "--home", str(old_home)) == (0, OLD_TABLE, "")
+    assert cli(capsys, "league", "table", "tiny", "--by", "configuration", "--table", "standings",
+               "--home", str(old_home)) == (0, OLD_BY_CONFIGURATION, "")
+    assert cli(capsys, "bots", "list", "--home", str(old_home)) == (0, OLD_BOTS, "")
+    assert cli(capsys, "league", "status", "tiny", "--home", str(old_home)) == (
+        0, "league tiny: 4 of 4 games played (100%), 0 left\n", "")
+    assert count_migrations == [0]
+
+
+def test_the_cli_migrates_a_957ae21_workspace_on_first_use(old_home: Path, capsys, count_migrations) -> None:
+    assert cli(capsys, "league", "table", "tiny", "--home", str(old_home)) == (0, OLD_TABLE, "")
+    assert (count_migrations, user_version(old_home)) == ([0], schema.VERSION)
+
+
+def test_replay_reads_a_game_of_the_957ae21_workspace_through_the_store(old_home: Path, capsys) -> None:
+    with Workspace(old_home) as ws:
+        assert store.game_data(ws, "3a5926a5b9ebd111")["seats"] == ["random", "greedy"]
+        assert store.game_data(ws, "0000000000000000") is None
+    status, out, err = cli(capsys, "replay", "3a5926a5b9ebd111", "--delay", "0", "--home", str(old_home))
+    lines = out.splitlines()
+    assert (status, err) == (0, "")
+    assert lines[0] == "3a5926a5b9ebd111: A random vs B greedy on 2x2 hex · start"  # as 957ae21 printed them
+    assert lines[-1] == "result: greedy wins 0–4 · completed"
+    status, out, err = cli(capsys, "replay", "0000000000000000", "--home", str(old_home))
+    assert (status, out) == (2, "") and "game '0000000000000000' is not in the workspace" in err
+
+
+def test_a_failed_migration_leaves_the_old_database_as_it_was(old_home: Path, monkeypatch) -> None:
+    def half_done(db: sqlite3.Connection) -> None:
+        db.execute("CREATE TABLE half (x)")
+        db.execute("DROP TABLE results")
+        raise ConfigError("step failed")
+
+    monkeypatch.setitem(schema.MIGRATIONS, 0, half_done)
+    with pytest.raises(ConfigError, match=r"hexarena\.db: cannot migrate from schema 0 to \d+: step failed"):
+        Workspace(old_home)
+    assert user_version(old_home) == 0
+    assert tables(old_home) == STORE_TABLES | REGISTRY_TABLES  # no "half", results still there
+    monkeypatch.undo()
+    with Workspace(old_home) as ws:
+        assert ws.migrated_from == 0
+
+
+def test_a_version_0_database_that_lacks_tables_gets_them(tmp_path: Path) -> None:
+    """The old code created each module's tables when first used: a workspace may hold the registry only."""
+    home = tmp_path / "home"
+    home.mkdir()
+    with sqlite3.connect(home / "hexarena.db") as db:
+        db.execute("CREATE TABLE registry_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("INSERT INTO registry_meta VALUES ('reference_bots', 'then')")
+    with Workspace(home) as ws:
+        assert ws.migrated_from == 0
+        assert store.played_ids(ws, "any") == set()
+        assert registry.list_bots(ws) == []
+    assert tables(home) == STORE_TABLES | REGISTRY_TABLES
+
+
+def test_a_version_0_database_with_other_columns_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    with sqlite3.connect(home / "hexarena.db") as db:
+        db.execute("CREATE TABLE results (game TEXT, seat INTEGER, PRIMARY KEY (game, seat))")
+    with pytest.raises(ConfigError, match=r"cannot migrate from schema 0 to \d+: table results has columns "
+                                          r"\(game, seat\), not schema 1's \(game, configuration, "):
+        Workspace(home)
+    assert user_version(home) == 0 and tables(home) == {"results"}
+
+
+# ---------------------------------------------------------------- a newer database
+
+
+def test_a_database_of_a_newer_hexarena_is_refused(tmp_path: Path, capsys) -> None:
+    home = tmp_path / "home"
+    Workspace(home).close()
+    newer = schema.VERSION + 1
+    with sqlite3.connect(home / "hexarena.db") as db:
+        db.execute(f"PRAGMA user_version = {newer}")
+    message = (f"{home / 'hexarena.db'} was written by a newer hexarena (schema {newer}; this one reads up to "
+               f"{schema.VERSION}): upgrade hexarena")
+    with pytest.raises(ConfigError) as error:
+        Workspace(home)
+    assert str(error.value) == message
+    status, out, err = cli(capsys, "league", "table", "tiny", "--home", str(home))
+    assert (status, out, err) == (2, "", f"hexarena: error: {message}\n")
+    assert user_version(home) == newer
