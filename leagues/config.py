@@ -32,11 +32,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from protocol.errors import ConfigError
+from protocol.validation import Style, describe_validation_error
 from referee.clock import TimeControl
 from referee.record import BoardConfig
 
 ALL = "all"
 MAX_TABLES = 100_000  # tables per board: a 3–4 player league with more must ask for a sample
+# the first problem as ``file:line: field: what is wrong (what is allowed)``
+STYLE = Style(unknown="unknown key {field!r} (allowed: {allowed})", missing="{field} is missing",
+              invalid="{field}: {msg}{got}", toml_path=True)
 
 
 class LeagueConfig(BaseModel):
@@ -144,25 +148,14 @@ def parse_league(text: str, source: str = "<league>") -> LeagueConfig:
     try:
         return LeagueConfig.model_validate(data, strict=True)
     except ValidationError as exc:
-        raise ConfigError(describe(exc, text, source)) from None
+        raise ConfigError(describe_validation_error(exc, source, STYLE, line_of=lambda loc: line_of(text, loc),
+                                                    allowed=_allowed)) from None
 
 
-def describe(error: ValidationError, text: str, source: str) -> str:
-    """The first problem as ``file:line: field: what is wrong (what is allowed)``."""
-    first = error.errors()[0]
-    loc = first["loc"]
-    where = f"{source}:{line_of(text, loc)}" if line_of(text, loc) else source
-    field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "(top level)"
-    if first["type"] == "extra_forbidden":
-        model = LeagueConfig if len(loc) == 1 else BoardConfig
-        allowed = [f for f in model.model_fields if not (model is BoardConfig and f == "players")]
-        return f"{where}: unknown key {field!r} (allowed: {', '.join(allowed)})"
-    if first["type"] == "missing":
-        return f"{where}: {field} is missing"
-    message = first["msg"].removeprefix("Value error, ")
-    if first["type"] != "value_error" and isinstance(first.get("input"), str | int | float):
-        message = f"{message}, got {first['input']!r}"
-    return f"{where}: {field}: {message}"
+def _allowed(loc: tuple) -> list[str]:
+    """The keys allowed where ``loc`` has an unknown one: the league's, or a board's (without players)."""
+    model = LeagueConfig if len(loc) == 1 else BoardConfig
+    return [f for f in model.model_fields if not (model is BoardConfig and f == "players")]
 
 
 def line_of(text: str, loc: tuple) -> int | None:

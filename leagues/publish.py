@@ -31,10 +31,10 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from leagues import tables
 from leagues.site import charts
+from leagues.wording import markdown_table, summary
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError
 from referee.record import GameRecord
-from protocol.rules import Outcome
 
 SITE = Path(__file__).parent / "site"
 STATIC = ("site.css", "games.js", "replay.js")
@@ -267,27 +267,6 @@ def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
 
 # ---- data files for the scripts -------------------------------------------------------------------
 
-def summary(record: GameRecord) -> str:
-    """One line: ``alpha wins 9–7``, ``draw 8–8``, or the placings of a 3–4 player game, plus the fault."""
-    names = [seat.partition("@")[0] for seat in record.seats]
-    result = record.result
-    if len(names) == 2:
-        outcome = Outcome(tuple(result.scores), tuple(result.placements)).result_for(0)
-        score = "–".join(map(str, result.scores))
-        text = f"draw {score}" if outcome == "draw" else \
-            f"{names[0] if outcome == 'win' else names[1]} wins {score}"
-    else:
-        order = sorted(range(len(names)), key=lambda s: (result.placements[s], s))
-        text = ", ".join(f"{_ordinal(result.placements[s])} {names[s]} {result.scores[s]}" for s in order)
-    if result.termination != "completed" and result.offender is not None:
-        text += f" ({names[result.offender]}: {result.termination.replace('_', ' ')})"
-    return text
-
-
-def _ordinal(n: int) -> str:
-    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
-
-
 def write_game_data(out: Path, records: list[GameRecord], files: dict[str, str]) -> None:
     """``games/<file>.js`` per game (record + board geometry) and ``data/games.js`` (the list)."""
     boards: dict[str, dict] = {}
@@ -331,23 +310,21 @@ MARKDOWN_COLUMNS = [  # (column, header, format)
 def standings_markdown(league: League) -> str:
     """The standings as a GitHub Markdown table, with the 95% interval and fault counts."""
     head = [h for _, h, _ in MARKDOWN_COLUMNS] + ["95% interval", "Faults"]
-    lines = [f"# {league.name}: standings", "",
-             f"{len(league.records)} games · {', '.join(facts(league.records)['configs'])}", "",
-             "| " + " | ".join(head) + " |",
-             "|" + "|".join("---:" if h not in ("Bot",) else "---" for h in head) + "|"]
+    rows = []
     for row in league.standings.to_dict("records"):
         cells = [_cell(fmt, row[column]) for column, _, fmt in MARKDOWN_COLUMNS]
         interval = "" if pd.isna(row["elo"]) else f"{row['elo_low']:.0f}–{row['elo_high']:.0f}"
         faults = f"{row['faults']:d}" + (" ⚑" if row["flagged"] else "")
-        lines.append("| " + " | ".join([*cells, interval, faults]) + " |")
-    return "\n".join(lines) + "\n"
+        rows.append([*cells, interval, faults])
+    table = markdown_table(head, rows, right={i for i, h in enumerate(head) if h != "Bot"})
+    return "\n".join([f"# {league.name}: standings", "",
+                      f"{len(league.records)} games · {', '.join(facts(league.records)['configs'])}", "", table]) + "\n"
 
 
 def _cell(fmt: str, value: object) -> str:
     if value is None or (isinstance(value, float) and pd.isna(value)):
         return ""
-    text = fmt.format(int(value) if fmt.endswith("d}") else value)
-    return re.sub(r"([\\|<>`*\[\]])", r"\\\1", text)  # bot names are untrusted: no markup, no broken rows
+    return fmt.format(int(value) if fmt.endswith("d}") else value)
 
 
 def write_exports(out: Path, league: League) -> None:

@@ -2,7 +2,8 @@
 
     submit(ws, folder)      manifest → copy the folder (hashing it) → build the copy → check the copy
                             → move it to ws.registry_dir/<hash>/ and record bot + version in ONE transaction
-    resolve(ws, text)       "greedy" (latest version), "greedy@1a2b" (hash prefix ≥ 4), or a folder path
+    resolve(ws, text)       "greedy" (latest version), "greedy@1a2b" (hash prefix ≥ 4), or a folder path:
+                            every bot argument (CLI, league files) is read here
     active_bots(ws)         every registered bot that is not retired, at its latest version
     list_bots, bot_history, retire, ensure_reference_bots
 
@@ -26,25 +27,22 @@ import hashlib
 import json
 import os
 import shutil
-import signal
 import stat
-import subprocess
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError, HexarenaError
+from referee.build import BUILD_TIMEOUT, BuildFailed, build, moved
 from referee.manifest import Manifest, load_manifest
 
 MAX_BOT_BYTES = 50 * 1024 * 1024  # default size limit of a submitted folder
-BUILD_TIMEOUT = 300.0  # seconds
 MIN_PREFIX = 4  # shortest hash prefix accepted in name@prefix
 SHORT_HASH = 10  # hash prefix shown to users
 IGNORED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
-OUTPUT_TAIL = 4000  # characters of build output kept for the report and the database
 REPO_BOTS = Path(__file__).resolve().parent.parent / "bots"  # the reference bots shipped with hexarena
 
 
@@ -56,11 +54,17 @@ class ResolvedBot:
     version_hash: str | None
     folder: Path
     manifest: Manifest
+    pinned: bool = field(default=False, compare=False)  # asked for as name@hash, not as the latest version
 
     @property
     def label(self) -> str:
         """``greedy@1a2b3c4d5e`` for a registered version, the bare name for an ad hoc folder."""
         return f"{self.name}@{self.version_hash[:SHORT_HASH]}" if self.version_hash else self.name
+
+    @property
+    def shown(self) -> str:
+        """The name a match shows: the label for a version asked for as name@hash, else the name."""
+        return self.label if self.pinned else self.name
 
 
 @dataclass(frozen=True)
@@ -169,7 +173,7 @@ def submit(
         try:
             if manifest.build:
                 progress(f"building {manifest.name}: {' '.join(manifest.build)}")
-            build_log = run_build(manifest, staging, build_timeout)
+            build_log = _build(manifest, staging, build_timeout)  # the check and the games reuse this build
             if check:
                 progress(f"checking {manifest.name} (hexarena check: a dozen crafted games)")
             checks = run_check(staging) if check else [("conformance check", True, "skipped (reference bot)")]
@@ -222,6 +226,7 @@ def _store(ws: Workspace, manifest: Manifest, digest: str, staging: Path | None,
             if final.exists():  # left over from a submit that died between the move and the commit
                 shutil.rmtree(final)
             staging.rename(final)
+            moved(staging, final)  # built already: games in this process do not build it again
     return SubmitResult(status, manifest.name, digest, final, checks, build_log)
 
 
@@ -304,31 +309,12 @@ def _megabytes(count: int) -> str:
     return f"{count / 2**20:g} MB" if count >= 2**20 else f"{count:,} bytes"
 
 
-def run_build(manifest: Manifest, folder: Path, timeout: float) -> str:
-    """Run the manifest's build command in ``folder``; return its output tail or raise _Rejected."""
-    if not manifest.build:
-        return ""
-    shown = " ".join(manifest.build)
+def _build(manifest: Manifest, folder: Path, timeout: float) -> str:
+    """The build (``referee.build``: once per folder and process) as the registry reports it: its log, or _Rejected."""
     try:
-        process = subprocess.Popen(manifest.build, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
-    except OSError as exc:
-        raise _Rejected(f"build command {shown!r} cannot start: {exc.strerror}") from None
-    try:
-        output, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)  # the whole group: make may have started children
-        output, _ = process.communicate()
-        raise _Rejected(f"build {shown!r} did not finish within {timeout:g} s", _tail(output)) from None
-    log = _tail(output)
-    if process.returncode != 0:
-        last = log.strip().splitlines()[-1:] or ["no output"]
-        raise _Rejected(f"build {shown!r} failed with exit status {process.returncode}: {last[0]}", log)
-    return log
-
-
-def _tail(output: bytes) -> str:
-    return output.decode("utf-8", "replace")[-OUTPUT_TAIL:]
+        return build(folder, manifest, timeout=timeout)
+    except BuildFailed as failed:
+        raise _Rejected(failed.detail, failed.log) from None
 
 
 def run_check(folder: Path) -> list[tuple[str, bool, str]]:
@@ -389,11 +375,18 @@ def active_bots(ws: Workspace) -> list[ResolvedBot]:
     return [_resolved(ws, _latest_row(ws, name)) for name in names]
 
 
-def resolve(ws: Workspace, text: str) -> ResolvedBot:
-    """A bot argument: a folder (ad hoc, unregistered), ``name`` (latest version) or ``name@hashprefix``."""
-    if Path(text).is_dir():
-        manifest = load_manifest(text)
-        return ResolvedBot(manifest.name, None, Path(text).resolve(), manifest)
+def resolve(ws: Workspace | Callable[[], Workspace], text: str) -> ResolvedBot:
+    """A bot argument (the one place that reads one): a folder (ad hoc, unregistered: a folder that exists,
+    or any path with a '/'), ``name`` (latest version) or ``name@hashprefix``; ConfigError if it names none.
+
+    ``ws`` may be a function that opens the workspace: it is called only for a registered bot, so the
+    command line needs no workspace for folders.
+    """
+    folder = _folder_form(text)
+    if folder is not None:
+        manifest = load_manifest(folder)  # "...: not a bot folder (no such directory)" for a path that is none
+        return ResolvedBot(manifest.name, None, folder.resolve(), manifest)
+    ws = ws() if callable(ws) else ws
     name, at, prefix = text.partition("@")
     row = _bot_row(ws, name)
     if not at:
@@ -406,7 +399,19 @@ def resolve(ws: Workspace, text: str) -> ResolvedBot:
         versions = ", ".join(dict.fromkeys(v.hash[:SHORT_HASH] for v in bot_history(ws, name)))
         problem = "matches no version" if not rows else "is ambiguous"
         raise ConfigError(f"{text!r} {problem} of bot {name!r} (versions: {versions})")
-    return _resolved(ws, rows[0])
+    return replace(_resolved(ws, rows[0]), pinned=True)
+
+
+def bot_folder(ws: Workspace | Callable[[], Workspace], text: str) -> Path:
+    """The folder a bot argument names (as ``resolve``) without reading an ad hoc folder's manifest:
+    ``hexarena check`` reports a broken one as a failed check."""
+    folder = _folder_form(text)
+    return folder if folder is not None else resolve(ws, text).folder
+
+
+def _folder_form(text: str) -> Path | None:
+    """The folder a bot argument names, or None for a registered bot (a bot's name never has a '/')."""
+    return Path(text) if Path(text).is_dir() or "/" in text else None
 
 
 def _resolved(ws: Workspace, version) -> ResolvedBot:

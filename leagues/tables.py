@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import pandas as pd
 
+from leagues.wording import markdown_table, result_for
 from referee.record import FAULTS, GameRecord
 
 FAULT_COLUMNS = [f"fault_{reason}" for reason in FAULTS]
@@ -43,14 +44,12 @@ def seat_rows(record: GameRecord) -> list[dict]:
     placements, scores = record.result.placements, record.result.scores
     players = len(record.seats)
     total = sum(scores)
-    best = min(placements)
     rows = []
     for seat, bot in enumerate(record.seats):
         mine = placements[seat]
         ahead = sum(p > mine for p in placements)
         level = sum(p == mine for p in placements) - 1
-        first = mine == best
-        shared = placements.count(best) > 1
+        result = result_for(record, seat)
         timed = [m.ms for m in record.moves if m.seat == seat and not m.substituted]
         faults = {column: 0 for column in FAULT_COLUMNS}
         for fault in record.result.forfeits:
@@ -60,7 +59,7 @@ def seat_rows(record: GameRecord) -> list[dict]:
             "game": record.id, "configuration": record.config.label, "players": players, "seat": seat, "bot": bot,
             "score": scores[seat], "against": total - scores[seat], "placement": mine,
             "points": (ahead + level / 2) / (players - 1),
-            "win": int(first and not shared), "draw": int(first and shared), "loss": int(not first),
+            "win": int(result == "win"), "draw": int(result == "draw"), "loss": int(result == "loss"),
             "moves": len(timed), "think_ms": float(sum(timed)), "faults": sum(faults.values()), **faults,
         })
     return rows
@@ -199,10 +198,6 @@ def rounded(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def markdown(table: pd.DataFrame) -> str:
-    """A GitHub-flavoured markdown table (pandas' own needs the tabulate package)."""
-    def cell(value: object) -> str:
-        return "" if pd.isna(value) else str(value).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(map(str, table.columns)) + " |", "|" + "---|" * len(table.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
-    return "\n".join(lines)
+    """A GitHub-flavoured markdown table, cells escaped (``leagues.wording``; pandas' own needs tabulate)."""
+    return markdown_table([str(c) for c in table.columns],
+                          [["" if pd.isna(v) else str(v) for v in row] for row in table.itertuples(index=False)])

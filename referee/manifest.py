@@ -18,8 +18,11 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from protocol.errors import ConfigError
+from protocol.validation import Style, describe_validation_error
 
 MANIFEST = "bot.toml"
+STYLE = Style(unknown="unknown field {field!r}", missing="field {field!r} is missing",
+              invalid="field {field!r}: {msg} (found {input!r})")
 
 
 class Manifest(BaseModel):
@@ -32,18 +35,6 @@ class Manifest(BaseModel):
     language: str = ""
     author: str = ""
     description: str = ""
-
-
-def describe_validation_error(source: str, error: ValidationError) -> str:
-    """One line: where, which field, what was found and what is allowed."""
-    first = error.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
-    found = first.get("input")
-    if first["type"] == "extra_forbidden":
-        return f"{source}: unknown field {field!r}"
-    if first["type"] == "missing":
-        return f"{source}: field {field!r} is missing"
-    return f"{source}: field {field!r}: {first['msg']} (found {found!r})"
 
 
 def load_manifest(folder: str | Path) -> Manifest:
@@ -62,4 +53,4 @@ def load_manifest(folder: str | Path) -> Manifest:
     try:
         return Manifest.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(describe_validation_error(str(path), exc)) from None
+        raise ConfigError(describe_validation_error(exc, str(path), STYLE)) from None

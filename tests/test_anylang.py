@@ -121,7 +121,7 @@ def test_the_shipped_bots_pass_every_check(folder):
 
 
 @pytest.mark.parametrize("folder, failing, reason", [
-    ("bad_build", set(ITEMS), "exited 1: bot.c:1: error: expected declaration"),
+    ("bad_build", set(ITEMS), "failed with exit status 1: bot.c:1: error: expected declaration"),
     ("old_version", {HANDSHAKE}, "malformed_message: HELLO names protocol 'v0', not v1 (§3.5)"),
     ("slow_start", {TIME_LIMIT}, "ms past the limit of 300 ms + 50 ms margin"),
     ("alternation", {EXTRA_MOVE}, "crashed: exited with status 1: TURN out of turn"),

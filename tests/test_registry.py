@@ -290,6 +290,19 @@ def test_a_build_runs_in_the_copy_and_a_hanging_build_is_stopped(ws: Workspace, 
     assert [b.name for b in registry.list_bots(ws)] == ["tester"]
 
 
+def test_a_submitted_bot_is_built_once_for_its_check_and_its_games(ws: Workspace, tmp_path: Path) -> None:
+    from referee.build import build
+
+    folder = playing_bot(tmp_path / "bot", name="counted")
+    with open(folder / "bot.toml", "a") as manifest:
+        manifest.write('build = ["sh", "-c", "echo x >> builds.txt"]\n')  # each build adds a line
+    result = registry.submit(ws, folder)  # builds the copy, then the conformance check plays it
+    assert result.status == "registered", result.reason
+    assert (result.folder / "builds.txt").read_text() == "x\n"
+    build(result.folder, registry.resolve(ws, "counted").manifest)  # a game in this process: built already
+    assert (result.folder / "builds.txt").read_text() == "x\n"
+
+
 def test_a_failed_check_is_not_registered(ws: Workspace, tmp_path: Path) -> None:
     stubborn = "from protocol.client import run_bot\n\nrun_bot(lambda game, state: 0)  # always line 0\n"
     folder = make_bot(tmp_path / "bot", files={"bot.py": stubborn})

@@ -30,13 +30,6 @@ def open_workspace(home: Path | None) -> Workspace:
     return ws
 
 
-def registered_bot(text: str, home: Path | None) -> registry.ResolvedBot | None:
-    """A bot argument that is not a folder path: the registered bot it names (ConfigError if none); else None."""
-    if Path(text).is_dir() or "/" in text:
-        return None
-    return registry.resolve(open_workspace(home), text)
-
-
 def label(result: registry.SubmitResult) -> str:
     return f"{result.name}@{result.version_hash[:registry.SHORT_HASH]}"
 

@@ -18,12 +18,12 @@ def check(
                                               show_default=False)] = None,
 ) -> None:
     """Check that a bot speaks protocol v1 correctly: prints PASS/FAIL per item; exit 0 only if all pass."""
-    from hexarena.commands.bots import registered_bot
+    from hexarena.commands.bots import open_workspace
+    from leagues.registry import bot_folder
     from referee.check import check_bot
     from referee.clock import TimeControl
 
-    if registered := registered_bot(str(bot), home):  # a registered bot: check its snapshot
-        bot = registered.folder
+    bot = bot_folder(lambda: open_workspace(home), str(bot))  # a registered bot: its snapshot
     if not bot.is_dir():
         raise ConfigError(f"{bot}: not a bot folder (no such directory)")
     report = check_bot(bot, time_control=TimeControl.parse(time))

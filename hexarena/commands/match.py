@@ -15,12 +15,11 @@ from protocol.errors import ConfigError
 
 
 def resolve_bot(text: str, home: Path | None = None):
-    """A BOT argument → the ``BotSpec`` to run: a folder holding ``bot.toml``, or a registered
-    ``name`` / ``name@hashprefix`` from the workspace at ``home`` (leagues/registry.py).
-
-    The one place that interprets bot arguments.
+    """A BOT argument → the ``BotSpec`` to run: ``remote:NAME`` (read here: only a match has remote seats),
+    else what ``leagues.registry.resolve`` reads (a folder, a registered ``name`` or ``name@hashprefix``
+    from the workspace at ``home``).
     """
-    from referee.manifest import load_manifest
+    from leagues.registry import resolve
     from referee.referee import BotSpec
 
     if text.startswith("remote:"):  # a bot started by hand elsewhere joins over tcp (referee/remote.py)
@@ -28,12 +27,10 @@ def resolve_bot(text: str, home: Path | None = None):
         if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", name):  # as a manifest's name
             raise ConfigError(f"{text!r}: a remote seat is remote:NAME, NAME of a-z, 0-9, '-' and '_' (1-40)")
         return BotSpec(name, None, remote=True)
-    from hexarena.commands.bots import registered_bot
+    from hexarena.commands.bots import open_workspace
 
-    if bot := registered_bot(text, home):
-        return BotSpec(bot.label if "@" in text else bot.name, bot.folder)
-    manifest = load_manifest(text)  # ConfigError with a one-line message
-    return BotSpec(manifest.name, Path(text).resolve())
+    bot = resolve(lambda: open_workspace(home), text)  # ConfigError with a one-line message
+    return BotSpec(bot.shown, bot.folder)
 
 
 def rotations(bots: list, games: int) -> list[list]:
@@ -61,6 +58,7 @@ def match(
                                                    "else ./hexarena-home)", show_default=False)] = None,
 ) -> None:
     """Play a match between bots; seats rotate so each bot plays each seat equally often."""
+    from leagues.wording import game_line, tally_table
     from protocol.board import parse_size
     from referee.clock import TimeControl, parse_duration
     from referee.record import BoardConfig
@@ -72,9 +70,9 @@ def match(
     config = BoardConfig(size=f"{rows}x{cols}", geometry=geometry, players=len(bots), misere=misere, border=border)
     control = TimeControl.parse(time)
     wait = parse_duration(remote_wait)
-    if any(text.startswith("remote:") for text in bots):  # a person starts the remote bot by hand
-        control = dataclasses.replace(control, startup=max(control.startup, wait))
     specs = _distinct_names([resolve_bot(text, home) for text in bots])
+    if any(spec.remote for spec in specs):  # a person starts the remote bot by hand
+        control = dataclasses.replace(control, startup=max(control.startup, wait))
     records = []
     try:
         sink = out.open("w", encoding="utf-8") if out is not None else None
@@ -97,7 +95,7 @@ def match(
                     sink.flush()
                 if as_json:
                     print(line, flush=True)
-                say(f"game {number}: {describe(record)}")
+                say(f"game {number}: {game_line(record)}")
                 if show:
                     from protocol.render import render
 
@@ -106,7 +104,7 @@ def match(
     finally:
         if sink is not None:
             sink.close()
-    say(summary(specs, records))
+    say(tally_table([spec.name for spec in specs], records))
 
 
 def _distinct_names(specs: list) -> list:
@@ -118,42 +116,6 @@ def _distinct_names(specs: list) -> list:
         count = seen[spec.name]
         distinct.append(spec if count == 1 else dataclasses.replace(spec, name=f"{spec.name}#{count}"))
     return distinct
-
-
-def describe(record) -> str:
-    """``greedy 8, random 1: greedy wins`` plus the termination and offender when a fault decided it."""
-    result = record.result
-    scores = ", ".join(f"{name} {score}" for name, score in zip(record.seats, result.scores))
-    firsts = [name for name, place in zip(record.seats, result.placements) if place == 1]
-    verdict = f"{firsts[0]} wins" if len(firsts) == 1 else "draw between " + ", ".join(firsts)
-    text = f"{scores}: {verdict}"
-    if result.termination != "completed":
-        text += f" ({result.termination} by {record.seats[result.offender]})"
-    for fault in result.forfeits:
-        if result.termination == "completed" or fault.seat != result.offender:
-            text += f" [{record.seats[fault.seat]}: {fault.reason}]"
-    return text
-
-
-def summary(specs: list, records: list) -> str:
-    """One row per bot: games, wins, draws, losses, faults and cells taken."""
-    from protocol.rules import Outcome
-
-    rows = {spec.name: {"games": 0, "win": 0, "draw": 0, "loss": 0, "faults": 0, "cells": 0} for spec in specs}
-    for record in records:
-        outcome = Outcome(tuple(record.result.scores), tuple(record.result.placements))
-        for seat, name in enumerate(record.seats):
-            row = rows[name]
-            row["games"] += 1
-            row[outcome.result_for(seat)] += 1
-            row["cells"] += record.result.scores[seat]
-            row["faults"] += sum(1 for fault in record.result.forfeits if fault.seat == seat)
-    width = max(len(name) for name in rows) + 2
-    lines = [f"{'bot':<{width}}{'games':>6}{'wins':>6}{'draws':>6}{'losses':>7}{'faults':>7}{'cells':>7}"]
-    for name, row in rows.items():
-        lines.append(f"{name:<{width}}{row['games']:>6}{row['win']:>6}{row['draw']:>6}{row['loss']:>7}"
-                     f"{row['faults']:>7}{row['cells']:>7}")
-    return "\n".join(lines)
 
 
 def register(app: typer.Typer) -> None:

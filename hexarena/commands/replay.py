@@ -73,7 +73,7 @@ def frames(record: GameRecord) -> Iterator[str]:
 
 
 def result_line(record: GameRecord) -> str:
-    from leagues.publish import summary
+    from leagues.wording import summary
 
     return f"result: {summary(record)} · {record.result.termination}"
 
@@ -111,11 +111,12 @@ def read_store(home: Path | None, game_id: str) -> GameRecord:
 def validate(data: dict, where: str) -> GameRecord:
     from pydantic import ValidationError
 
+    from protocol.validation import Style, describe_validation_error
+
     try:
         record = GameRecord.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ConfigError(f"{where}: not a valid game record: {'.'.join(map(str, first['loc']))}: {first['msg']}") \
+        raise ConfigError(describe_validation_error(exc, where, Style("not a valid game record: {field}: {msg}"))) \
             from None
     players = record.config.players
     if len(record.seats) != players or any(not 0 <= move.seat < players for move in record.moves):

@@ -1,0 +1,96 @@
+"""The build runner: a bot folder's ``build`` command (bot.toml) runs once per folder and process.
+
+    log = build(folder, manifest)           # the build's output (tail); BuildFailed if it failed or hung
+
+Everything that needs a built bot calls this: the referee before a bot's first launch, the
+conformance check, the registry when a bot is submitted (``leagues/registry.py``). The outcome,
+success or failure, is remembered per folder (its resolved path), so the registry's build of a
+submitted copy is the one its conformance check and its games use. Threads share it: the first
+caller builds under the folder's lock, the others wait and get the same outcome.
+
+The build runs in the folder, in its own session (so a timeout kills everything it started, not
+only its first process), with stdin from /dev/null and stdout and stderr captured together.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+from pathlib import Path
+
+from protocol.errors import BotFault
+from referee.manifest import Manifest
+
+BUILD_TIMEOUT = 300.0  # seconds
+OUTPUT_TAIL = 4000  # characters of build output kept (a report, the registry's database)
+
+_outcomes: dict[Path, str | BuildFailed] = {}  # resolved folder → its build log, or how it failed
+_locks: dict[Path, threading.Lock] = {}
+_locks_lock = threading.Lock()
+
+
+class BuildFailed(BotFault):
+    """A bot's build could not start, failed or hung: a ``no_connection`` fault; ``log`` is its output's tail."""
+
+    def __init__(self, detail: str, log: str = "") -> None:
+        super().__init__("no_connection", detail)
+        self.log = log
+
+
+def build(folder: Path, manifest: Manifest, *, timeout: float = BUILD_TIMEOUT) -> str:
+    """Run manifest.build in folder once per folder per process (threads share it under a per-folder lock;
+    the outcome, success or failure, is remembered); returns the build log (output), raises BuildFailed."""
+    if not manifest.build:
+        return ""
+    key = Path(folder).resolve()
+    with _locks_lock:
+        lock = _locks.setdefault(key, threading.Lock())
+    with lock:
+        if key not in _outcomes:
+            try:
+                _outcomes[key] = _run(key, manifest.build, timeout)
+            except BuildFailed as failed:
+                _outcomes[key] = failed
+        outcome = _outcomes[key]
+    if isinstance(outcome, BuildFailed):
+        raise outcome
+    return outcome
+
+
+def moved(old: Path, new: Path) -> None:
+    """``old`` was renamed to ``new`` (the registry's staging copy becoming its snapshot): the build it
+    had, or its failure, is ``new``'s now, so the snapshot is not built again in this process."""
+    old, new = Path(old).resolve(), Path(new).resolve()
+    with _locks_lock:
+        lock = _locks.setdefault(new, threading.Lock())
+    with lock:
+        if old in _outcomes:
+            _outcomes[new] = _outcomes.pop(old)
+
+
+def _run(folder: Path, command: list[str], timeout: float) -> str:
+    shown = " ".join(command)
+    try:
+        process = subprocess.Popen(command, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as exc:
+        raise BuildFailed(f"build command {shown!r} cannot start: {exc.strerror}") from None
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):  # the whole group: make may have started children
+            os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        raise BuildFailed(f"build {shown!r} did not finish within {timeout:g} s", _tail(output)) from None
+    log = _tail(output)
+    if process.returncode != 0:
+        last = log.strip().splitlines()[-1:] or ["no output"]
+        raise BuildFailed(f"build {shown!r} failed with exit status {process.returncode}: {last[0]}", log)
+    return log
+
+
+def _tail(output: bytes) -> str:
+    return output.decode("utf-8", "replace")[-OUTPUT_TAIL:]
