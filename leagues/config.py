@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from protocol.errors import ConfigError
 from protocol.validation import Style, describe_validation_error
-from referee.clock import TimeControl
+from referee.clock import TimeControl, TimeControlField
 from referee.record import BoardConfig
 
 ALL = "all"
@@ -55,7 +55,7 @@ class LeagueConfig(BaseModel):
     boards: list[BoardConfig] = Field(min_length=1)
     games_per_pairing: int | None = Field(None, ge=1, le=1000)
     sample: int = Field(0, ge=0, le=MAX_TABLES)
-    time_control: str = "200ms"
+    time_control: TimeControlField = TimeControl.parse("200ms")
     fault_policy: Literal["forfeit", "substitute"] = "forfeit"
     flag_threshold: float = Field(0.1, ge=0.0, le=1.0)
     concurrency: int | None = Field(None, ge=1, le=256)
@@ -75,12 +75,6 @@ class LeagueConfig(BaseModel):
         if ALL in value and len(value) > 1:
             raise ValueError(f'"{ALL}" stands alone (every active bot); list names instead, or only "{ALL}"')
         refuse_repeats(value, "listed twice")
-        return value
-
-    @field_validator("time_control")
-    @classmethod
-    def _time_control(cls, value: str) -> str:
-        TimeControl.parse(value)
         return value
 
     @field_validator("boards", mode="before")

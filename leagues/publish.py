@@ -205,7 +205,7 @@ def facts(records: list[GameRecord]) -> dict:
         "first": _utc(min(started)) if started else "—",
         "last": _utc(max(finished)) if finished else "—",
         "configs": sorted({r.config.label for r in records}),
-        "time_controls": sorted({r.time_control for r in records if r.time_control}),
+        "time_controls": sorted({str(r.time_control) for r in records if r.time_control}),
         "players": sorted({r.config.players for r in records}),
     }
 

@@ -20,7 +20,7 @@ def resolve_bot(text: str, home: Path | None = None):
     from the workspace at ``home``).
     """
     from leagues.registry import resolve
-    from referee.referee import BotSpec
+    from referee.local import BotSpec
 
     if text.startswith("remote:"):  # a bot started by hand elsewhere joins over tcp (referee/remote.py)
         name = text.removeprefix("remote:")
