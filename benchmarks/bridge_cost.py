@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from referee.clock import TimeControl
-from referee.record import BoardConfig
 from referee.local import BotSpec
+from referee.record import BoardConfig
 from referee.referee import Referee
 
 BOT = textwrap.dedent('''

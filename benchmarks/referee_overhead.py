@@ -64,9 +64,9 @@ def raw_round_trip(pings: int) -> list[float]:
 def referee_games(games: int) -> tuple[float, float, list[float]]:
     """(wall seconds, referee CPU seconds, think seconds per move) for ``games`` random-vs-random 4x4 games."""
     from referee.clock import TimeControl
-    from referee.record import BoardConfig
     from referee.local import BotSpec
-from referee.referee import Referee
+    from referee.record import BoardConfig
+    from referee.referee import Referee
 
     random_bot = BotSpec("random", ROOT / "bots" / "random")
     config = BoardConfig(size="4x4")

@@ -31,8 +31,8 @@ from leagues.schedule import Entrant, ScheduledGame, schedule
 from leagues.tables import seat_rows
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError
-from referee.record import BoardConfig, GameRecord
 from referee.local import BotSpec
+from referee.record import BoardConfig, GameRecord
 from referee.referee import Referee
 
 

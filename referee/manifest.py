@@ -21,6 +21,7 @@ from protocol.errors import ConfigError
 from protocol.validation import Style, describe_validation_error
 
 MANIFEST = "bot.toml"
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,39}$"  # a bot's name, wherever one is given (manifest, remote:NAME)
 STYLE = Style(unknown="unknown field {field!r}", missing="field {field!r} is missing",
               invalid="field {field!r}: {msg} (found {input!r})")
 
@@ -28,7 +29,7 @@ STYLE = Style(unknown="unknown field {field!r}", missing="field {field!r} is mis
 class Manifest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")
+    name: str = Field(pattern=NAME_PATTERN)
     command: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1)
     build: list[str] | None = None
     transport: Literal["zmq", "stdio"] = "zmq"

@@ -29,8 +29,8 @@ from referee.check import (
     check_bot,
 )
 from referee.clock import TimeControl
-from referee.record import BoardConfig
 from referee.local import BotSpec
+from referee.record import BoardConfig
 from referee.referee import Referee
 
 ROOT = Path(__file__).resolve().parent.parent

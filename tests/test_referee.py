@@ -17,10 +17,10 @@ from conftest import bot
 from protocol import codec
 from protocol.errors import ConfigError
 from referee.clock import TimeControl
+from referee.local import BotSpec
 from referee.manifest import Manifest
 from referee.process import BotProcess, Limits, session_members
 from referee.record import FAULTS, BoardConfig
-from referee.local import BotSpec
 
 GREEDY, RANDOM = bot("greedy"), bot("random")
 

@@ -21,10 +21,11 @@ def resolve_bot(text: str, home: Path | None = None):
     """
     from leagues.registry import resolve
     from referee.local import BotSpec
+    from referee.manifest import NAME_PATTERN
 
     if text.startswith("remote:"):  # a bot started by hand elsewhere joins over tcp (referee/remote.py)
         name = text.removeprefix("remote:")
-        if not re.fullmatch(r"[a-z0-9][a-z0-9_-]{0,39}", name):  # as a manifest's name
+        if not re.fullmatch(NAME_PATTERN, name):
             raise ConfigError(f"{text!r}: a remote seat is remote:NAME, NAME of a-z, 0-9, '-' and '_' (1-40)")
         return BotSpec(name, None, remote=True)
     from hexarena.commands.bots import open_workspace

@@ -17,8 +17,8 @@ import typer
 
 from hexarena.commands.bots import HomeOption
 from protocol.errors import ConfigError, HexarenaError
-from referee.record import GameRecord
 from protocol.render import SEAT_LETTERS, render
+from referee.record import GameRecord
 
 CLEAR = "\x1b[H\x1b[J"
 
