@@ -1,0 +1,11 @@
+"""Leagues: imports ``protocol``, ``referee`` and ``leagues``, never the CLI.
+
+    workspace.py, schema.py   the workspace folder and its versioned SQLite schema
+    registry.py               submitted bots: snapshots keyed by content hash, versions, resolving bot arguments
+    config.py, schedule.py    league files and their schedules
+    runner.py                 playing what is not stored yet, through an Executor
+    store.py                  every SQL statement about games and leagues
+    tables.py, ratings.py     standings, crosstables, Elo with intervals
+    wording.py                result wording: game lines, summaries, Markdown
+    publish.py, site/         the static results site
+"""
