@@ -1,0 +1,184 @@
+"""The floor: a minimal protocol-v1 referee, and hexarena measured against it in the same run.
+
+    python3 benchmarks/floor.py                       # 300 games random vs random, 4x4 hexagons, 5 rounds
+    python3 benchmarks/floor.py --games 100 --rounds 3 --size 3x3
+    python3 benchmarks/floor.py --minimal-only        # just the minimal referee's games/s
+
+The minimal referee is written from protocol/PROTOCOL.md, not from the referee's code. It does
+only what a correct referee must: start the bots (each in its own session), check each HELLO's
+one-time token and answer WELCOME, send GAME, then TURN/MOVE with the reply's id and line checked
+on a bitmask against the board's cells, DRAWN to every seat, END, and BYE after the last game. No
+records, no logs, no clocks beyond a deadline per move, no fault policy beyond "stop".
+
+The driver alternates, round by round: the minimal referee, ``hexarena match`` (whole process),
+two minimal referees side by side, ``hexarena league run`` at concurrency 2 (SQLite included), and
+prints each round's wall times and ratios, then the medians. The ratio is the figure: absolute times
+on these shared machines are not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import zmq
+
+from protocol.board import make_board  # the board numbering is the contract (protocol/BOARD.md)
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM_BOT = ROOT / "bots" / "random"
+
+
+def minimal_referee(games: int, size: str, seed: int = 1) -> float:
+    """Play ``games`` games of random vs random; the wall seconds from the first launch to the last exit."""
+    board = make_board(size, "hex")
+    masks = [sum(1 << line for line in cell) for cell in board.cells]
+    touching = [[c for c, cell in enumerate(board.cells) if line in cell] for line in range(len(board.lines))]
+    full = (1 << len(board.lines)) - 1
+    began = time.perf_counter()
+    folder = tempfile.mkdtemp(prefix="floor-")
+    context = zmq.Context()
+    router = context.socket(zmq.ROUTER)
+    router.linger = 0
+    endpoint = f"ipc://{folder}/floor.sock"
+    router.bind(endpoint)
+    tokens, routes, bots = {}, [], []
+    for seat in range(2):
+        token = secrets.token_hex(16)
+        tokens[token] = seat
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/tmp"),
+               "HEXARENA_ENDPOINT": endpoint, "HEXARENA_TOKEN": token, "HEXARENA_PROTOCOL": "v1",
+               "HEXARENA_NAME": f"random{seat}"}
+        bots.append(subprocess.Popen([sys.executable, "bot.py"], cwd=RANDOM_BOT, env=env, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+    routes = [None, None]
+    while None in routes:  # §3: HELLO with a one-time token, answered by WELCOME
+        route, data = router.recv_multipart()
+        words = data.decode().split()
+        if len(words) >= 3 and words[0] == "HELLO" and words[1] == "v1" and words[2] in tokens:
+            seat = tokens.pop(words[2])
+            routes[seat] = route
+            router.send_multipart([route, b"WELCOME v1"])
+    poller = zmq.Poller()
+    poller.register(router, zmq.POLLIN)
+    request = 0
+    for number in range(games):
+        names = ["random0", "random1"] if number % 2 == 0 else ["random1", "random0"]
+        order = [0, 1] if number % 2 == 0 else [1, 0]  # seat → bot
+        for seat, bot in enumerate(order):
+            game = {"protocol": "v1", "game": f"g{number}", "seat": seat, "players": 2, "names": names,
+                    "geometry": "hex", "size": size, "misere": False, "border": False,
+                    "dots": [list(d) for d in board.dots], "lines": [list(l) for l in board.lines],
+                    "cells": [list(c) for c in board.cells], "predrawn": [],
+                    "time": {"move_ms": 1000, "bank_ms": None, "increment_ms": 0, "margin_ms": 50},
+                    "seed": seed + number}
+            router.send_multipart([routes[bot], ("GAME " + json.dumps(game, separators=(",", ":"))).encode()])
+        drawn, scores, to_move = 0, [0, 0], 0
+        while drawn != full:
+            request += 1
+            bot = order[to_move]
+            router.send_multipart([routes[bot], f"TURN {request} 1000 1000".encode()])
+            if not poller.poll(1050):
+                raise SystemExit(f"floor: seat {to_move} timed out")
+            route, data = router.recv_multipart()
+            words = data.decode().split()
+            line = int(words[2])
+            if route != routes[bot] or words[0] != "MOVE" or int(words[1]) != request or drawn >> line & 1:
+                raise SystemExit(f"floor: bad reply {data!r}")
+            drawn |= 1 << line
+            closed = [c for c in touching[line] if drawn & masks[c] == masks[c]]
+            scores[to_move] += len(closed)
+            text = f"DRAWN {to_move} {line} {','.join(map(str, closed)) or '-'}".encode()
+            for route in routes:
+                router.send_multipart([route, text])
+            if not closed:
+                to_move = 1 - to_move
+        places = [1, 1] if scores[0] == scores[1] else ([1, 2] if scores[0] > scores[1] else [2, 1])
+        end = f"END completed {scores[0]},{scores[1]} {places[0]},{places[1]} -".encode()
+        for route in routes:
+            router.send_multipart([route, end])
+    for route in routes:
+        router.send_multipart([route, b"BYE"])
+    for process in bots:
+        process.wait(timeout=10)
+    router.close()
+    context.term()
+    shutil.rmtree(folder, ignore_errors=True)
+    return time.perf_counter() - began
+
+
+def timed(command: list[str], **kwargs) -> float:
+    began = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs)
+    return time.perf_counter() - began
+
+
+def two_minimal_referees(games: int, size: str) -> float:
+    """Two floors side by side (as two processes), each half the games: the league's floor at concurrency 2."""
+    began = time.perf_counter()
+    script = f"import sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); import floor; " \
+             f"floor.minimal_referee({games // 2}, {size!r})"
+    runs = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(2)]
+    for run in runs:
+        if run.wait() != 0:
+            raise SystemExit("floor: a minimal referee failed")
+    return time.perf_counter() - began
+
+
+def league_file(folder: Path, games: int, size: str) -> Path:
+    path = folder / "floor.toml"
+    path.write_text(f'name = "floor"\nparticipants = ["{RANDOM_BOT}", "{folder / "random2"}"]\n'
+                    f'games_per_pairing = {games}\ntime_control = "1s"\nconcurrency = 2\n'
+                    f'[[boards]]\nsize = "{size}"\n')
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--size", default="4x4")
+    parser.add_argument("--minimal-only", action="store_true")
+    args = parser.parse_args()
+    if args.minimal_only:
+        seconds = minimal_referee(args.games, args.size)
+        print(f"minimal referee: {args.games} games in {seconds:.2f} s ({args.games / seconds:.0f} games/s)")
+        return
+    hexarena = [sys.executable, "-m", "hexarena"]
+    rows = []
+    for number in range(1, args.rounds + 1):
+        with tempfile.TemporaryDirectory(prefix="floor-") as tmp:
+            tmp = Path(tmp)
+            shutil.copytree(RANDOM_BOT, tmp / "random2")  # a second bot folder: a league needs two participants
+            (tmp / "random2" / "bot.toml").write_text((RANDOM_BOT / "bot.toml").read_text().replace(
+                'name = "random"', 'name = "random2"'))
+            subprocess.run([*hexarena, "bots", "--home", str(tmp / "home")], check=True,  # seeding is not timed
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            floor = minimal_referee(args.games, args.size)
+            match = timed([*hexarena, "match", str(RANDOM_BOT), str(RANDOM_BOT), "--size", args.size,
+                           "--games", str(args.games), "--time", "1s", "--seed", "1"])
+            floors = two_minimal_referees(args.games, args.size)
+            league = timed([*hexarena, "league", "run", str(league_file(tmp, args.games, args.size)),
+                            "--home", str(tmp / "home")])
+        rows.append((floor, match, floors, league))
+        print(f"round {number}: floor {floor:.2f} s, match {match:.2f} s ({match / floor:.2f}x); "
+              f"two floors {floors:.2f} s, league run {league:.2f} s ({league / floors:.2f}x)", flush=True)
+    match_ratios = [m / f for f, m, _, _ in rows]
+    league_ratios = [lg / fs for _, _, fs, lg in rows]
+    print(f"median over {args.rounds} rounds of {args.games} games on {args.size}: "
+          f"match / floor {statistics.median(match_ratios):.2f}x (rounds {min(match_ratios):.2f}-{max(match_ratios):.2f}); "
+          f"league run / two floors {statistics.median(league_ratios):.2f}x "
+          f"(rounds {min(league_ratios):.2f}-{max(league_ratios):.2f})")
+
+
+if __name__ == "__main__":
+    main()
