@@ -9,8 +9,11 @@ Every user error (``ConfigError``) ends as one line on stderr and exit status 2.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import sys
+from pathlib import Path
+from typing import Annotated
 
 import typer
 from typer._click import exceptions as click_errors  # typer ships its own click
@@ -29,8 +32,24 @@ app = typer.Typer(
 
 
 @app.callback()
-def _root() -> None:
+def _root(
+    ctx: typer.Context,
+    home: Annotated[Path | None, typer.Option(
+        "--home", help="workspace folder for every command (default: $HEXARENA_HOME, else ./hexarena-home); "
+                       "a command's own --home wins", show_default=False)] = None,
+) -> None:
     """Referee, leagues and results for Dots and Hexagons bots written in any language."""
+    if home is not None:  # `hexarena --home DIR league run …`: the commands read it as $HEXARENA_HOME
+        before = os.environ.get("HEXARENA_HOME")
+        os.environ["HEXARENA_HOME"] = str(home)
+        ctx.call_on_close(lambda: _restore("HEXARENA_HOME", before))
+
+
+def _restore(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
 
 
 for info in sorted(pkgutil.iter_modules(hexarena.commands.__path__), key=lambda m: m.name):
