@@ -89,8 +89,10 @@ class _Scenario:
     seat: int | None = None  # None: whoever is to move after the prelude
 
 
-def check_bot(folder: Path, *, time_control: TimeControl | None = None) -> CheckReport:
-    """Run every check against the bot in ``folder``; never raises for the bot's faults."""
+def check_bot(folder: Path, *, time_control: TimeControl | None = None, log_dir: Path | None = None) -> CheckReport:
+    """Run every check against the bot in ``folder``; never raises for the bot's faults.
+
+    ``log_dir`` keeps the bot's output of each crafted game (``check<N>.seat<S>.<name>.log``)."""
     folder = Path(folder)
     report = CheckReport(folder.name)
     try:
@@ -99,7 +101,7 @@ def check_bot(folder: Path, *, time_control: TimeControl | None = None) -> Check
         report.items.append(CheckItem(MANIFEST, False, str(exc)))
         return _skip_rest(report, "no valid manifest")
     report.bot = manifest.name
-    with Referee(time_control=time_control or CHECK_TIME) as referee:
+    with Referee(time_control=time_control or CHECK_TIME, log_dir=log_dir) as referee:
         _Checker(referee, folder, manifest, report).run()
     return report
 
@@ -207,6 +209,8 @@ class _Checker:
             over, where = self.slowest
             late = f"no reply within {GRACE:g} s" if over == float("inf") else f"a reply came {over:.0f} ms"
             return CheckItem(TIME_LIMIT, False, f"{late} past the limit of {limit} ({where})")
+        if self.replies == 0:  # a bot that never answered has shown nothing about its timing
+            return CheckItem(TIME_LIMIT, False, f"no reply to judge against the limit of {limit}")
         return CheckItem(TIME_LIMIT, True, f"{self.replies} replies, each within {limit}")
 
     def _limit_text(self) -> str:

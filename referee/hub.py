@@ -116,6 +116,10 @@ class ZmqSeat:
     def poll_start(self) -> None:
         pass
 
+    def startup_report(self) -> str:
+        """Words appended to a startup fault: what was run and what it said (a process seat's)."""
+        return ""
+
     def receive(self, message: Received) -> None:
         """Called by the hub for each message of this seat's connection."""
         if self.state is SeatState.STARTING:

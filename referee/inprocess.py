@@ -58,6 +58,9 @@ class InProcessSeat:
     def gone(self) -> str | None:
         return None
 
+    def startup_report(self) -> str:
+        return ""
+
     def begin_game(self, log_path: Path | None) -> None:
         pass
 

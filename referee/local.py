@@ -68,7 +68,20 @@ class ProcessSeat(ZmqSeat):
 
     def poll_start(self) -> None:
         if self.process is not None and self.process.exited():
-            self.retire(BotFault("crashed", "before saying HELLO: " + self.process.describe_exit()))
+            self.retire(BotFault("crashed", "before saying HELLO: " + self.process.describe_exit()
+                                 + self.startup_report()))
+
+    def startup_report(self) -> str:
+        """What a bot author needs when a bot never said HELLO: the command run, and its stderr's last lines."""
+        if self.manifest is None:
+            return ""
+        report = f" [ran {' '.join(self.manifest.command)} in {self.folder}"
+        lines = []
+        if self.process is not None:
+            self.process.drain()
+            lines = [line[:200] for line in self.process.stderr_tail.decode(errors="replace").splitlines()
+                     if line.strip()][-3:]
+        return report + ("; stderr: " + " | ".join(lines) if lines else "; no stderr") + "]"
 
     def ready_fd(self, fd: int) -> None:
         if fd == self.process.exit_fd:

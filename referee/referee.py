@@ -130,7 +130,8 @@ class Referee:
         for seat in waiting:
             if seat.state is SeatState.STARTING:
                 seconds = f"{self.time_control.startup:g}"
-                seat.retire(BotFault("no_connection", f"no HELLO within the startup allowance of {seconds} s"))
+                seat.retire(BotFault("no_connection", f"no HELLO within the startup allowance of {seconds} s"
+                                     + seat.startup_report()))
 
     def retire(self, seat: Seat, fault: BotFault | None = None, reason: str = "") -> None:
         """BYE now; its process is stopped by ``finish_retiring``."""

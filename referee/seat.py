@@ -55,6 +55,9 @@ class Seat(Protocol):
     def poll_start(self) -> None:
         """While STARTING: close the seat with a fault if it can no longer come up (its process exited)."""
 
+    def startup_report(self) -> str:
+        """Words for a startup fault's detail: the command run and its stderr's last lines ("" if none)."""
+
     def gone(self) -> str | None:
         """Why the seat can no longer play (its process exited), or None."""
 

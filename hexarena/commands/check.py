@@ -16,6 +16,8 @@ def check(
     time: Annotated[str, typer.Option(help="per move (300ms) or bank+increment (10s+100ms)")] = "1s",
     home: Annotated[Path | None, typer.Option(help="workspace of registered bots, for BOT given as NAME or NAME@HASH",
                                               show_default=False)] = None,
+    logs: Annotated[Path | None, typer.Option(help="keep the bot's output of each crafted game in this folder",
+                                              show_default=False)] = None,
 ) -> None:
     """Check that a bot speaks protocol v1 correctly: prints PASS/FAIL per item; exit 0 only if all pass."""
     from hexarena.commands.bots import open_workspace
@@ -26,7 +28,12 @@ def check(
     bot = bot_folder(lambda: open_workspace(home), str(bot))  # a registered bot: its snapshot
     if not bot.is_dir():
         raise ConfigError(f"{bot}: not a bot folder (no such directory)")
-    report = check_bot(bot, time_control=TimeControl.parse(time))
+    if logs is not None:
+        try:
+            logs.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"--logs {logs}: cannot create the folder: {exc.strerror}") from None
+    report = check_bot(bot, time_control=TimeControl.parse(time), log_dir=logs)
     print(report.to_text())
     raise typer.Exit(0 if report.passed else 1)
 

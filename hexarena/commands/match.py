@@ -97,6 +97,9 @@ def match(
                 if as_json:
                     print(line, flush=True)
                 say(f"game {number}: {game_line(record)}")
+                for fault in record.result.forfeits:  # a bot that never played: say why, in the author's words
+                    if fault.reason in ("no_connection", "crashed") and fault.move == 0:
+                        say(f"  {record.seats[fault.seat]}: {fault.reason}: {fault.detail}")
                 if show:
                     from protocol.render import render
 
