@@ -159,11 +159,26 @@ TITLES = {"ratings": "ratings (Elo: Bradley-Terry for 2 players, Plackett-Luce f
                      "over the next bot, %)"}
 
 
+HEADINGS = {"rank": "Rank", "bot": "Bot", "games": "Games", "wins": "Wins", "draws": "Draws", "losses": "Losses",
+            "points": "Points", "score_pct": "Score %", "cells_for": "Cells for", "cells_against": "Cells against",
+            "cells_diff": "Cells diff", "faults": "Faults", "think_ms": "Think ms", "flagged": "Flagged",
+            "elo": "Elo", "elo_low": "Elo low", "elo_high": "Elo high", "gap": "Gap", "gap_low": "Gap low",
+            "gap_high": "Gap high", "los": "LOS %"}
+
+
+def heading(column: str) -> str:
+    """A column's name for people (``score_pct`` → ``Score %``); other columns (bot names) as they are."""
+    return HEADINGS.get(column, column)
+
+
 def render(sections: list[tuple[tuple[str, ...], pd.DataFrame]], fmt: str = "text") -> str:
     """Tables named by a path, e.g. ``(("standings",), frame)`` or ``(("3x3 hex", "standings"), frame)``, as
-    text (aligned columns), md (GitHub tables), csv (a ``# title`` line before each) or json (nested
-    objects along the path, each table a list of rows)."""
+    text (aligned columns, plain for pipes), rich (boxed tables with readable headings, for a terminal),
+    md (GitHub tables), csv (a ``# title`` line before each) or json (nested objects along the path, each
+    table a list of rows)."""
     shown = [(path, rounded(table)) for path, table in sections]
+    if fmt == "rich":
+        return _rich(shown)
     if fmt == "json":
         tree: dict = {}
         for path, table in shown:
@@ -183,6 +198,30 @@ def render(sections: list[tuple[tuple[str, ...], pd.DataFrame]], fmt: str = "tex
             text = blanked(table).to_string(index=False) if len(table) else "(nothing yet)"
             parts.append(f"{title}\n{text}\n")
     return "\n".join(parts).rstrip("\n")
+
+
+def _rich(shown: list[tuple[tuple[str, ...], pd.DataFrame]]) -> str:
+    import io
+    import shutil
+
+    from rich.console import Console
+    from rich.table import Table
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=shutil.get_terminal_size().columns)
+    for path, table in shown:
+        title = " — ".join([TITLES.get(path[-1], path[-1]), *path[:-1]])
+        if not len(table):
+            console.print(f"[bold]{title}[/bold]\n(nothing yet)\n")
+            continue
+        view = Table(title=title, title_justify="left", header_style="bold")
+        for column in table.columns:
+            numeric = pd.api.types.is_numeric_dtype(table[column])
+            view.add_column(heading(str(column)), justify="right" if numeric else "left")
+        for row in blanked(table).itertuples(index=False):
+            view.add_row(*("" if pd.isna(value) else str(value) for value in row))
+        console.print(view)
+    return out.getvalue().rstrip("\n")
 
 
 def blanked(table: pd.DataFrame) -> pd.DataFrame:

@@ -57,3 +57,44 @@ def test_a_bot_that_crashes_before_its_first_move_fails_the_time_item_and_check_
     assert not report.item(TIME_LIMIT).passed
     assert report.item(TIME_LIMIT).reason.startswith("no reply to judge against the limit of")
     assert sorted(tmp_path.glob("logs/check*.die.log")), "check --logs keeps each crafted game's log"
+
+
+# ---- terminal tables (item 14) --------------------------------------------------------------------
+
+def fixture_home(tmp_path: Path) -> Path:
+    import shutil
+
+    home = tmp_path / "home"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "workspace-957ae21", home)
+    return home
+
+
+def in_a_terminal(args: list[str]) -> str:
+    """Run hexarena with its stdout on a pseudo-terminal; what it printed."""
+    import pty
+
+    main, follower = pty.openpty()
+    process = subprocess.Popen([*HEXARENA, *args], stdout=follower, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "COLUMNS": "160"})
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait(timeout=60)
+    os.close(main)
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_league_tables_are_rich_on_a_terminal_and_plain_in_a_pipe(tmp_path: Path):
+    home = fixture_home(tmp_path)
+    shown = in_a_terminal(["league", "table", "tiny", "--table", "standings", "--home", str(home)])
+    assert "Score %" in shown and "Bot" in shown and "score_pct" not in shown and "━" in shown
+    piped = subprocess.run([*HEXARENA, "league", "table", "tiny", "--table", "standings", "--home", str(home)],
+                           capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "score_pct" in piped and "━" not in piped  # --format text (the default in a pipe) stays as it was

@@ -30,8 +30,14 @@ def choice(allowed: tuple[str, ...]):
 
 ConcurrencyOption = Annotated[int | None, typer.Option(min=1, help="games at once (default: the league file's, "
                                                                   "else one per core)")]
-FormatOption = Annotated[str, typer.Option("--format", callback=choice(("text", "md", "csv", "json")),
-                                           help="text, md, csv or json")]
+FormatOption = Annotated[str, typer.Option("--format", callback=choice(("auto", "text", "rich", "md", "csv", "json")),
+                                           help="auto (rich tables on a terminal, plain text in a pipe), text, rich, "
+                                                "md, csv or json")]
+
+
+def terminal_format(fmt: str) -> str:
+    """``auto``: boxed tables with readable headings on a terminal, plain aligned text for pipes and files."""
+    return ("rich" if sys.stdout.isatty() else "text") if fmt == "auto" else fmt
 ByOption = Annotated[str | None, typer.Option("--by", callback=lambda v: v and choice(("configuration",))(v),
                                               help="'configuration': one table per board configuration")]
 
@@ -77,7 +83,7 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
         raise
     print(f"league {summary.league}: {summary.already + summary.played} of {summary.total} games played "
           f"({summary.played} now); workspace {ws.home}", file=sys.stderr)
-    print(league_tables(ws, league.name, "all", None, "text"))
+    print(league_tables(ws, league.name, "all", None, terminal_format("auto")))
     return ws
 
 
@@ -88,13 +94,13 @@ def interrupt(signum: int, frame: object) -> None:
 def table(
     name: Annotated[str, typer.Argument(help="the league's name (or its file)")],
     by: ByOption = None,
-    fmt: FormatOption = "text",
+    fmt: FormatOption = "auto",
     which: Annotated[str, typer.Option("--table", callback=choice(TABLES), help=", ".join(TABLES))] = "all",
     home: HomeOption = None,
 ) -> None:
     """Standings, crosstable and ratings (95% intervals) of a league's games so far."""
     ws = open_workspace(home)
-    print(league_tables(ws, league_name(name), which, by, fmt))
+    print(league_tables(ws, league_name(name), which, by, terminal_format(fmt)))
 
 
 def status(
@@ -112,7 +118,8 @@ def status(
     print(f"league {league.name}: {progress.played} of {progress.total} games played ({share:.0f}%), "
           f"{progress.total - progress.played} left")
     if progress.played < progress.total:
-        print(render([(("left by configuration",), progress.left), (("left by bot",), progress.bots_left)]))
+        print(render([(("left by configuration",), progress.left), (("left by bot",), progress.bots_left)],
+                     terminal_format("auto")))
 
 
 def league_name(text: str) -> str:
