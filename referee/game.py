@@ -73,7 +73,12 @@ class Game:
                         offender=offender, forfeits=self.forfeits)
         return GameRecord(id=self.game_id, config=self.config, seats=[seat.name for seat in self.seats],
                           time_control=self.time_control, seed=self.seed, started=started,
-                          finished=datetime.now(UTC), moves=self.moves, result=result)
+                          finished=datetime.now(UTC), moves=self.moves, result=result, opening=self.opening())
+
+    def opening(self) -> list[int]:
+        """The prelude as the record's start position: its lines, when it has no forfeit (the check's crafted ones)."""
+        lines = list(self.prelude)
+        return [] if any(isinstance(step, tuple) for step in lines) else lines
 
     def open(self) -> None:
         """GAME to every seat (each with its own log), the prelude, then the faults of seats that did not start."""

@@ -105,13 +105,16 @@ class GameRecord(BaseModel):
     finished: datetime | None = None
     moves: list[MoveRecord] = []
     result: Result
+    # the start position: lines drawn before the first TURN, not moves (left out of the JSON when empty)
+    opening: list[int] = Field(default=[], exclude_if=lambda lines: not lines)
 
     def replay(self):
-        """The final state of the rules engine after the recorded moves (forfeits applied in order).
+        """The final state of the rules engine after the start position and the recorded moves (forfeits
+        applied in order).
 
         Faults under the substitute policy put nobody out: the referee's substituted moves are replayed instead.
         """
-        state = self.config.rules().start()
+        state = self.config.rules().replay(self.opening)
         forfeits = sorted((f for f in self.result.forfeits if not f.substituted), key=lambda f: f.move)
         for number, move in enumerate(self.moves):
             while forfeits and forfeits[0].move == number:

@@ -75,12 +75,7 @@ def match(
     if any(spec.remote for spec in specs):  # a person starts the remote bot by hand
         control = dataclasses.replace(control, startup=max(control.startup, wait))
     records = []
-    try:
-        sink = out.open("w", encoding="utf-8") if out is not None else None
-        if logs is not None:
-            logs.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot write {exc.filename}: {exc.strerror}") from None
+    sink = open_outputs(out, logs)
     say = (lambda text: None) if as_json else print
     say(f"match: {' vs '.join(spec.name for spec in specs)} on {config.label}, time {control}")
     try:
@@ -109,6 +104,17 @@ def match(
         if sink is not None:
             sink.close()
     say(tally_table([spec.name for spec in specs], records))
+
+
+def open_outputs(out: Path | None, logs: Path | None):
+    """The ``--out`` file opened for writing (or None) and the ``--logs`` folder made; ConfigError if not."""
+    try:
+        sink = out.open("w", encoding="utf-8") if out is not None else None
+        if logs is not None:
+            logs.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {exc.filename}: {exc.strerror}") from None
+    return sink
 
 
 def _distinct_names(specs: list) -> list:

@@ -1,0 +1,185 @@
+"""``hexarena sprt NEW OLD``: is NEW better than OLD? Seat-swapped pairs until a sequential test decides.
+
+Each pair is one start position played twice on one referee (one thread), NEW first then OLD
+first; ``--concurrency`` pairs are played at once, and the test (``leagues/sprt.py``) is updated
+after each whole batch, so the stopping point does not depend on which game finished first.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import secrets
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hexarena.commands.board import geometry_option
+from protocol.errors import ConfigError
+
+
+def start_positions(spec: str, config, count: int, seed: int) -> list[tuple[int, ...]]:
+    """``--openings``: ``random`` (a fresh random start position per pair), N (N random ones, in turn),
+    0 (the empty board) or a file (one comma-separated line list per row)."""
+    from leagues.openings import random_openings, read_openings
+
+    if spec == "random":
+        return random_openings(config, count, seed)
+    if spec.isdigit():
+        return random_openings(config, int(spec), seed) if int(spec) else [()]
+    return read_openings(spec, config)
+
+
+class PairPool:
+    """Worker threads, each with its own referee, each playing whole pairs; ``play`` returns when all are done."""
+
+    def __init__(self, make_referee: Callable, size: int) -> None:
+        self.jobs: queue.Queue = queue.Queue()
+        self.done: queue.Queue = queue.Queue()
+        self.threads = [threading.Thread(target=self._work, args=(make_referee,), daemon=True, name=f"pair-{i}")
+                        for i in range(size)]
+        for thread in self.threads:
+            thread.start()
+
+    def _work(self, make_referee: Callable) -> None:
+        try:
+            with make_referee() as referee:
+                while (job := self.jobs.get()) is not None:
+                    number, games = job
+                    self.done.put((number, [referee.play(*game[:2], **game[2]) for game in games]))
+        except BaseException as exc:  # noqa: BLE001 - re-raised by play: a referee bug must not hang the run
+            self.done.put(exc)
+
+    def play(self, pairs: list, arrived: Callable) -> None:
+        """Play ``pairs`` (number, [(specs, config, kwargs), ...]); ``arrived(number, records)`` as each ends."""
+        for pair in pairs:
+            self.jobs.put(pair)
+        for _ in pairs:
+            item = self.done.get()
+            if isinstance(item, BaseException):
+                raise item
+            arrived(*item)
+
+    def close(self, wait: bool = True) -> None:
+        for _ in self.threads:
+            self.jobs.put(None)
+        if wait:
+            for thread in self.threads:
+                thread.join()
+
+
+def sprt(
+    new: Annotated[str, typer.Argument(help="the bot under test: a folder, NAME or NAME@HASH", show_default=False)],
+    old: Annotated[str, typer.Argument(help="the bot to beat", show_default=False)],
+    elo0: Annotated[float, typer.Option(help="H0: the Elo difference is elo0")] = 0.0,
+    elo1: Annotated[float, typer.Option(help="H1: the Elo difference is elo1")] = 5.0,
+    alpha: Annotated[float, typer.Option(help="false positive rate, in (0, 0.5)")] = 0.05,
+    beta: Annotated[float, typer.Option(help="false negative rate, in (0, 0.5)")] = 0.05,
+    model: Annotated[str, typer.Option(help="normalized (elo0/elo1 in nElo, as fastchess) or logistic")] = "normalized",
+    size: Annotated[str, typer.Option(help="ROWSxCOLS, each 1-10")] = "4x4",
+    geometry: Annotated[str, typer.Option(help="hex or square", callback=geometry_option)] = "hex",
+    misere: Annotated[bool, typer.Option("--misere", help="fewest cells wins")] = False,
+    border: Annotated[bool, typer.Option("--border", help="pre-draw the border lines")] = False,
+    time: Annotated[str, typer.Option(help="per move (300ms) or bank+increment (10s+100ms)")] = "1s",
+    concurrency: Annotated[int, typer.Option(help="pairs played at once (one referee each)", min=1, max=256)] = 1,
+    max_pairs: Annotated[int, typer.Option(help="stop, inconclusive, after this many pairs", min=1,
+                                           max=1_000_000)] = 2000,
+    openings: Annotated[str, typer.Option(help="random (a new start position per pair), N (N random ones in "
+                                               "turn), 0 (the empty board) or FILE (one line list per row)")] = "random",
+    seed: Annotated[int | None, typer.Option(help="seed of the start positions and of pair i's games (seed+i) "
+                                                  "[default: random, printed]", show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option(help="write one JSON record per game to this file")] = None,
+    logs: Annotated[Path | None, typer.Option(help="directory for the bots' per-game output logs")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the final state as one JSON object, nothing else")] = False,
+    home: Annotated[Path | None, typer.Option(help="workspace of registered bots", show_default=False)] = None,
+) -> None:
+    """Sequential probability ratio test of NEW against OLD, on seat-swapped pairs (fastchess conventions)."""
+    from hexarena.commands.match import _distinct_names, open_outputs, resolve_bot
+    from leagues import sprt as stats
+    from protocol.board import parse_size
+    from referee.clock import TimeControl
+    from referee.record import BoardConfig
+    from referee.referee import Referee
+
+    hypotheses = stats.Hypotheses(elo0, elo1, alpha, beta, model)
+    rows, cols = parse_size(size)
+    config = BoardConfig(size=f"{rows}x{cols}", geometry=geometry, misere=misere, border=border)
+    control = TimeControl.parse(time)
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+    positions = start_positions(openings, config, max_pairs, seed)
+    specs = _distinct_names([resolve_bot(new, home), resolve_bot(old, home)])
+    if any(spec.remote for spec in specs):
+        raise ConfigError("sprt plays local bots only (remote:NAME is for match)")
+    first, second = specs
+    sink = open_outputs(out, logs)
+    say = (lambda text: None) if as_json else (lambda text: print(text, flush=True))
+    say(f"sprt: {first.name} vs {second.name} on {config.label}, time {control}, seed {seed}, "
+        f"{'random start positions' if openings == 'random' else f'{len(positions)} start position(s)'}; "
+        f"H0 {elo0:g} H1 {elo1:g} {model}, alpha {alpha:g} beta {beta:g}, "
+        f"bounds ({hypotheses.lower:.2f}, {hypotheses.upper:.2f})")
+    counts, draws, games = [0] * 5, [0], [0]
+
+    def arrived(number: int, records: list) -> None:
+        scores = [stats.game_score(record, record.seats.index(first.name)) for record in records]
+        counts[stats.pair_index(*scores)] += 1
+        draws[0] += sum(score == 0.5 for score in scores)
+        games[0] += len(records)
+        for record in records:
+            if sink is not None:
+                sink.write(record.model_dump_json() + "\n")
+                sink.flush()
+
+    def pair(number: int) -> tuple:
+        opening = positions[number % len(positions)]
+        game = {"seed": seed + number, "prelude": opening}
+        return number, [([first, second], config, {**game, "game_id": f"pair{number + 1}a"}),
+                        ([second, first], config, {**game, "game_id": f"pair{number + 1}b"})]
+
+    def state() -> dict:
+        return stats.report(counts, hypotheses, draws[0], games[0])
+
+    pool = PairPool(lambda: Referee(log_dir=logs, time_control=control), min(concurrency, max_pairs))
+    played = 0
+    result = state()
+    try:
+        while played < max_pairs and result["verdict"] is None:
+            batch = [pair(n) for n in range(played, min(played + concurrency, max_pairs))]
+            pool.play(batch, arrived)
+            played += len(batch)
+            result = state()
+            say(f"pairs {played}: {counts_line(result)}")
+    except KeyboardInterrupt:
+        pool.close(wait=False)
+        finish(state(), "interrupted", as_json)
+        raise
+    finally:
+        if sink is not None:
+            sink.close()
+    pool.close()
+    finish(result, result["verdict"] or f"inconclusive at --max-pairs {max_pairs}", as_json)
+
+
+def counts_line(result: dict) -> str:
+    """The progress line after a batch: pentanomial, Elo, LLR."""
+    penta = " ".join(str(n) for n in result["pentanomial"].values())
+    return (f"Ptnml [{penta}], Elo {result['elo']:.1f} +/- {result['elo_error']:.1f}, "
+            f"LLR {result['llr']:.2f} ({result['lower']:.2f}, {result['upper']:.2f})")
+
+
+def finish(result: dict, outcome: str, as_json: bool) -> None:
+    from leagues.sprt import describe
+
+    result = {**result, "outcome": outcome}
+    if as_json:
+        print(json.dumps(result), flush=True)
+    else:
+        print(describe(result))
+        print(f"SPRT: {outcome}", flush=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(sprt)
