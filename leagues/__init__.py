@@ -4,6 +4,7 @@
     registry.py               submitted bots: snapshots keyed by content hash, versions, resolving bot arguments
     config.py, schedule.py    league files and their schedules
     runner.py                 playing what is not stored yet, through an Executor
+    locks.py                  one runner per league per workspace (flock)
     store.py                  every SQL statement about games and leagues
     tables.py, ratings.py     standings, crosstables, Elo with intervals
     wording.py                result wording: game lines, summaries, Markdown

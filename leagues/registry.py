@@ -193,12 +193,16 @@ def _check_owner(ws: Workspace, manifest: Manifest) -> None:
             f"{manifest.author!r}); choose another name")
 
 
-def _unchanged(ws: Workspace, latest) -> SubmitResult:
-    """The latest version again: nothing changes, except that a retired bot becomes active again."""
+def _unchanged(ws: Workspace, latest, db=None) -> SubmitResult:
+    """The latest version again: nothing changes, except that a retired bot becomes active again.
+    ``db``: the connection when called inside a transaction already."""
     status = "unchanged"
     if ws.db.execute("SELECT retired FROM bots WHERE name = ?", (latest["bot"],)).fetchone()["retired"]:
-        with ws.transaction() as db:
+        if db is not None:
             db.execute("UPDATE bots SET retired = NULL WHERE name = ?", (latest["bot"],))
+        else:
+            with ws.transaction() as db:
+                db.execute("UPDATE bots SET retired = NULL WHERE name = ?", (latest["bot"],))
         status = "reactivated"
     return SubmitResult(status, latest["bot"], latest["hash"], _snapshot(ws, latest["hash"]), _checks_of(latest),
                         latest["build_log"])
@@ -209,19 +213,22 @@ def _store(ws: Workspace, manifest: Manifest, digest: str, staging: Path | None,
     """Record the version and move the built copy (None: the snapshot exists already) into place, atomically."""
     final = _snapshot(ws, digest)
     now = _now()
-    with ws.transaction() as db:
+    with ws.transaction() as db:  # BEGIN IMMEDIATE: concurrent submits (and seedings) take turns from here
         _check_owner(ws, manifest)  # again, inside the lock: another submit may have taken the name meanwhile
-        status = "new_version"
-        if db.execute("SELECT 1 FROM bots WHERE name = ?", (manifest.name,)).fetchone() is None:
-            db.execute("INSERT INTO bots (name, author, created) VALUES (?, ?, ?)",
-                       (manifest.name, manifest.author, now))
-            status = "registered"
+        latest = _latest_row(ws, manifest.name)
+        if latest is not None and latest["hash"] == digest:  # a concurrent submit of the same content won
+            return _unchanged(ws, latest, db)
+        status = "registered" if db.execute(
+            "INSERT INTO bots (name, author, created) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+            (manifest.name, manifest.author, now)).rowcount else "new_version"
         db.execute("UPDATE bots SET retired = NULL WHERE name = ?", (manifest.name,))
-        db.execute(
-            "INSERT INTO bot_versions (hash, bot, submitted, manifest, checks, build_log, source)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        appended = db.execute(  # UNIQUE (bot, follows), schema 2: one chain of versions per bot
+            "INSERT INTO bot_versions (hash, bot, submitted, manifest, checks, build_log, source, follows)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bot, follows) DO NOTHING",
             (digest, manifest.name, now, manifest.model_dump_json(), json.dumps(checks), build_log,
-             str(source.resolve())))
+             str(source.resolve()), latest["id"] if latest is not None else 0))
+        if not appended.rowcount:
+            raise ConfigError(f"bot {manifest.name!r}: another submit changed its versions meanwhile; submit again")
         if staging is not None:
             if final.exists():  # left over from a submit that died between the move and the commit
                 shutil.rmtree(final)

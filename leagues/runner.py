@@ -27,6 +27,7 @@ from pathlib import Path
 
 from leagues import registry, store
 from leagues.config import ALL, MAX_TABLES, LeagueConfig
+from leagues.locks import league_lock
 from leagues.schedule import Entrant, ScheduledGame, schedule
 from leagues.tables import seat_rows
 from leagues.workspace import Workspace
@@ -140,7 +141,14 @@ def plan(ws: Workspace, league: LeagueConfig, source: str = "<league>") -> tuple
 
 def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = None, progress: bool = True,
                source: str = "<league>", executor: Executor | None = None) -> RunSummary:
-    """Play every game of the league that is not stored yet (see the module docstring)."""
+    """Play every game of the league that is not stored yet (see the module docstring). One runner per
+    league and workspace (``leagues.locks``): ConfigError naming the running one's pid."""
+    with league_lock(ws, league.name):
+        return _run_league(ws, league, concurrency, progress, source, executor)
+
+
+def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
+                executor: Executor | None) -> RunSummary:
     games, folders = plan(ws, league, source)
     store.save_schedule(ws, league, games)
     stored = store.played_ids(ws, league.name)

@@ -22,6 +22,11 @@ Versions:
         tables (CREATE TABLE IF NOT EXISTS) when first used, so some may be missing, and the results
         table's columns were derived from the seat frame of ``leagues.tables``
     1   the same tables and columns, all present, declared here; user_version stamped
+    2   bot_versions.follows: the id of the bot's row this submission followed (0 for its first), UNIQUE
+        per bot: a bot's history is one chain, so two racing submits of the same content cannot both
+        append to it, while content may come back later (A, B, A: three rows, distinct ``follows``).
+        The step first deletes what a racing older release may have left: a row with the same hash as
+        the bot's row just before it (the first is kept)
 
 A new layout is a new version: append its step to ``MIGRATIONS`` (a function of the connection, run
 inside the upgrade's transaction), write the new layout into ``TABLES`` and raise ``VERSION``. A step
@@ -135,11 +140,41 @@ def _from_0(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+# ---------------------------------------------------------------- version 2
+
+_BOT_VERSIONS_2 = """CREATE TABLE IF NOT EXISTS bot_versions (
+        id         INTEGER PRIMARY KEY,     -- submission order; the highest id of a bot is its latest version
+        hash       TEXT NOT NULL,           -- sha256 of the folder's content; the snapshot is registry/<hash>/
+        bot        TEXT NOT NULL REFERENCES bots(name),
+        submitted  TEXT NOT NULL,
+        manifest   TEXT NOT NULL,           -- JSON of the validated bot.toml
+        checks     TEXT NOT NULL,           -- JSON list of [name, passed, reason]
+        build_log  TEXT NOT NULL,
+        source     TEXT NOT NULL,           -- the folder it was submitted from
+        follows    INTEGER NOT NULL DEFAULT 0  -- id of the bot's previous latest version; 0 for its first
+    )"""
+_ONE_CHAIN = "CREATE UNIQUE INDEX IF NOT EXISTS bot_versions_chain ON bot_versions (bot, follows)"
+_TABLES_2 = tuple(_BOT_VERSIONS_2 if "TABLE IF NOT EXISTS bot_versions" in statement else statement
+                  for statement in _TABLES_1) + (_ONE_CHAIN,)
+
+
+def _from_1(db: sqlite3.Connection) -> None:
+    """1 → 2: delete the doubled rows of racing submits (same bot and hash as the bot's row just before;
+    the first stays), then give every row the id it follows, unique per bot."""
+    db.execute("""DELETE FROM bot_versions WHERE id IN (
+        SELECT id FROM (SELECT id, hash, LAG(hash) OVER (PARTITION BY bot ORDER BY id) AS before
+                        FROM bot_versions) WHERE hash = before)""")
+    db.execute("ALTER TABLE bot_versions ADD COLUMN follows INTEGER NOT NULL DEFAULT 0")
+    db.execute("""UPDATE bot_versions SET follows = COALESCE((SELECT MAX(p.id) FROM bot_versions p
+                  WHERE p.bot = bot_versions.bot AND p.id < bot_versions.id), 0)""")
+    db.execute(_ONE_CHAIN)
+
+
 # ---------------------------------------------------------------- the current layout and the way up to it
 
-VERSION = 1
-TABLES: tuple[str, ...] = _TABLES_1  # the layout at VERSION: what a new database is created with
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0}  # step from version N to N + 1
+VERSION = 2
+TABLES: tuple[str, ...] = _TABLES_2  # the layout at VERSION: what a new database is created with
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1}  # step from N to N + 1
 
 
 def upgrade(db: sqlite3.Connection, where: str) -> int | None:

@@ -4,6 +4,7 @@
       hexarena.db             SQLite, WAL; every change in one transaction
       registry/               bot snapshots, one folder per content hash
       logs/                   per-game bot logs
+      locks/                  one flock file per league: one runner at a time (leagues.locks)
 
 This module owns the folder's layout and the database connection: opening it (WAL, foreign keys),
 bringing its schema to the current version (``leagues.schema.upgrade``, before anything reads a table;
@@ -39,6 +40,9 @@ class Workspace:
 
     def __init__(self, home: str | Path | None = None) -> None:
         self.home = Path(home) if home is not None else default_home()
+        if self.home.exists() and not self.home.is_dir():
+            raise ConfigError(f"workspace {self.home}: is a file, not a folder (give --home or HEXARENA_HOME a folder; "
+                              "a new one is made where none exists)")
         try:
             for folder in (self.home, self.registry_dir, self.logs_dir):
                 folder.mkdir(parents=True, exist_ok=True)
