@@ -125,6 +125,8 @@ def refuse_repeats(items: list[str], problem: str) -> None:
 def load_league(path: str | Path) -> LeagueConfig:
     """Read and validate a league file; ConfigError with one line naming the file, line and what is allowed."""
     path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{path}: is a folder, not a league file (give a .toml file, e.g. leagues/demo.toml)")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

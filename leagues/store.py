@@ -88,9 +88,16 @@ def league_config(ws: Workspace, name: str) -> LeagueConfig:
 
 
 def game_data(ws: Workspace, game_id: str) -> dict | None:
-    """The stored record of a game of any league, as the JSON object it was stored as (the caller validates
-    it); None if the workspace has no game with that id."""
+    """The stored record of a game of any league, by its id or a unique prefix of it, as the JSON object it
+    was stored as (the caller validates it); None if none matches, ConfigError if the prefix is ambiguous."""
     row = ws.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None and game_id:  # a prefix: ids from game_id up to the next string that does not start with it
+        rows = ws.db.execute("SELECT id, record FROM games WHERE id >= ? AND id < ? ORDER BY id LIMIT 3",
+                             (game_id, game_id + "\U0010ffff")).fetchall()
+        if len(rows) > 1:
+            shown = ", ".join(r["id"] for r in rows[:2]) + (", …" if len(rows) > 2 else "")
+            raise ConfigError(f"game id prefix {game_id!r} is ambiguous ({shown}): give more of the id")
+        row = rows[0] if rows else None
     return None if row is None else json.loads(row["record"])
 
 

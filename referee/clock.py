@@ -72,6 +72,10 @@ class TimeControl:
             else:
                 margin = parse_duration(value)
         bank, plus, increment = main.removesuffix("/move").partition("+")
+        if plus and not increment.strip():
+            raise ConfigError(f"time {text!r}: the increment after '+' is missing (e.g. 10s+100ms)")
+        if plus and not bank.strip():
+            raise ConfigError(f"time {text!r}: the bank before '+' is missing (e.g. 10s+100ms)")
         if plus:
             return cls(move=None, bank=parse_duration(bank), increment=parse_duration(increment),
                        startup=startup, margin=margin)

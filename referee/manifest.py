@@ -11,11 +11,12 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from protocol.errors import ConfigError
 from protocol.validation import Style, describe_validation_error
@@ -30,6 +31,13 @@ class Manifest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(pattern=NAME_PATTERN)
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _lower_case(cls, value: object) -> object:
+        if isinstance(value, str) and value != value.lower() and re.fullmatch(NAME_PATTERN, value.lower()):
+            raise ValueError(f"bot names are lower case (a-z, 0-9, '-' and '_'): {value!r} would be {value.lower()!r}")
+        return value
     command: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1)
     build: list[str] | None = None
     transport: Literal["zmq", "stdio"] = "zmq"
@@ -41,6 +49,8 @@ class Manifest(BaseModel):
 def load_manifest(folder: str | Path) -> Manifest:
     """Read and validate ``folder/bot.toml``; raise ConfigError with a one-line message."""
     path = Path(folder) / MANIFEST
+    if Path(folder).is_file():
+        raise ConfigError(f"{folder}: is a file, not a bot folder (give the folder that holds its {MANIFEST})")
     if not Path(folder).is_dir():
         raise ConfigError(f"{folder}: not a bot folder (no such directory)")
     try:

@@ -98,3 +98,51 @@ def test_league_tables_are_rich_on_a_terminal_and_plain_in_a_pipe(tmp_path: Path
     piped = subprocess.run([*HEXARENA, "league", "table", "tiny", "--table", "standings", "--home", str(home)],
                            capture_output=True, text=True, timeout=60, check=True).stdout
     assert "score_pct" in piped and "━" not in piped  # --format text (the default in a pipe) stays as it was
+
+
+# ---- messages (item 15): each a one-line error, exit 2 ----------------------------------------------
+
+def fails(args: list[str], capsys) -> str:
+    from hexarena.cli import main
+
+    try:
+        main(args)
+    except SystemExit as exit:
+        assert exit.code == 2, capsys.readouterr()
+    else:
+        raise AssertionError(f"{args} did not fail")
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("hexarena: error: ") and "Traceback" not in err
+    return err
+
+
+def test_each_newcomer_mistake_gets_a_message_in_words(tmp_path: Path, capsys, monkeypatch):
+    home = fixture_home(tmp_path)
+    (tmp_path / "file.txt").write_text("not a folder")
+    capitals = tmp_path / "Capitals"
+    capitals.mkdir()
+    (capitals / "bot.toml").write_text('name = "Greedy"\ncommand = ["python3", "bot.py"]\n')
+    assert "is a file, not a bot folder" in fails(["submit", str(tmp_path / "file.txt"), "--home", str(home)], capsys)
+    assert "bot names are lower case" in fails(["submit", str(capitals), "--home", str(home)], capsys)
+    assert "is a folder, not a league file" in fails(["league", "run", str(tmp_path), "--home", str(home)], capsys)
+    assert "the increment after '+' is missing" in fails(
+        ["match", str(ROOT / "bots" / "random"), str(ROOT / "bots" / "random"), "--time", "300ms+"], capsys)
+    assert "is a file; the site needs a folder" in fails(
+        ["demo", "--out", str(tmp_path / "file.txt"), "--home", str(home)], capsys)
+    assert "ambiguous" in fails(["replay", "3", "--home", str(home)], capsys)
+    monkeypatch.setenv("HEXARENA_HOME", str(tmp_path / "file.txt"))
+    assert "is a file, not a folder" in fails(["bots"], capsys)
+
+
+def test_replay_takes_a_unique_prefix_and_bots_show_takes_name_at_hash(tmp_path: Path, capsys):
+    from hexarena.cli import main
+
+    home = fixture_home(tmp_path)
+    for args in (["replay", "0121", "--home", str(home), "--delay", "0"], ["bots", "show", "greedy@7269", "--home", str(home)]):
+        try:
+            main(args)
+        except SystemExit as exit:
+            assert exit.code == 0, capsys.readouterr()
+    out = capsys.readouterr().out
+    assert out.startswith("012124f7b8e390f5: A greedy vs B random on 2x2 hex")
+    assert "1 *  greedy@7269031468" in out and "* the version asked for, greedy@7269031468" in out

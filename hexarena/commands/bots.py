@@ -108,10 +108,13 @@ def list_bots(ctx: typer.Context, home: HomeOption = None) -> None:
 
 
 @bots_app.command("show")
-def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="a registered bot's name")],
+def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="a registered bot's name, or NAME@HASH "
+                                                                      "to mark that version")],
          home: HomeOption = None) -> None:
     """A bot's history: every submission with its hash, time, check result and source folder."""
     ws = open_workspace(home or ctx.obj)
+    asked = registry.resolve(ws, name).version_hash if "@" in name else None
+    name = name.partition("@")[0]
     info = registry.get_bot(ws, name)
     history = registry.bot_history(ws, name)
     latest = history[-1].manifest
@@ -124,8 +127,10 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="a registe
     print()
     print(format_table(
         ["#", "VERSION", "SUBMITTED", "CHECK", "FROM"],
-        [[str(n), f"{name}@{v.hash[:registry.SHORT_HASH]}", when(v.submitted), check_summary(v.checks), v.source]
-         for n, v in enumerate(history, 1)]))
+        [[str(n) + (" *" if v.hash == asked else ""), f"{name}@{v.hash[:registry.SHORT_HASH]}", when(v.submitted),
+          check_summary(v.checks), v.source] for n, v in enumerate(history, 1)]))
+    if asked is not None:
+        print(f"* the version asked for, {name}@{asked[:registry.SHORT_HASH]}")
 
 
 @bots_app.command("retire")

@@ -64,6 +64,8 @@ def demo(
     from leagues.publish import publish
 
     league = load_league(DEMO)
+    if out is not None and out.exists() and not out.is_dir():  # before any game is played
+        raise ConfigError(f"--out {out}: is a file; the site needs a folder (a new one is made where none exists)")
     ws = play_and_show(league, str(DEMO), concurrency, home)
     index = publish(ws, league.name, out if out is not None else ws.home / "site")
     print(f"results site: {index} (open it in a browser; the folder can go to any static host)", file=sys.stderr)

@@ -79,7 +79,8 @@ def result_line(record: GameRecord) -> str:
 
 
 def read_file(path: Path, game_id: str) -> GameRecord:
-    """The record with ``game_id`` in a JSON-lines file of game records."""
+    """The record with ``game_id`` (or the one record whose id starts with it) in a JSON-lines file of records."""
+    found: list[tuple[dict, str]] = []  # records whose id starts with game_id
     try:
         with open(path, encoding="utf-8") as handle:
             for number, line in enumerate(handle, start=1):
@@ -91,8 +92,15 @@ def read_file(path: Path, game_id: str) -> GameRecord:
                     raise ConfigError(f"{path}:{number}: not a JSON game record") from None
                 if isinstance(data, dict) and data.get("id") == game_id:
                     return validate(data, f"{path}:{number}")
+                if isinstance(data, dict) and str(data.get("id", "")).startswith(game_id) and len(found) < 2:
+                    found.append((data, f"{path}:{number}"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"--file {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    if len(found) == 1 and game_id:
+        return validate(*found[0])
+    if len(found) > 1 and game_id:
+        raise ConfigError(f"game id prefix {game_id!r} is ambiguous in {path} ({found[0][0]['id']}, "
+                          f"{found[1][0]['id']}, …): give more of the id")
     raise ConfigError(f"game {game_id!r} is not in {path}")
 
 
