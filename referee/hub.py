@@ -80,10 +80,11 @@ class ZmqSeat:
 
     process = None  # a local process to stop after BYE (``ProcessSeat``), else None
 
-    def __init__(self, name: str, label: str, hub: Hub) -> None:
+    def __init__(self, name: str, label: str, hub: Hub, startup: float | None = None) -> None:
         self.name = name
         self.label = label
         self.hub = hub
+        self.startup = startup
         self.state = SeatState.NEW
         self.fault: BotFault | None = None
         self.launched = 0.0  # time.perf_counter() at launch

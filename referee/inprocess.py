@@ -30,6 +30,7 @@ class InProcessSpec:
 
     name: str
     choose: Choose
+    remote = False
 
     def make(self, hub, label: str, limits) -> InProcessSeat:
         return InProcessSeat(self.name, label, self.choose)
@@ -39,6 +40,7 @@ class InProcessSeat:
     """The seat of a ``choose`` function: READY at once, never gone."""
 
     process = None
+    startup = None
 
     def __init__(self, name: str, label: str, choose: Choose) -> None:
         self.name = name
@@ -109,6 +111,7 @@ class ScriptedSpec:
     script: Sequence[Step] = ()
     start_fault: BotFault | None = None
     seats: list = field(default_factory=list)  # every seat made from this spec, for tests to inspect
+    remote = False
 
     def make(self, hub, label: str, limits) -> ScriptedSeat:
         seat = ScriptedSeat(self.name, label, list(self.script), self.start_fault)

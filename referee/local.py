@@ -30,12 +30,13 @@ class BotSpec:
     name: str  # shown in records (e.g. "greedy" or "greedy@3fa2c1")
     folder: Path | None  # the bot's folder (contains bot.toml); None for a remote seat
     remote: bool = False
+    startup: float | None = None  # this seat's own startup allowance (a remote bot started by hand), in seconds
 
     def make(self, hub: Hub, label: str, limits: Limits) -> Seat:
         if self.remote:
             from referee.remote import RemoteSeat
 
-            return RemoteSeat(self.name, label, hub)
+            return RemoteSeat(self.name, label, hub, self.startup)
         try:
             manifest, broken = load_manifest(self.folder), None
         except ConfigError as exc:

@@ -50,6 +50,7 @@ class Referee:
         stop_grace: float = 1.0,
         listen: str = "tcp://127.0.0.1:0",
         announce: Callable | None = None,
+        remote_retry: bool = False,
     ) -> None:
         if fault_policy not in FAULT_POLICIES:
             raise ConfigError(f"fault policy {fault_policy!r} is not one of: {', '.join(FAULT_POLICIES)}")
@@ -59,6 +60,8 @@ class Referee:
         self.limits = limits
         self.stop_grace = stop_grace
         self.hub = Hub(endpoint, hook, listen=listen, announce=announce)
+        # a remote bot that did not join is not waited for (with new keys) before every later game, unless asked
+        self.remote_retry = remote_retry
         self._seats: dict[tuple[SeatSpec, int], Seat] = {}
 
     @property
@@ -105,9 +108,13 @@ class Referee:
             if seat is not None and seat.state is SeatState.READY and seat.gone():
                 seat.retire()  # it died between games: start it again rather than forfeit
             if seat is None or seat.state is SeatState.CLOSED:
+                never_joined = seat is not None and spec.remote and seat.fault and seat.fault.reason == "no_connection"
                 self.finish_retiring()
                 seat = spec.make(self.hub, spec.name if copy == 0 else f"{spec.name}#{copy + 1}", self.limits)
                 self._seats[(spec, copy)] = seat
+                if never_joined and not self.remote_retry:
+                    seat.retire(BotFault("no_connection", "did not join in an earlier game: not waited for again "
+                                                          "(--remote-retry waits before every game)"))
             seats.append(seat)
         return seats
 
@@ -119,19 +126,19 @@ class Referee:
                 seat.launch()
                 if seat.state is SeatState.STARTING:
                     waiting.append(seat)
-        deadline = Deadline(time.perf_counter() + self.time_control.startup)
+        allowance = {seat: self.time_control.startup if seat.startup is None else seat.startup for seat in waiting}
+        began = time.perf_counter()
         while True:
             for seat in waiting:
                 if seat.state is SeatState.STARTING:
                     seat.poll_start()
-            if deadline.passed() or not any(seat.state is SeatState.STARTING for seat in waiting):
+                if seat.state is SeatState.STARTING and time.perf_counter() >= began + allowance[seat]:
+                    seat.retire(BotFault("no_connection", f"no HELLO within the startup allowance of "
+                                                          f"{allowance[seat]:g} s" + seat.startup_report()))
+            starting = [seat for seat in waiting if seat.state is SeatState.STARTING]
+            if not starting:
                 break
-            self.hub.poll(deadline)
-        for seat in waiting:
-            if seat.state is SeatState.STARTING:
-                seconds = f"{self.time_control.startup:g}"
-                seat.retire(BotFault("no_connection", f"no HELLO within the startup allowance of {seconds} s"
-                                     + seat.startup_report()))
+            self.hub.poll(Deadline(began + min(allowance[seat] for seat in starting)))
 
     def retire(self, seat: Seat, fault: BotFault | None = None, reason: str = "") -> None:
         """BYE now; its process is stopped by ``finish_retiring``."""

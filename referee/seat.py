@@ -48,6 +48,7 @@ class Seat(Protocol):
     state: SeatState
     fault: BotFault | None  # why the seat closed (set when it failed to start or was retired for a fault)
     process: BotProcess | None  # the local process to stop after BYE, or None
+    startup: float | None  # its own startup allowance in seconds (a remote seat's), or None: the time control's
 
     def launch(self) -> None:
         """Begin starting (NEW → STARTING or READY); a failure closes the seat with ``fault`` set."""
@@ -88,5 +89,6 @@ class SeatSpec(Protocol):
     """What to run for a seat; hashable: the referee keeps one warm seat per spec (and copy) across games."""
 
     name: str
+    remote: bool  # a bot started by hand elsewhere: one that never joined is not waited for again (see Referee)
 
-    def make(self, hub: Hub, label: str) -> Seat: ...
+    def make(self, hub: Hub, label: str, limits) -> Seat: ...

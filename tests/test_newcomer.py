@@ -146,3 +146,31 @@ def test_replay_takes_a_unique_prefix_and_bots_show_takes_name_at_hash(tmp_path:
     out = capsys.readouterr().out
     assert out.startswith("012124f7b8e390f5: A greedy vs B random on 2x2 hex")
     assert "1 *  greedy@7269031468" in out and "* the version asked for, greedy@7269031468" in out
+
+
+# ---- remote seats (item 4) ------------------------------------------------------------------------
+
+def test_a_remote_seat_that_never_joined_is_not_waited_for_again_and_its_own_wait_is_honoured():
+    import time
+
+    from referee.clock import TimeControl
+    from referee.local import BotSpec
+    from referee.record import BoardConfig
+    from referee.referee import Referee
+
+    absent = BotSpec("absent", None, remote=True, startup=0.3)  # shorter than the bots' 10 s startup allowance
+    random_bot = BotSpec("random", ROOT / "bots" / "random")
+    announced = []
+    with Referee(time_control=TimeControl.parse("1s,startup=10s"), announce=announced.append) as referee:
+        began = time.perf_counter()
+        first = referee.play([absent, random_bot], BoardConfig(size="1x2"), game_id="r1", seed=1)
+        waited = time.perf_counter() - began
+        began = time.perf_counter()
+        second = referee.play([random_bot, absent], BoardConfig(size="1x2"), game_id="r2", seed=2)
+        again = time.perf_counter() - began
+    assert (first.result.termination, first.result.offender) == ("no_connection", 0)
+    assert "no HELLO within the startup allowance of 0.3 s" in first.result.forfeits[0].detail
+    assert 0.25 < waited < 5  # its own 0.3 s, not the 10 s of the time control
+    assert (second.result.termination, second.result.offender) == ("no_connection", 1)
+    assert "did not join in an earlier game: not waited for again" in second.result.forfeits[0].detail
+    assert again < waited and len(announced) == 1  # no second wait, no second set of keys

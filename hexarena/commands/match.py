@@ -55,6 +55,8 @@ def match(
     show: Annotated[bool, typer.Option("--show", help="draw the final board of each game")] = False,
     listen: Annotated[str, typer.Option(help="tcp endpoint for remote:NAME seats (CURVE-encrypted)")] = "tcp://127.0.0.1:0",
     remote_wait: Annotated[str, typer.Option(help="how long a remote:NAME seat may take to join")] = "5m",
+    remote_retry: Annotated[bool, typer.Option("--remote-retry", help="wait --remote-wait again before each game "
+                                               "for a remote seat that did not join (default: once)")] = False,
     home: Annotated[Path | None, typer.Option(help="workspace of registered bots (default: $HEXARENA_HOME, "
                                                    "else ./hexarena-home)", show_default=False)] = None,
 ) -> None:
@@ -72,14 +74,14 @@ def match(
     control = TimeControl.parse(time)
     wait = parse_duration(remote_wait)
     specs = _distinct_names([resolve_bot(text, home) for text in bots])
-    if any(spec.remote for spec in specs):  # a person starts the remote bot by hand
-        control = dataclasses.replace(control, startup=max(control.startup, wait))
+    # a person starts a remote bot by hand: its seat's own startup allowance, longer or shorter than the bots'
+    specs = [dataclasses.replace(spec, startup=wait) if spec.remote else spec for spec in specs]
     records = []
     sink = open_outputs(out, logs)
     say = (lambda text: None) if as_json else print
     say(f"match: {' vs '.join(spec.name for spec in specs)} on {config.label}, time {control}")
     try:
-        with Referee(log_dir=logs, time_control=control, listen=listen,
+        with Referee(log_dir=logs, time_control=control, listen=listen, remote_retry=remote_retry,
                      announce=lambda credentials: print(credentials.instructions(), file=sys.stderr, flush=True)) as referee:
             for number, seats in enumerate(rotations(specs, games or len(specs)), start=1):
                 game_seed = None if seed is None else seed + number - 1
