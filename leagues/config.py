@@ -3,10 +3,13 @@
     name = "demo"                       # a safe identifier; names the league in the store and tables
     participants = ["all"]              # "all" (every active bot), or names: "greedy", "greedy@1a2b", a folder
     players = 2                         # per table: 2, 3 or 4
-    games_per_pairing = 2               # per pairing (table) and board configuration; a multiple of players,
-                                        #   so each seat rotation is played equally often (default: players)
+    games_per_pairing = 2               # per pairing (table), board configuration and start position: every
+                                        #   seat order in turn (leagues/seating.py), so a multiple of 2 (2 players),
+                                        #   6 (3: every order) or 4 (4: the balanced 4 of the 24 orders; a multiple
+                                        #   of 24 plays all 24). Default: 2, 6, 24 (4 with a sample)
     sample = 0                          # 3–4 players: play this many tables per configuration, drawn so that
                                         #   every bot meets every other about equally often (0: every table)
+    gauntlet = "mybot"                  # optional: only the tables with this participant (name or name@hash)
     time_control = "200ms"              # per move, or "10s+100ms" (bank + increment); see referee/clock.py
     fault_policy = "forfeit"            # "forfeit" (the offender loses) or "substitute" (a random line is drawn)
     flag_threshold = 0.1                # flag a bot in the tables when more than this share of its games had a fault
@@ -18,6 +21,9 @@
     geometry = "hex"                    # "hex" or "square"
     misere = false
     border = false                      # pre-draw the lines that belong to one cell only
+    openings = 8                        # optional: 8 random start positions (leagues/openings.py, from the seed),
+                                        #   or "book.txt" (one comma-separated line list per row, beside the file);
+                                        #   each is played in every seat order
 
 Every error is one line that names the file, the line (or field) and what is allowed.
 """
@@ -31,6 +37,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from leagues.openings import random_openings, read_openings
+from leagues.seating import CYCLE, seat_orders
+
 from protocol.errors import ConfigError
 from protocol.validation import Style, describe_validation_error
 from referee.clock import TimeControl, TimeControlField
@@ -43,6 +52,24 @@ STYLE = Style(unknown="unknown key {field!r} (allowed: {allowed})", missing="{fi
               invalid="{field}: {msg}{got}", toml_path=True)
 
 
+class LeagueBoard(BoardConfig):
+    """A board of a league file: a configuration, and its start positions (none, N random ones, or a file's)."""
+
+    openings: int | str | list[list[int]] = Field(0, exclude_if=lambda value: not value)
+
+    @field_validator("openings")
+    @classmethod
+    def _count(cls, value: int | str | list[list[int]]) -> int | str | list[list[int]]:
+        if isinstance(value, int) and not 0 <= value <= 10_000:
+            raise ValueError(f"must be 0-10000 random start positions, or a file name, got {value}")
+        return value
+
+    @property
+    def config(self) -> BoardConfig:
+        """The configuration alone (what a game record names)."""
+        return BoardConfig(**self.model_dump(exclude={"openings"}))
+
+
 class LeagueConfig(BaseModel):
     """One league file. ``configs`` gives the board configurations with the league's player count."""
 
@@ -52,7 +79,7 @@ class LeagueConfig(BaseModel):
     description: str = ""
     participants: list[str] = Field(default=[ALL], min_length=1)
     players: int = Field(2, ge=2, le=4)
-    boards: list[BoardConfig] = Field(min_length=1)
+    boards: list[LeagueBoard] = Field(min_length=1)
     games_per_pairing: int | None = Field(None, ge=1, le=1000)
     sample: int = Field(0, ge=0, le=MAX_TABLES)
     time_control: TimeControlField = TimeControl.parse("200ms")
@@ -60,6 +87,7 @@ class LeagueConfig(BaseModel):
     flag_threshold: float = Field(0.1, ge=0.0, le=1.0)
     concurrency: int | None = Field(None, ge=1, le=256)
     seed: int = 0
+    gauntlet: str = Field("", exclude_if=lambda value: not value)
 
     @field_validator("name")
     @classmethod
@@ -86,7 +114,7 @@ class LeagueConfig(BaseModel):
 
     @field_validator("boards")
     @classmethod
-    def _distinct_boards(cls, value: list[BoardConfig]) -> list[BoardConfig]:
+    def _distinct_boards(cls, value: list[LeagueBoard]) -> list[LeagueBoard]:
         refuse_repeats([b.label for b in value], "configuration listed twice")
         return value
 
@@ -94,9 +122,9 @@ class LeagueConfig(BaseModel):
     @classmethod
     def _every_rotation(cls, value: int | None, info: ValidationInfo) -> int | None:
         players = info.data.get("players", 2)
-        if value is not None and value % players:
-            raise ValueError(f"must be a multiple of players ({players}) so that every seat rotation "
-                             f"is played equally often, got {value}")
+        if value is not None and value % CYCLE[players]:
+            raise ValueError(f"must be a multiple of {CYCLE[players]} with {players} players so that every seat "
+                             f"order is played equally often, got {value}")
         return value
 
     @field_validator("sample")
@@ -108,12 +136,24 @@ class LeagueConfig(BaseModel):
 
     @property
     def games(self) -> int:
-        """Games per pairing (table) and configuration."""
-        return self.games_per_pairing or self.players
+        """Games per pairing (table), configuration and start position: a whole number of seat-order cycles."""
+        return self.games_per_pairing or len(seat_orders(self.players, None, bool(self.sample)))
+
+    @property
+    def seat_orders(self) -> tuple[tuple[int, ...], ...]:
+        """The seat orders each table plays in turn (``leagues.seating``)."""
+        return seat_orders(self.players, self.games, bool(self.sample))
 
     @property
     def configs(self) -> list[BoardConfig]:
-        return [b.model_copy(update={"players": self.players}) for b in self.boards]
+        return [b.config.model_copy(update={"players": self.players}) for b in self.boards]
+
+    def start_positions(self, index: int) -> list[tuple[int, ...]]:
+        """Board ``index``'s start positions: ``[()]`` (the empty board) unless it names openings."""
+        openings, config = self.boards[index].openings, self.configs[index]
+        if isinstance(openings, int):
+            return random_openings(config, openings, f"{self.name}:{self.seed}") if openings else [()]
+        return [tuple(lines) for lines in openings]
 
 
 def refuse_repeats(items: list[str], problem: str) -> None:
@@ -142,16 +182,33 @@ def parse_league(text: str, source: str = "<league>") -> LeagueConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     try:
-        return LeagueConfig.model_validate(data, strict=True)
+        league = LeagueConfig.model_validate(data, strict=True)
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(exc, source, STYLE, line_of=lambda loc: line_of(text, loc),
                                                     allowed=_allowed)) from None
+    return _read_opening_files(league, text, source)
+
+
+def _read_opening_files(league: LeagueConfig, text: str, source: str) -> LeagueConfig:
+    """The league with each board's ``openings = "file"`` read (beside the league file) and checked."""
+    boards = []
+    for index, board in enumerate(league.boards):
+        if isinstance(board.openings, str):
+            path = Path(source).parent / board.openings
+            where = f"{source}:{line_of(text, ('boards', index, 'openings')) or ''}".rstrip(":")
+            try:
+                positions = read_openings(path, league.configs[index])
+            except ConfigError as exc:
+                raise ConfigError(f"{where}: boards[{index}].openings: {exc}") from None
+            board = board.model_copy(update={"openings": [list(p) for p in positions]})
+        boards.append(board)
+    return league.model_copy(update={"boards": boards})
 
 
 def _allowed(loc: tuple) -> list[str]:
     """The keys allowed where ``loc`` has an unknown one: the league's, or a board's (without players)."""
-    model = LeagueConfig if len(loc) == 1 else BoardConfig
-    return [f for f in model.model_fields if not (model is BoardConfig and f == "players")]
+    model = LeagueConfig if len(loc) == 1 else LeagueBoard
+    return [f for f in model.model_fields if not (model is LeagueBoard and f == "players")]
 
 
 def line_of(text: str, loc: tuple) -> int | None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from leagues import registry, store
 from leagues.config import ALL, MAX_TABLES, LeagueConfig
 from leagues.locks import league_lock
-from leagues.schedule import Entrant, ScheduledGame, schedule
+from leagues.schedule import Entrant, ScheduledGame, gauntlet_entrant, schedule
 from leagues.tables import seat_rows
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError
@@ -45,6 +45,7 @@ class Job:
     config: BoardConfig
     seats: tuple[BotSpec, ...]
     seed: int
+    opening: tuple[int, ...] = ()  # the start position, played as the referee's prelude
 
 
 class Executor(ABC):
@@ -94,7 +95,8 @@ class LocalExecutor(Executor):
                         job = pending.get_nowait()
                     except queue.Empty:
                         return
-                    done.put(referee.play(list(job.seats), job.config, game_id=job.id, seed=job.seed))
+                    done.put(referee.play(list(job.seats), job.config, game_id=job.id, seed=job.seed,
+                                          prelude=job.opening))
         except BaseException as exc:  # noqa: BLE001 - the consumer re-raises it: a referee bug must not hang the run
             done.put(exc)
 
@@ -126,6 +128,9 @@ def resolve_entrants(ws: Workspace, league: LeagueConfig, source: str) -> dict[E
         listed = ", ".join(sorted(e.label for e in entrants)) or "none"
         raise ConfigError(f"{source}: players = {league.players} needs at least {league.players} participants, "
                           f"got {len(entrants)} ({listed})")
+    if league.gauntlet and gauntlet_entrant(list(entrants), league.gauntlet) is None:
+        listed = ", ".join(sorted(e.label for e in entrants))
+        raise ConfigError(f"{source}: gauntlet: {league.gauntlet!r} is not a participant (participants: {listed})")
     tables = comb(len(entrants), league.players)
     if league.players > 2 and not league.sample and tables > MAX_TABLES:
         raise ConfigError(f"{source}: {len(entrants)} bots make {tables:,} tables of {league.players}; set sample = N "
@@ -153,7 +158,8 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
     store.save_schedule(ws, league, games)
     stored = store.played_ids(ws, league.name)
     todo = [g for g in games if g.id not in stored]
-    jobs = [Job(g.id, g.config, tuple(BotSpec(label, folders[label]) for label in g.seats), g.seed) for g in todo]
+    jobs = [Job(g.id, g.config, tuple(BotSpec(label, folders[label]) for label in g.seats), g.seed, g.opening)
+            for g in todo]
     if executor is None:
         log_dir = ws.logs_dir / league.name
         executor = LocalExecutor(

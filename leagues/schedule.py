@@ -2,13 +2,19 @@
 
 Two players: every pair plays on every configuration, ``games`` times, the seats swapped every
 other game. Three or four players: every table of that many bots (or a seeded balanced sample of
-tables) plays every seat rotation. A *table* is a set of bots in a fixed base order (by key); game
-``i`` of a table seats it rotated by ``i % players``, and the games ``cycle * players ...`` of one
-cycle share one seed, so the rotations start from the same position and randomness.
+tables) plays every seat order (``leagues.seating``: all 6 with 3 players; all 24 with 4, or the
+balanced 4 when ``sample`` is set or ``games`` is not a multiple of 24). A *table* is a set of bots
+in a fixed base order (by key); game ``i`` of a table seats it in order ``i % len(orders)``, and
+the games of one cycle (one pass through the orders) share one seed, so they start from the same
+position and randomness. With a gauntlet, only the tables with the gauntlet bot are played.
 
-Ids hash the league name, the configuration, the seat keys (``name@version-hash``) in seat order and
-the game index, and nothing else: adding a bot adds games without changing any existing id, and a
-new version of a bot gives its games new ids (so they are played again).
+A board with start positions (``openings``) plays all of this once per start position: each is
+played in every seat order of every cycle (a seat-swapped pair with 2 players).
+
+Ids hash the league name, the configuration, the seat keys (``name@version-hash``) in seat order,
+the game index and, only when there is one, the start position, and nothing else: adding a bot adds
+games without changing any existing id, and a new version of a bot gives its games new ids (so they
+are played again).
 
 Order: cycle by cycle, and within a cycle round by round, every rotation and configuration of the
 round's tables; in a round each bot sits at one table at most (2 players: the circle method, n − 1
@@ -28,6 +34,7 @@ from functools import cache
 from math import comb
 
 from leagues.config import LeagueConfig
+from leagues.seating import seated
 from referee.record import BoardConfig
 
 
@@ -46,35 +53,61 @@ class ScheduledGame:
     seats: tuple[str, ...]  # entrant labels in seat order
     seed: int
     round: int  # position in the interleaving: cycle * rounds + round
+    opening: tuple[int, ...] = ()  # the start position: lines drawn before the first TURN
 
 
 def schedule(league: LeagueConfig, entrants: list[Entrant]) -> list[ScheduledGame]:
     """Every game of the league, in playing order (see the module docstring)."""
     k = league.players
     ordered = sorted(entrants, key=lambda e: e.key)
-    if league.sample and league.sample < comb(len(ordered), k):
-        tables = balanced_sample(ordered, k, league.sample, random.Random(f"{league.name}:{league.seed}"))
+    hero = gauntlet_entrant(ordered, league.gauntlet) if league.gauntlet else None
+    others = [e for e in ordered if e != hero]
+    rng = random.Random(f"{league.name}:{league.seed}")
+    if hero is not None:  # the gauntlet bot at every table, the others drawn (balanced) or all
+        rest = (balanced_sample(others, k - 1, league.sample, rng) if league.sample and league.sample < comb(len(others), k - 1)
+                else [list(t) for t in itertools.combinations(others, k - 1)])
+        tables = [sorted([hero, *table], key=lambda e: e.key) for table in rest]
+    elif league.sample and league.sample < comb(len(ordered), k):
+        tables = balanced_sample(ordered, k, league.sample, rng)
     else:
         tables = [list(t) for t in itertools.combinations(ordered, k)]
-    rounds = circle_rounds(ordered) if k == 2 else split_into_rounds(tables)
+    if k == 2:
+        rounds = [[pair for pair in r if hero is None or hero in pair] for r in circle_rounds(ordered)]
+        rounds = [r for r in rounds if r]
+    else:
+        rounds = split_into_rounds(tables)
+    orders = league.seat_orders
+    positions = [league.start_positions(c) for c in range(len(league.configs))]
     games = []
-    for cycle in range(league.games // k):
+    for cycle in range(league.games // len(orders)):
         for number, tables_in_round in enumerate(rounds):
             seeds = {(c, i): derive_seed(league.seed, league.name, config, [e.key for e in table], cycle)
                      for c, config in enumerate(league.configs) for i, table in enumerate(tables_in_round)}
-            for rotation in range(k):
+            for index, order in enumerate(orders):
                 for c, config in enumerate(league.configs):
-                    for i, table in enumerate(tables_in_round):
-                        seats = table[rotation:] + table[:rotation]
-                        keys = tuple(e.key for e in seats)
-                        games.append(ScheduledGame(
-                            id=game_id(league.name, config, keys, cycle * k + rotation),
-                            config=config,
-                            seats=tuple(e.label for e in seats),
-                            seed=seeds[c, i],
-                            round=cycle * len(rounds) + number,
-                        ))
+                    for opening in positions[c]:
+                        for i, table in enumerate(tables_in_round):
+                            seats = seated(table, order)
+                            keys = tuple(e.key for e in seats)
+                            games.append(ScheduledGame(
+                                id=game_id(league.name, config, keys, cycle * len(orders) + index, opening),
+                                config=config,
+                                seats=tuple(e.label for e in seats),
+                                seed=seeds[c, i],
+                                round=cycle * len(rounds) + number,
+                                opening=opening,
+                            ))
     return games
+
+
+def gauntlet_entrant(entrants: list[Entrant], text: str) -> Entrant | None:
+    """The entrant a ``gauntlet`` names: by label, by name, or by ``name@hash`` (a prefix of the hash)."""
+    for entrant in entrants:
+        name, _, version = entrant.key.partition("@")
+        wanted, _, prefix = text.partition("@")
+        if text == entrant.label or (wanted == name and version.startswith(prefix)):
+            return entrant
+    return None
 
 
 def _digest(*parts: object) -> bytes:
@@ -86,9 +119,12 @@ def _config_key(config: BoardConfig) -> str:
     return json.dumps(config.model_dump(), sort_keys=True)
 
 
-def game_id(league: str, config: BoardConfig, seat_keys: Sequence[str], index: int) -> str:
-    """16 hex digits: stable for the same league name, configuration, seats and game index."""
-    return _digest(league, _config_key(config), *seat_keys, index).hex()[:16]
+def game_id(league: str, config: BoardConfig, seat_keys: Sequence[str], index: int,
+            opening: Sequence[int] = ()) -> str:
+    """16 hex digits: stable for the same league name, configuration, seats, game index and start position
+    (a game without one hashes exactly as before start positions existed)."""
+    extra = ("opening", ",".join(map(str, opening))) if opening else ()
+    return _digest(league, _config_key(config), *seat_keys, index, *extra).hex()[:16]
 
 
 def derive_seed(league_seed: int, league: str, config: BoardConfig, table_keys: Sequence[str], cycle: int) -> int:

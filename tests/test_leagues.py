@@ -95,7 +95,7 @@ def json_tables(home: Path, league: str) -> dict:
     ('name = "x"\ncolour = "red"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: unknown key 'colour' (allowed: name,"),
     ('name = "x"\n[[boards]]\nsize = "3x3"\nmisere = "yes"\n', "x.toml:4: boards[0].misere: Input should be a valid boolean"),
     ('name = "x"\n[[boards]]\nsize = "3x3"\n[[boards]]\nsize = "0x4"\n', "x.toml:5: boards[1].size: board size '0x4': rows must be 1-10"),
-    ('name = "x"\nplayers = 3\ngames_per_pairing = 4\n[[boards]]\nsize = "3x3"\n', "x.toml:3: games_per_pairing: must be a multiple of players (3)"),
+    ('name = "x"\nplayers = 3\ngames_per_pairing = 4\n[[boards]]\nsize = "3x3"\n', "x.toml:3: games_per_pairing: must be a multiple of 6 with 3 players"),
     ('name = "x"\nfault_policy = "ignore"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: fault_policy: Input should be 'forfeit' or 'substitute', got 'ignore'"),
     ('name = "x"\n', "x.toml: boards is missing"),
     ('name = "x"\ntime_control = "fast"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: time_control: time 'fast' is not a duration"),
@@ -159,9 +159,9 @@ def test_multiplayer_tables_play_every_rotation_and_samples_are_balanced():
     assert len(games) == 5 * 4  # C(5, 4) tables, four rotations each
     for bot in (f"bot{i}" for i in range(5)):
         assert Counter(g.seats.index(bot) for g in games if bot in g.seats) == {0: 4, 1: 4, 2: 4, 3: 4}
-    sampled = schedule(parse_league(league_text("m", players=3, games_per_pairing=3, sample=30)), entrants(10))
+    sampled = schedule(parse_league(league_text("m", players=3, games_per_pairing=6, sample=30)), entrants(10))
     tables = {frozenset(g.seats) for g in sampled}
-    assert len(tables) == 30 and len(sampled) == 90
+    assert len(tables) == 30 and len(sampled) == 180
     meets = Counter(pair for t in tables for pair in combinations(sorted(t), 2))
     assert len(meets) == 45 and max(meets.values()) - min(meets.values()) <= 2  # every pair meets, 2 on average
     plays = Counter(b for t in tables for b in t)
@@ -285,15 +285,16 @@ def test_a_bot_added_later_gets_only_its_games(tmp_path):
 @pytest.mark.parametrize("players", [3, 4])
 def test_multiplayer_leagues(tmp_path, players):
     ws = make_workspace(tmp_path / "home")
-    league = parse_league(league_text("multi", players=players, games_per_pairing=players,
+    games = {3: 6, 4: 4}[players]  # every seat order of 3; the balanced 4 of the 24 orders of 4
+    league = parse_league(league_text("multi", players=players, games_per_pairing=games,
                                       boards=[("2x2", "hex"), ("2x2", "square")], fault_policy="substitute"))
     summary = run_league(ws, league, concurrency=2, progress=False)
     tables = len(list(combinations(BOTS, players)))
-    assert summary.played == tables * players * 2
+    assert summary.played == tables * games * 2
     records = store.records(ws, "multi")
     assert all(len(r.seats) == players and len(r.result.scores) == players for r in records)
     seats = Counter((bot, seat) for r in records for seat, bot in enumerate(r.seats))
-    assert set(seats.values()) == {comb(len(BOTS) - 1, players - 1) * 2}  # every bot in every seat equally often
+    assert set(seats.values()) == {comb(len(BOTS) - 1, players - 1) * 2 * games // players}  # each seat equally often
     frame = store.seat_frame(ws, "multi")
     assert frame.equals(seat_frame(records))  # the results table holds exactly what the records say
     expected = Counter()
@@ -368,13 +369,13 @@ def registered(tmp_path_factory) -> Path:
 
 def test_too_many_tables_asks_for_a_sample(registered, monkeypatch):
     monkeypatch.setattr("leagues.runner.MAX_TABLES", 3)
-    league = parse_league(league_text("wide", players=3, games_per_pairing=3))
+    league = parse_league(league_text("wide", players=3, games_per_pairing=6))
     with Workspace(registered) as ws, pytest.raises(ConfigError, match=r"^wide.toml: 4 bots make 4 tables of 3; "
                                                                       r"set sample = N"):
         run_league(ws, league, source="wide.toml", progress=False)
     with Workspace(registered) as ws, pytest.raises(ConfigError):
         store.league_config(ws, "wide")  # refused before anything was stored
-    sampled = parse_league(league_text("wide", players=3, games_per_pairing=3, sample=2))
+    sampled = parse_league(league_text("wide", players=3, games_per_pairing=6, sample=2))
     with Workspace(registered) as ws:
         assert resolve_entrants(ws, sampled, "wide.toml")  # a sample of tables is fine
         assert store.played_ids(ws, "wide") == set()

@@ -1,0 +1,137 @@
+"""Fair games: every seat order at 3-4 player tables, gauntlets, start positions played in every seat order."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections import Counter
+from itertools import combinations, permutations
+
+import pytest
+from conftest import BOTS, ROOT, bot
+
+from leagues.config import parse_league
+from leagues.openings import check_opening, parse_openings, random_openings, safe_lines
+from leagues.schedule import Entrant, schedule
+from leagues.seating import WILLIAMS_4, seat_orders
+from protocol.errors import ConfigError
+from referee.record import BoardConfig, GameRecord
+
+
+def entrants(count: int) -> list[Entrant]:
+    return [Entrant(f"bot{i}", f"bot{i}@{i:064x}") for i in range(count)]
+
+
+def league(players: int = 2, boards: str = '[[boards]]\nsize = "3x3"\n', **fields) -> str:
+    lines = ['name = "fair"', f"players = {players}", *(f"{key} = {json.dumps(value)}" for key, value in fields.items())]
+    return "\n".join(lines) + "\n" + boards
+
+
+def test_two_player_ids_are_those_of_before_seat_orders_and_openings():
+    games = schedule(parse_league(league(games_per_pairing=4)), entrants(5))
+    assert (games[0].id, games[-1].id) == ("8982fe2c28fbd7e0", "f63db7cc9d5f2597")  # computed by the schedule before this change
+    assert all(g.opening == () for g in games)
+
+
+def test_three_players_play_all_six_orders_per_board_per_cycle():
+    boards = '[[boards]]\nsize = "3x3"\n[[boards]]\nsize = "2x2"\n'
+    games = schedule(parse_league(league(3, boards, games_per_pairing=12)), entrants(4))
+    for config in {g.config for g in games}:
+        for table in combinations(sorted(f"bot{i}" for i in range(4)), 3):
+            played = [g for g in games if g.config == config and sorted(g.seats) == list(table)]
+            assert len(played) == 12
+            for cycle in (played[:6], played[6:]):
+                assert {g.seats for g in cycle} == set(permutations(table))  # every order once a cycle
+                assert len({g.seed for g in cycle}) == 1
+    assert len(seat_orders(3)) == 6 and len(seat_orders(4)) == 24
+
+
+def test_four_players_with_a_sample_get_a_balanced_subset_of_orders():
+    games = schedule(parse_league(league(4, sample=3)), entrants(6))
+    tables = Counter(frozenset(g.seats) for g in games)
+    assert len(tables) == 3 and set(tables.values()) == {4}
+    for table in tables:
+        played = [g.seats for g in games if frozenset(g.seats) == table]
+        for name in table:
+            assert Counter(seats.index(name) for seats in played) == {0: 1, 1: 1, 2: 1, 3: 1}  # each seat once
+        for a, b in permutations(table, 2):
+            assert sum(seats.index(a) < seats.index(b) for seats in played) == 2  # a before b in 2 of 4
+            assert sum(seats.index(b) == seats.index(a) + 1 for seats in played) == 1  # directly before, once
+    assert seat_orders(4, games=8) == WILLIAMS_4 and len(seat_orders(4, games=24)) == 24
+
+
+def test_a_gauntlet_plays_only_the_tables_of_its_bot():
+    games = schedule(parse_league(league(gauntlet="bot2")), entrants(5))
+    assert games and all("bot2" in g.seats for g in games)
+    assert {frozenset(g.seats) for g in games} == {frozenset({"bot2", f"bot{i}"}) for i in (0, 1, 3, 4)}
+    three = schedule(parse_league(league(3, gauntlet=f"bot1@{1:064x}"[:12])), entrants(5))
+    assert len({frozenset(g.seats) for g in three}) == 6 and all("bot1" in g.seats for g in three)
+
+
+def test_a_gauntlet_naming_no_participant_is_one_line_and_exit_2(tmp_path):
+    path = tmp_path / "g.toml"
+    folders = [str(BOTS / "greedy"), str(BOTS / "random")]
+    path.write_text(league(participants=folders, gauntlet="mcts"))
+    done = subprocess.run(["hexarena", "league", "run", str(path), "--home", str(tmp_path / "home")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    last = done.stderr.splitlines()[-1]  # after the workspace's first words: the reference bots registered
+    assert done.returncode == 2 and last.startswith(f"hexarena: error: {path}: gauntlet: 'mcts' is not a participant")
+
+
+def test_random_openings_are_reproducible_legal_and_capture_free():
+    config = BoardConfig(size="3x3")
+    openings = random_openings(config, 20, "seed")
+    assert openings == random_openings(config, 20, "seed") and openings != random_openings(config, 20, "other")
+    assert len(set(map(frozenset, openings))) == 20
+    rules = config.rules()
+    for opening in openings:
+        assert 1 <= len(opening) <= 4
+        state = rules.start()
+        for line in opening:
+            assert line in safe_lines(state)  # no capture, no cell given its last-but-one side
+            state = state.apply(line).state
+        assert all(sum(state.drawn >> side & 1 for side in cell) <= len(cell) - 2 for cell in rules.board.cells)
+        assert check_opening(rules, opening) == state
+
+
+def test_a_league_plays_each_start_position_in_both_seat_orders():
+    text = league(boards='[[boards]]\nsize = "3x3"\nopenings = 3\n', seed=4)
+    games = schedule(parse_league(text), entrants(3))
+    assert games == schedule(parse_league(text), entrants(3))
+    assert len(games) == 3 * 3 * 2 and len({g.id for g in games}) == len(games)
+    by_position = Counter((g.opening, frozenset(g.seats)) for g in games)
+    assert set(by_position.values()) == {2} and len({g.opening for g in games}) == 3
+    for opening, pair in by_position:
+        orders = {g.seats for g in games if g.opening == opening and frozenset(g.seats) == pair}
+        assert orders == {tuple(sorted(pair)), tuple(sorted(pair))[::-1]}
+
+
+@pytest.mark.parametrize("row, problem", [("3,3", "line 3 is already drawn"), ("99", "line 99 is out of range (0-37)")])
+def test_an_openings_file_with_a_bad_line_is_one_line(row, problem):
+    with pytest.raises(ConfigError) as error:
+        parse_openings(f"1,2\n# a comment\n{row}\n", BoardConfig(size="3x3"), "book.txt")
+    assert str(error.value) == f"book.txt: row 3: {problem} on 3x3 hex"
+
+
+def test_a_capturing_line_in_a_league_book_is_one_line(tmp_path):
+    rules = BoardConfig(size="1x1").rules()
+    sides = rules.board.cells[0]
+    (tmp_path / "book.txt").write_text(",".join(map(str, sides)) + "\n")
+    path = tmp_path / "x.toml"
+    path.write_text(league(boards='[[boards]]\nsize = "1x1"\nopenings = "book.txt"\n'))
+    done = subprocess.run(["hexarena", "league", "run", str(path), "--home", str(tmp_path / "home")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and done.stderr.startswith("hexarena: error: ")
+    assert f"boards[0].openings: {tmp_path / 'book.txt'}: row 1: line {sides[-1]} captures" in done.stderr
+
+
+def test_a_records_start_position_replays(make_referee):
+    config = BoardConfig(size="2x2")
+    opening = random_openings(config, 1, 7)[0]
+    record = make_referee().play([bot("greedy"), bot("random")], config, game_id="g", seed=3, prelude=opening)
+    assert record.opening == list(opening) and all(move.line not in opening for move in record.moves)
+    again = GameRecord.model_validate_json(record.model_dump_json())
+    assert again.replay().drawn == config.rules().full
+    assert again.replay().outcome().scores == tuple(record.result.scores)
+    old = record.model_copy(update={"opening": []})
+    assert '"opening"' not in old.model_dump_json()  # records without one serialize as before
