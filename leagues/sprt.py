@@ -81,10 +81,10 @@ def pair_index(first: float, second: float) -> int:
 
 def pentanomial(records: list, name: str) -> tuple[list[int], int]:
     """Pentanomial counts and games drawn of bot ``name`` from game records taken two by two, each
-    two a seat-swapped pair (2 players); a record pair whose seats are not swapped is skipped."""
+    two a seat-swapped pair from one start position (2 players); two records that are not are skipped."""
     counts, draws = [0] * 5, 0
     for one, two in zip(records[::2], records[1::2]):
-        if name not in one.seats or one.seats != two.seats[::-1] or one.seats[0] == one.seats[1]:
+        if name not in one.seats or one.seats != two.seats[::-1] or one.opening != two.opening:
             continue
         scores = [game_score(record, record.seats.index(name)) for record in (one, two)]
         counts[pair_index(*scores)] += 1

@@ -135,3 +135,22 @@ def test_a_records_start_position_replays(make_referee):
     assert again.replay().outcome().scores == tuple(record.result.scores)
     old = record.model_copy(update={"opening": []})
     assert '"opening"' not in old.model_dump_json()  # records without one serialize as before
+
+
+def test_match_plays_every_seat_order_and_reports_the_difference(tmp_path):
+    greedy, random_bot = str(BOTS / "greedy"), str(BOTS / "random")
+    out = tmp_path / "games.jsonl"
+    done = subprocess.run(["hexarena", "match", greedy, random_bot, random_bot, "--size", "1x2", "--time", "1s",
+                           "--seed", "1", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seats = [tuple(GameRecord.model_validate_json(line).seats) for line in out.read_text().splitlines()]
+    assert sorted(seats) == sorted(permutations(("greedy", "random", "random#2")))  # all 6 orders
+    done = subprocess.run(["hexarena", "match", greedy, random_bot, "--size", "2x2", "--time", "1s", "--seed", "1",
+                           "--openings", "3", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    records = [GameRecord.model_validate_json(line) for line in out.read_text().splitlines()]
+    assert len(records) == 6 and len({tuple(r.opening) for r in records}) == 3
+    for one, two in zip(records[::2], records[1::2]):
+        assert one.opening == two.opening and one.seats == two.seats[::-1]
+    assert done.stdout.splitlines()[-1].startswith("greedy - random: Elo ")
+    assert "LOS " in done.stdout.splitlines()[-1] and done.stdout.splitlines()[-1].endswith("(3 pairs)")

@@ -35,8 +35,13 @@ def resolve_bot(text: str, home: Path | None = None):
 
 
 def rotations(bots: list, games: int) -> list[list]:
-    """Seat order of each game: game i seats the bots rotated by i, so each bot plays each seat in turn."""
-    return [bots[i % len(bots):] + bots[:i % len(bots)] for i in range(games)]
+    """Seat order of each game: game i seats the bots in seat order i (``leagues.seating``: the seats
+    swapped with 2 bots; every permutation with 3 and 4, 4 bots playing the balanced 4 of the 24
+    orders unless the games are a multiple of 24), so each bot plays each seat, and after each other, in turn."""
+    from leagues.seating import seat_orders, seated
+
+    orders = seat_orders(len(bots), games)
+    return [seated(bots, orders[i % len(orders)]) for i in range(games)]
 
 
 def match(
@@ -46,7 +51,10 @@ def match(
     geometry: Annotated[str, typer.Option(help="hex or square", callback=geometry_option)] = "hex",
     misere: Annotated[bool, typer.Option("--misere", help="fewest cells wins")] = False,
     border: Annotated[bool, typer.Option("--border", help="pre-draw the border lines")] = False,
-    games: Annotated[int | None, typer.Option(help="games to play [default: one per seat rotation]", min=1)] = None,
+    games: Annotated[int | None, typer.Option(help="games to play (per start position) [default: one per seat order: "
+                                                   "2, 6 or 24]", min=1)] = None,
+    openings: Annotated[str, typer.Option(help="start positions, each played in every seat order: N random ones "
+                                               "(from --seed) or FILE (one comma-separated line list per row)")] = "0",
     time: Annotated[str, typer.Option(help="per move (300ms) or bank+increment (10s+100ms)")] = "1s",
     seed: Annotated[int | None, typer.Option(help="seed of game 1 (game i gets seed+i-1)")] = None,
     out: Annotated[Path | None, typer.Option(help="write one JSON record per game to this file")] = None,
@@ -61,6 +69,8 @@ def match(
                                                    "else ./hexarena-home)", show_default=False)] = None,
 ) -> None:
     """Play a match between bots; seats rotate so each bot plays each seat equally often."""
+    from hexarena.commands.sprt import start_positions
+    from leagues.seating import seat_orders
     from leagues.wording import game_line, tally_table
     from protocol.board import parse_size
     from referee.clock import TimeControl, parse_duration
@@ -83,9 +93,11 @@ def match(
     try:
         with Referee(log_dir=logs, time_control=control, listen=listen, remote_retry=remote_retry,
                      announce=lambda credentials: print(credentials.instructions(), file=sys.stderr, flush=True)) as referee:
-            for number, seats in enumerate(rotations(specs, games or len(specs)), start=1):
+            orders = rotations(specs, games or len(seat_orders(len(specs))))
+            plan = [(seats, opening) for opening in start_positions(openings, config, 0, seed) for seats in orders]
+            for number, (seats, opening) in enumerate(plan, start=1):
                 game_seed = None if seed is None else seed + number - 1
-                record = referee.play(seats, config, game_id=f"game{number}", seed=game_seed)
+                record = referee.play(seats, config, game_id=f"game{number}", seed=game_seed, prelude=opening)
                 records.append(record)
                 line = record.model_dump_json()
                 if sink is not None:
@@ -106,6 +118,20 @@ def match(
         if sink is not None:
             sink.close()
     say(tally_table([spec.name for spec in specs], records))
+    if len(specs) == 2:
+        say(difference_line(specs[0].name, specs[1].name, records))
+
+
+def difference_line(first: str, second: str, records: list) -> str:
+    """The Elo difference of ``first`` over ``second`` from the seat-swapped pairs (``leagues.sprt``)."""
+    from leagues.sprt import estimate, pentanomial
+
+    counts, draws = pentanomial(records, first)
+    if not sum(counts):
+        return f"{first} - {second}: no seat-swapped pair, no Elo difference"
+    e = estimate(counts, draws)
+    return (f"{first} - {second}: Elo {e.elo:+.1f} +/- {e.elo_error:.1f} (95%), LOS {e.los:.1f} %, "
+            f"draw ratio {100 * e.draw_ratio:.1f} % ({e.pairs} pairs)")
 
 
 def open_outputs(out: Path | None, logs: Path | None):
