@@ -154,3 +154,24 @@ def test_match_plays_every_seat_order_and_reports_the_difference(tmp_path):
         assert one.opening == two.opening and one.seats == two.seats[::-1]
     assert done.stdout.splitlines()[-1].startswith("greedy - random: Elo ")
     assert "LOS " in done.stdout.splitlines()[-1] and done.stdout.splitlines()[-1].endswith("(3 pairs)")
+
+
+def test_openings_command_writes_positions_and_replay_shows_them_pre_drawn(tmp_path):
+    book = tmp_path / "book.txt"
+    done = subprocess.run(["hexarena", "openings", "2x2", "--count", "3", "--balanced", "--budget", "5", "--out",
+                           str(book)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    config = BoardConfig(size="2x2")
+    positions = parse_openings(book.read_text(), config, "book.txt")
+    assert len(positions) == 3 and all("# value" in row for row in book.read_text().splitlines())
+    out = tmp_path / "games.jsonl"
+    done = subprocess.run(["hexarena", "match", str(BOTS / "greedy"), str(BOTS / "random"), "--size", "2x2",
+                           "--openings", str(book), "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [tuple(GameRecord.model_validate_json(line).opening) for line in out.read_text().splitlines()] == [
+        p for p in positions for _ in range(2)]
+    done = subprocess.run(["hexarena", "replay", "game1", "--file", str(out), "--delay", "0"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].endswith(f"pre-drawn: lines {', '.join(map(str, positions[0]))}")

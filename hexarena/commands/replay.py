@@ -60,6 +60,8 @@ def frames(record: GameRecord) -> Iterator[str]:
         state = record.model_copy(update={"moves": record.moves[:number]}).replay()
         if number == 0:
             head = f"{record.id}: {' vs '.join(names)} on {record.config.label} · start"
+            if record.opening:  # drawn before the first move, like a pre-drawn border
+                head += f" position, pre-drawn: lines {', '.join(map(str, record.opening))}"
         else:
             move = record.moves[number - 1]
             closed = f", closes {len(move.closed)}" if move.closed else ""

@@ -40,12 +40,17 @@
     const lineCells = board.lines.map(() => []);
     board.cells.forEach((cell, c) => cell.forEach((line) => lineCells[line].push(c)));
     const drawn = new Uint8Array(board.lines.length);
-    (board.predrawn || []).forEach((line) => { drawn[line] = 1; });
+    startLines(game).forEach((line) => { drawn[line] = 1; });
     const closed = game.moves.map((move) => {
       drawn[move.line] = 1;
       return lineCells[move.line].filter((c) => board.cells[c].every((line) => drawn[line]));
     });
     return { lineCells, closed };
+  }
+
+  // Lines drawn before the first move: the pre-drawn border, then the record's start position (its opening).
+  function startLines(game) {
+    return (game.board.predrawn || []).concat(game.opening || []);
   }
 
   function polygon(board, cell) {
@@ -71,7 +76,7 @@
       Math.max(...xs) - Math.min(...xs) + 2 * pad, Math.max(...ys) - Math.min(...ys) + 2 * pad].join(" "));
 
     const { closed } = analyse(game);
-    const predrawn = new Set(board.predrawn || []);
+    const predrawn = new Set(startLines(game));
     const cellNodes = [], labelNodes = [], lineNodes = [];
     const cellLayer = el("g"), lineLayer = el("g"), dotLayer = el("g"), labelLayer = el("g");
     board.cells.forEach((cell, c) => {
