@@ -229,7 +229,7 @@ def test_hexarena_match_with_a_remote_seat_prints_credentials_and_the_c_bot_join
     assert joined.returncode == 0
     assert match.returncode == 0
     assert out.count("alice") >= 3 and "no_connection" not in out
-    summary = out.strip().splitlines()[-2]
+    summary = out.strip().splitlines()[-3]  # the per-bot rows, then the Elo difference line
     assert summary.split()[:2] == ["alice", "2"]
 
 
