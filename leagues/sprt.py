@@ -16,17 +16,20 @@ Bergh's normalized Elo, "Normalized Elo", hardy.uhasselt.be/Fishtest/normalized_
     nElo ± = z / √(2N) · 800 / ln 10
     LOS    = Φ((μ − ½) / (σ/√N))                          likelihood of superiority
 
-The GSPRT (Van den Bergh's approximation of the generalized log-likelihood ratio, fishtest
-``LLRcalc.LLR_alt2``, fastchess ``SPRT::getLLR``; hardy.uhasselt.be/Fishtest/GSPRT_approximation.pdf):
-the hypotheses H0: elo = elo0 and H1: elo = elo1 each fix the mean score μ₀, μ₁, and with
-rⱼ = Σ pᵢ (aᵢ − μⱼ)² = σ² + (μ − μⱼ)²
+The GSPRT, the generalized log-likelihood ratio of the pentanomial frequencies (fishtest
+``LLRcalc``: ``MLE_expected``, ``MLE_t_value``, ``secular``; Van den Bergh, "GSPRT for pentanomial
+results", hardy.uhasselt.be/Fishtest/): each hypothesis j constrains the distribution, and pⱼ is
+the distribution closest to p̂ (maximum likelihood) under that constraint;
 
-    LLR = N / 2 · ln(r₀ / r₁)
+    LLR = N · Σ p̂ᵢ ln(p₁ᵢ / p₀ᵢ)
 
-(it grows slowly when the true difference lies far beyond elo1: pick elo1 near the size you expect.)
+    logistic model, H: μ = sⱼ with sⱼ = 1 / (1 + 10^(−Eloⱼ / 400)):
+        pⱼᵢ = p̂ᵢ / (1 + x vᵢ),  vᵢ = aᵢ − sⱼ,  x the root of Σ p̂ᵢ vᵢ / (1 + x vᵢ) = 0 (the secular
+        equation, a bisection on −1/max v < x < −1/min v)
+    normalized model (the default, fastchess's), H: (μ − ½) / σ = tⱼ, tⱼ = √2 · nEloⱼ / (800 / ln 10)
+    (σ the per-pair deviation, √2 σ the per-game one): the same, with
+        vᵢ = aᵢ − ½ − tⱼ σ (1 + ((μ − aᵢ) / σ)²) / 2, μ and σ those of pⱼ, iterated from the uniform distribution to a fixed point
 
-Normalized model (the default, fastchess's): μⱼ = ½ + nEloⱼ / (800 / ln 10) · √(2σ²).
-Logistic model: μⱼ = 1 / (1 + 10^(−Eloⱼ / 400)).
 Stop when LLR ≤ ln(β / (1 − α)) (H0 accepted) or LLR ≥ ln((1 − β) / α) (H1 accepted).
 """
 
@@ -120,13 +123,47 @@ def llr(counts: list[int], hypotheses: Hypotheses) -> float:
     """The GSPRT log-likelihood ratio of H1 over H0 (module docstring); 0 before any pair."""
     if sum(counts) == 0:
         return 0.0
-    total, mean, variance = _moments(counts)
-    if hypotheses.model == "normalized":
-        scale = math.sqrt(2 * variance) / NELO_PER_UNIT
-        mean0, mean1 = 0.5 + hypotheses.elo0 * scale, 0.5 + hypotheses.elo1 * scale
-    else:
-        mean0, mean1 = (1 / (1 + 10 ** (-e / 400)) for e in (hypotheses.elo0, hypotheses.elo1))
-    return total / 2 * math.log((variance + (mean - mean0) ** 2) / (variance + (mean - mean1) ** 2))
+    regular = [max(n, 1e-3) for n in counts]
+    total = sum(regular)
+    observed = [n / total for n in regular]
+    fitted = [constrained_mle(observed, elo, hypotheses.model) for elo in (hypotheses.elo0, hypotheses.elo1)]
+    return total * sum(p * math.log(one / zero) for p, zero, one in zip(observed, *fitted))
+
+
+SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)  # a pair's per-game score, by pentanomial slot
+
+
+def constrained_mle(observed: list[float], elo: float, model: str) -> list[float]:
+    """The distribution of most likelihood for ``observed`` whose mean score (logistic) or t-value
+    (normalized) is that of ``elo`` (module docstring)."""
+    if model == "logistic":
+        target = 1 / (1 + 10 ** (-elo / 400))
+        return _reweigh(observed, [a - target for a in SCORES])
+    t = math.sqrt(2) * elo / NELO_PER_UNIT
+    fitted = [1 / len(SCORES)] * len(SCORES)  # from the uniform distribution, as fishtest's MLE_t_value
+    for _ in range(100):
+        mean = sum(p * a for p, a in zip(fitted, SCORES))
+        sigma = math.sqrt(sum(p * (a - mean) ** 2 for p, a in zip(fitted, SCORES)))
+        shifts = [a - 0.5 - t * sigma * (1 + ((mean - a) / sigma) ** 2) / 2 for a in SCORES]
+        previous, fitted = fitted, _reweigh(observed, shifts)
+        if max(abs(x - y) for x, y in zip(previous, fitted)) < 1e-12:
+            break
+    return fitted
+
+
+def _reweigh(observed: list[float], shifts: list[float]) -> list[float]:
+    """p̂ᵢ / (1 + x vᵢ), x the root of the secular equation Σ p̂ᵢ vᵢ / (1 + x vᵢ) = 0 (by bisection)."""
+    if min(shifts) >= 0 or max(shifts) <= 0:  # no root: the constraint holds nowhere near p̂
+        return observed
+    low, high = -1 / max(shifts), -1 / min(shifts)
+    for _ in range(200):
+        x = (low + high) / 2
+        if sum(p * v / (1 + x * v) for p, v in zip(observed, shifts)) > 0:
+            low = x
+        else:
+            high = x
+    x = (low + high) / 2
+    return [p / (1 + x * v) for p, v in zip(observed, shifts)]
 
 
 @dataclass(frozen=True)
