@@ -10,6 +10,8 @@
     site/replay.html       the replay viewer; ``replay.html?game=<file>`` loads games/<file>.js only
     site/static/           the stylesheet and the two scripts (nothing is loaded from the network)
     site/standings.md, standings.csv, standings.json, games.jsonl (every record, one JSON a line)
+    site/.hexarena-site.json  the files written: the next publish removes those it no longer writes
+                           (and nothing else: a user's own files in the folder stay)
 
 The site needs no server: data files are scripts that assign a global, because browsers refuse
 ``fetch`` on ``file://``. Everything a bot named is escaped (bots are untrusted).
@@ -18,6 +20,7 @@ The site needs no server: data files are scripts that assign a global, because b
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from collections import defaultdict
@@ -39,6 +42,7 @@ from referee.record import GameRecord
 SITE = Path(__file__).parent / "site"
 STATIC = ("site.css", "games.js", "replay.js")
 LOG_EXCERPT = 1500  # characters of a bot's log shown beside a fault
+MANIFEST = ".hexarena-site.json"  # the files a publish wrote: the next one removes those it does not write
 
 
 @dataclass
@@ -65,11 +69,39 @@ def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     if not records:
         raise ConfigError(f"league {league!r} has no finished games yet (run it with 'hexarena league run')")
     covered = (f"{config.fault_policy} on faults · {config.games} games per pairing and configuration"
-               f" · participants: {', '.join(config.participants)}")
+               f" · participants: {', '.join(map(participant_label, config.participants))}")
     description = " · ".join(filter(None, [config.description, covered]))
     site = compute(league, records, config.flag_threshold, description, logs_dir=ws.logs_dir / league)
     site.versions = registered_versions(ws, {seat.partition("@")[0] for r in records for seat in r.seats})
     return write_site(out_dir, site)
+
+
+def participant_label(text: str) -> str:
+    """A participant as the site shows it: a bot given as a folder by its name, never the folder's path."""
+    if "/" not in text and not Path(text).is_dir():
+        return text
+    from referee.manifest import load_manifest
+
+    try:
+        return load_manifest(Path(text)).name
+    except ConfigError:  # a folder that is no bot (any more): its last part
+        return Path(text).name or text
+
+
+ABSOLUTE_DIRS = re.compile(r"(?<![\w.~:/\\-])/(?:[^\s/'\"`<>()\[\]{}:;,|=]+/)+")
+
+
+def strip_paths(text: str) -> str:
+    """``text`` without the folders of absolute paths (the organiser's machine): ``/home/o/bots/x/bot.py``
+    becomes ``bot.py``, ``in /srv/league/bots/x;`` becomes ``in x;``. URLs and relative paths stay."""
+    return ABSOLUTE_DIRS.sub("", text)
+
+
+def _without_paths(record: GameRecord) -> GameRecord:
+    if not any(ABSOLUTE_DIRS.search(f.detail) for f in record.result.forfeits):
+        return record
+    forfeits = [f.model_copy(update={"detail": strip_paths(f.detail)}) for f in record.result.forfeits]
+    return record.model_copy(update={"result": record.result.model_copy(update={"forfeits": forfeits})})
 
 
 def registered_versions(ws: Workspace, names: set[str]) -> dict[str, list[dict]]:
@@ -92,6 +124,7 @@ def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, d
     """Standings and ratings of a list of records (``logs_dir``: where the referee wrote the bots' logs)."""
     from leagues.ratings import ratings
 
+    records = [_without_paths(record) for record in records]  # the site shows no paths of this machine
     frame = tables.seat_frame(records)
     rated = ratings(frame)[["bot", "elo", "elo_low", "elo_high", "gap", "gap_low", "gap_high", "los"]]
     standings = tables.standings(frame, flag_threshold).merge(rated, on="bot", how="left")
@@ -100,13 +133,70 @@ def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, d
 
 
 def write_site(out_dir: str | Path, league: League) -> Path:
-    """Write every page, data file and export of ``league`` into ``out_dir`` (created if missing)."""
-    out = Path(out_dir)
+    """Write every page, data file and export of ``league`` into ``out_dir`` (created if missing).
+
+    The site is written whole into a hidden sibling folder first, then its files are moved in (renames: a
+    failed write leaves the old site as it was). Files of an earlier site that this one does not write are
+    removed, but only those listed in that site's manifest (``.hexarena-site.json``): a user's own files
+    in the folder are never touched."""
+    out = Path(out_dir).resolve()
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out}: exists and is not a folder; give a folder")
     try:
-        for folder in (out, out / "static", out / "data", out / "games"):
-            folder.mkdir(parents=True, exist_ok=True)
+        out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(f"--out {out}: cannot create the folder: {exc.strerror}") from None
+    staging = out.parent / f".{out.name}.hexarena-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        _write_pages(staging, league)
+        written = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+        before = site_manifest(out)
+        for name in written:
+            target = out / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / name, target)
+        _remove_stale(out, before - set(written))
+        (out / MANIFEST).write_text(json.dumps({"written_by": "hexarena publish", "files": written}, indent=1)
+                                    + "\n", encoding="utf-8")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out / "index.html"
+
+
+def site_manifest(out: Path) -> set[str]:
+    """The files an earlier publish wrote into ``out`` (none if it left no readable manifest)."""
+    try:
+        listed = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("files", [])
+    except (OSError, ValueError, AttributeError):
+        return set()
+    return {name for name in listed if isinstance(name, str) and _inside(name)}
+
+
+def _inside(name: str) -> bool:
+    """A relative path that stays inside the site folder (a manifest is a file on disk: trust nothing)."""
+    parts = Path(name).parts
+    return bool(parts) and not Path(name).is_absolute() and ".." not in parts and "\\" not in name
+
+
+def _remove_stale(out: Path, stale: set[str]) -> None:
+    """Remove what an earlier site wrote and this one did not, then the folders that left empty."""
+    folders = set()
+    for name in sorted(stale):
+        path = out / name
+        if path.is_symlink() or path.is_file():
+            path.unlink(missing_ok=True)
+            folders.update(p for p in path.parents if out in p.parents)
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        try:
+            folder.rmdir()  # only if empty: a user's file in it keeps it
+        except OSError:
+            pass
+
+
+def _write_pages(out: Path, league: League) -> None:
+    for folder in (out, out / "static", out / "data", out / "games"):
+        folder.mkdir(parents=True, exist_ok=True)
     for name in STATIC:
         shutil.copyfile(SITE / name, out / "static" / name)
     files = game_files(league.records)
@@ -130,7 +220,6 @@ def write_site(out_dir: str | Path, league: League) -> Path:
     page("replay.html", "replay.html")
     write_game_data(out, league.records, files)
     write_exports(out, league)
-    return out / "index.html"
 
 
 # ---- names of files -------------------------------------------------------------------------------
@@ -178,6 +267,7 @@ def index_context(league: League) -> dict:
         "standings": standings,
         "fault_columns": [c for c in standings.columns if c.startswith("fault_")],
         "rating_chart": charts.rating_chart(chart_rows),
+        "rating_chart_narrow": charts.rating_chart(chart_rows, width=360, label_w=112, ticks=4),  # a phone's
         "rated": rated,
         "order": order,
         "cross": cross,
@@ -233,21 +323,46 @@ def bot_context(league: League, bot: str, games: list[tuple[GameRecord, int]]) -
         "registered": league.versions.get(name, []),
         "opponents": opponents,
         "per_config": per_config,
-        "faults": bot_faults(league, games),
+        "faults": (faults := bot_faults(league, games)),
+        "fault_kinds": fault_kinds(league, faults),
         "histogram": charts.histogram(think),
         "moves": len(think),
+        "mean_ms": _mean_ms(think),
         "heat": charts.heat,
     }
 
 
 def bot_faults(league: League, games: list[tuple[GameRecord, int]]) -> list[dict]:
-    faults = []
-    for record, seat in games:
-        for fault in record.result.forfeits:
-            if fault.seat == seat:
-                faults.append({"record": record, "fault": fault,
-                               "log": log_excerpt(league.logs_dir, record.id, seat)})
-    return faults
+    """The bot's faults in the order of its games: ``{"record", "fault", "seat"}``."""
+    return [{"record": record, "fault": fault, "seat": seat}
+            for record, seat in games for fault in record.result.forfeits if fault.seat == seat]
+
+
+def fault_kinds(league: League, faults: list[dict]) -> list[dict]:
+    """The faults grouped by reason, the most frequent first: ``{"reason", "faults", "first", "log"}`` where
+    ``first`` is the first fault of that kind with a log excerpt (else the first) and ``log`` its excerpt."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for fault in faults:
+        groups[fault["fault"].reason].append(fault)
+    kinds = []
+    for reason, group in sorted(groups.items(), key=lambda item: -len(item[1])):
+        first, log = group[0], ""
+        for fault in group:  # the first excerpt of a log that says something
+            log = log_excerpt(league.logs_dir, fault["record"].id, fault["seat"])
+            if log.strip():
+                first = fault
+                break
+        kinds.append({"reason": reason, "faults": group, "first": first, "log": log,
+                      "others": [f for f in group if f is not first]})
+    return kinds
+
+
+def _mean_ms(values: list[float]) -> str | None:
+    """The mean think time, as a number of ms that is never blank (None: no move was timed)."""
+    if not values:
+        return None
+    mean = sum(values) / len(values)
+    return f"{mean:.2f}" if mean < 1 else f"{mean:.1f}"
 
 
 def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
@@ -261,7 +376,7 @@ def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
                 text = handle.read().decode("utf-8", "replace")
         except OSError:
             continue
-        return text[-LOG_EXCERPT:]
+        return strip_paths(text[-LOG_EXCERPT:])
     return ""
 
 
@@ -287,10 +402,6 @@ def write_game_data(out: Path, records: list[GameRecord], files: dict[str, str])
                      record.result.scores, record.result.placements, record.result.termination,
                      len(record.moves), record.result.offender])
     _write_js(out / "data" / "games.js", "HEXARENA_INDEX", {"bots": bots, "configs": configs, "games": rows})
-    current = set(files.values())
-    for stale in (out / "games").glob("*.js"):  # games of an earlier publish that left the schedule
-        if stale.stem not in current:
-            stale.unlink()
 
 
 def _write_js(path: Path, name: str, value: object) -> None:

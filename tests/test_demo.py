@@ -14,7 +14,7 @@ def test_demo_league_runs_prints_its_table_and_publishes_the_site(tmp_path):
     rows = [line.split() for line in standings.splitlines() if line.strip()[:1].isdigit()]
     assert {"random", "greedy", "chains", "mcts", "perfect"} <= {row[1] for row in rows}
     assert rows[-1][1] == "random"  # the reference bots are all stronger than random moves
-    site = home / "site"
+    site = home / "site" / "demo"  # publish's default too: HOME/site/NAME
     assert (site / "index.html").is_file() and (site / "standings.md").is_file()
     assert len((site / "games.jsonl").read_text().splitlines()) == int(played[1])
 

@@ -400,7 +400,7 @@ def test_publish_command_writes_the_site_and_the_files(workspace, tmp_path, reco
 
 @pytest.mark.parametrize("league, out, message", [
     ("nosuch", "x", "no league named 'nosuch'"),
-    ("demo", "a-file", "cannot create the folder"),
+    ("demo", "a-file", "exists and is not a folder"),
 ])
 def test_publish_command_bad_input_is_one_line_and_exit_2(workspace, tmp_path, league, out, message):
     (tmp_path / "a-file").write_text("not a folder")
@@ -456,3 +456,152 @@ def test_replay_command_bad_input_is_one_line_and_exit_2(tmp_path, records, args
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("hexarena: error: ") and done.stderr.count("\n") == 1
     assert message in done.stderr
+
+
+# ---- publishing again, paths, phones (issue 14 items 11 and 13) --------------------------------------
+
+def test_publishing_again_removes_only_the_files_the_last_publish_wrote(records, tmp_path):
+    out = tmp_path / "site"
+    write_site(out, compute("demo", records))
+    manifest = json.loads((out / ".hexarena-site.json").read_text())
+    assert "index.html" in manifest["files"] and len([f for f in manifest["files"] if f.startswith("games/")]) == len(records)
+    odd = next(p.name for p in out.glob("bot-odd*.html"))
+    mine = {"notes.txt": "my notes", "games/mine.js": "// mine", "static/custom.css": "b {}", "extra/x.html": "x"}
+    for name, content in mine.items():
+        (out / name).parent.mkdir(exist_ok=True)
+        (out / name).write_text(content)
+    (tmp_path / "victim.txt").write_text("outside the site")
+    listed = json.loads((out / ".hexarena-site.json").read_text())
+    listed["files"] += ["../victim.txt", str(tmp_path / "victim.txt"), "notes.txt/../../victim.txt"]
+    (out / ".hexarena-site.json").write_text(json.dumps(listed))  # a tampered manifest reaches nothing outside
+
+    kept = [r for r in records if BOTS[3] not in r.seats]  # a bot and its games leave the league
+    write_site(out, compute("demo", kept))
+    assert not (out / odd).exists() and (out / "index.html").is_file()
+    assert sorted(p.stem for p in (out / "games").glob("g*.js")) == sorted(game_files(kept).values())
+    assert {name: (out / name).read_text() for name in mine} == mine  # the user's own files stay
+    assert (tmp_path / "victim.txt").read_text() == "outside the site"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging folder left
+    assert "notes.txt" not in json.loads((out / ".hexarena-site.json").read_text())["files"]
+
+
+def test_publish_takes_a_league_file_and_defaults_to_home_site_name(workspace, tmp_path, records):
+    league_file = tmp_path / "demo.toml"
+    league_file.write_text('name = "demo"\nplayers = 2\n[[boards]]\nsize = "3x3"\n')
+    done = hexarena("publish", str(league_file), "--home", str(workspace))
+    assert done.returncode == 0, done.stderr
+    site = workspace / "site" / "demo"
+    assert str(site / "index.html") in done.stdout
+    assert len((site / "games.jsonl").read_text().splitlines()) == len(records)
+
+
+def test_the_site_shows_no_absolute_paths_of_the_organisers_machine(records, tmp_path):
+    machine = tmp_path / "organiser" / "leagues"
+    folder = machine / "bots" / "pathbot"
+    league = parse_league(f'name = "paths"\nparticipants = ["{folder}", "random"]\n[[boards]]\nsize = "3x3"\n')
+    faulty = next(r for r in records if r.result.forfeits)
+    fault = faulty.result.forfeits[0].model_copy(update={
+        "detail": f"before saying HELLO: exited: {machine}/venv/bin/python3: can't open '{folder}/bot.py' "
+                  f"[ran python3 bot.py in {folder}]"})
+    faulty = faulty.model_copy(update={"result": faulty.result.model_copy(update={"forfeits": [fault]})})
+    home = tmp_path / "home"
+    with Workspace(home) as ws:
+        store.save_schedule(ws, league, [ScheduledGame(faulty.id, faulty.config, tuple(faulty.seats), 0, 0)])
+        store.save_game(ws, "paths", faulty)
+        logs = ws.logs_dir / "paths"
+        logs.mkdir(parents=True, exist_ok=True)
+        (logs / f"{faulty.id}.seat{fault.seat}.bot.log").write_text(
+            f'Traceback:\n  File "{folder}/search.py", line 3\nZeroDivisionError\n')
+        from leagues.publish import publish
+
+        publish(ws, "paths", tmp_path / "out")
+    texts = {p.relative_to(tmp_path / "out").as_posix(): p.read_text(encoding="utf-8")
+             for p in (tmp_path / "out").rglob("*") if p.is_file() and p.suffix != ".css"}
+    leaks = {name for name, text in texts.items() if str(tmp_path) in text or str(Path.home()) + "/" in text}
+    assert leaks == set()
+    assert "participants: pathbot, random" in texts["index.html"]
+    page = next(text for name, text in texts.items() if "ZeroDivisionError" in text)
+    assert 'File &#34;search.py&#34;' in page or 'File &quot;search.py&quot;' in page
+    assert "can&#39;t open &#39;bot.py&#39;" in page and "in pathbot]" in page  # a folder shows its name
+
+
+@pytest.fixture(scope="module")
+def faulty_site(tmp_path_factory) -> Path:
+    """A league where "sloth" never moves: 5 timeouts (a log beside the second) and a crash."""
+    rng = random.Random(5)
+    records = []
+    with fixture_referee() as referee:
+        for n in range(8):
+            seats = [BOTS[n % 2], "sloth"] if n < 6 else [BOTS[0], BOTS[1]]
+            reason = "crashed" if n == 5 else "timeout"
+            records.append(play(referee, CONFIGS[0], seats, rng, n, fault=(1, 0, reason) if n < 6 else None))
+    logs = tmp_path_factory.mktemp("logs")
+    (logs / f"{records[1].id}.seat1.sloth.log").write_text("waiting for the oracle...\n")
+    out = tmp_path_factory.mktemp("faulty")
+    write_site(out, compute("faulty", records, logs_dir=logs))
+    return out
+
+
+def test_bot_page_groups_faults_by_kind_and_always_gives_the_mean_think_time(faulty_site):
+    import re
+
+    sloth = (faulty_site / "bot-sloth.html").read_text()
+    assert "5 × timeout" in sloth and "1 × crashed" in sloth
+    assert sloth.count('<pre class="log">') == 1 and "waiting for the oracle" in sloth  # the first excerpt only
+    assert "the other 4 timeout games" in sloth and len(set(re.findall(r"replay.html\?game=(g0000[0-5])", sloth))) == 6
+    assert "games.html#bot=sloth&amp;result=fault" in sloth
+    for page in faulty_site.glob("bot-*.html"):
+        said = re.search(r"moves timed by the referee[^<]*", page.read_text())[0]
+        assert re.search(r"mean \d+(\.\d+)? ms\.$", said) or said.endswith("no move of its own, so there is no mean."), said
+    assert "0 moves timed" in sloth and "no mean" in sloth
+
+
+def right_edges(driver, selectors: list[str]) -> dict[str, float | None]:
+    """The largest right edge of the shown elements of each selector (None: none shown)."""
+    return driver.execute_script(
+        "return Object.fromEntries(arguments[0].map(s => [s, Array.from(document.querySelectorAll(s))"
+        ".filter(e => e.getClientRects().length).reduce((m, e) => Math.max(m ?? 0, e.getBoundingClientRect().right),"
+        " null)]))", selectors)
+
+
+@needs_browser
+@pytest.mark.parametrize("width", [400, 1280])
+def test_the_site_on_a_phone_and_on_a_desktop(browser, site, faulty_site, records, width):
+    browser.set_window_size(width, 900)
+    try:
+        viewport = lambda: browser.execute_script("return [document.documentElement.clientWidth, window.innerHeight]")
+
+        def fits_width(url: str) -> None:
+            browser.get(url)
+            page_width = browser.execute_script("return document.documentElement.scrollWidth")
+            assert page_width <= viewport()[0], f"{url} scrolls sideways at {width} px"
+
+        fits_width((site / "index.html").as_uri())
+        cells = [f"#standings tbody td:nth-child({n})" for n in (1, 2, 8, 10)]  # rank, bot, score %, Elo
+        edges = right_edges(browser, cells)
+        assert all(edge is not None and edge <= viewport()[0] for edge in edges.values()), edges
+        shown = len(browser.find_elements("css selector", "#standings thead th"))
+        columns = [th for th in browser.find_elements("css selector", "#standings thead th") if th.is_displayed()]
+        assert len(columns) == shown if width > 640 else 5 <= len(columns) < shown
+        label = next(t for t in browser.find_elements("css selector", "svg.chart text") if t.is_displayed()
+                     and t.text.startswith("random@"))  # a bot's label in the rating chart shown
+        assert label.size["height"] >= 10, f"rating chart labels {label.size['height']} px high"
+        assert label.rect["x"] >= 0
+
+        fits_width((site / "games.html").as_uri())
+        edges = right_edges(browser, ["#rows td:nth-child(3)", "#rows td:last-child a"])  # score, replay link
+        assert all(edge is not None and edge <= viewport()[0] for edge in edges.values()), edges
+
+        files = game_files(records)
+        longest = max(records, key=lambda r: len(r.moves))
+        fits_width(replay_url(site, longest, files))
+        moves = browser.find_element("css selector", ".moves")
+        box = browser.execute_script("const r = arguments[0].getBoundingClientRect(); return [r.right, r.bottom,"
+                                     " arguments[0].scrollWidth, arguments[0].clientWidth]", moves)
+        assert box[0] <= viewport()[0] and box[2] <= box[3], f"the move table is clipped sideways: {box}"
+        if width > 900:  # beside the board, the whole list fits the window and scrolls inside
+            assert box[1] <= viewport()[1], f"the move list ends below the window: {box}"
+
+        fits_width((faulty_site / "bot-sloth.html").as_uri())
+    finally:
+        browser.set_window_size(1280, 900)

@@ -57,7 +57,7 @@ def run(
 def demo(
     concurrency: ConcurrencyOption = None,
     home: HomeOption = None,
-    out: Annotated[Path | None, typer.Option(help="where to publish the results site [default: HOME/site]")] = None,
+    out: Annotated[Path | None, typer.Option(help="where to publish the results site [default: HOME/site/demo]")] = None,
 ) -> None:
     """Run the demo league of the reference bots (leagues/demo.toml) to the end, print its table, publish its site."""
     from leagues.config import load_league
@@ -67,7 +67,7 @@ def demo(
     if out is not None and out.exists() and not out.is_dir():  # before any game is played
         raise ConfigError(f"--out {out}: is a file; the site needs a folder (a new one is made where none exists)")
     ws = play_and_show(league, str(DEMO), concurrency, home)
-    index = publish(ws, league.name, out if out is not None else ws.home / "site")
+    index = publish(ws, league.name, out if out is not None else ws.home / "site" / league.name)
     print(f"results site: {index} (open it in a browser; the folder can go to any static host)", file=sys.stderr)
 
 

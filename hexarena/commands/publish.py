@@ -11,15 +11,23 @@ from hexarena.commands.bots import HomeOption
 
 
 def publish(
-    name: Annotated[str, typer.Argument(help="the league's name")],
-    out: Annotated[Path, typer.Option("--out", help="folder to write the site into (created if missing)")],
+    name: Annotated[str, typer.Argument(help="the league's name (or its file)")],
+    out: Annotated[Path | None, typer.Option("--out", help="folder to write the site into (created if missing; "
+                                                           "default HOME/site/NAME)")] = None,
     home: HomeOption = None,
 ) -> None:
-    """Write a league's results site (open OUT/index.html, or host OUT anywhere) and its standings files."""
+    """Write a league's results site (open OUT/index.html, or host OUT anywhere) and its standings files.
+
+    Publishing again into the same folder replaces the site: pages it no longer has are removed (only
+    the files a publish wrote there, listed in OUT/.hexarena-site.json; your own files stay)."""
+    from hexarena.commands.league import league_name
     from leagues.publish import publish as write_site
     from leagues.workspace import Workspace
 
+    name = league_name(name)
     with Workspace(home) as ws:
+        if out is None:
+            out = ws.home / "site" / name
         index = write_site(ws, name, out)
     print(f"wrote {index}")
     print(f"      {', '.join(str(out / f) for f in ('standings.md', 'standings.csv', 'standings.json', 'games.jsonl'))}")

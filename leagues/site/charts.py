@@ -32,11 +32,14 @@ def _svg_open(width: float, height: float, title: str) -> str:
             f'xmlns="http://www.w3.org/2000/svg"><title>{escape(title)}</title>')
 
 
-def rating_chart(rows: Sequence[tuple[str, float, float, float]], title: str = "Rating with 95% interval") -> Markup:
-    """Horizontal error bars: one row per ``(bot, rating, low, high)``, in the order given."""
+def rating_chart(rows: Sequence[tuple[str, float, float, float]], title: str = "Rating with 95% interval",
+                 width: int = 780, label_w: int = 170, ticks: int = 6) -> Markup:
+    """Horizontal error bars: one row per ``(bot, rating, low, high)``, in the order given. A narrow chart
+    (a phone's: ``width=360, label_w=112``) shortens long names to fit their column (the tooltip has them)."""
     if not rows:
         return Markup("")
-    label_w, width, row_h, top = 170, 780, 26, 30
+    row_h, top = 26, 30
+    fits = max(4, int((label_w - 14) / (0.6 * (FONT + 1))))  # characters of a name that fit the label column
     plot_w = width - label_w - 30
     low = min(r[2] for r in rows)
     high = max(r[3] for r in rows)
@@ -48,7 +51,7 @@ def rating_chart(rows: Sequence[tuple[str, float, float, float]], title: str = "
         return label_w + (value - low) / (high - low) * plot_w
 
     parts = [_svg_open(width, height, title)]
-    for tick in _ticks(low, high):
+    for tick in _ticks(low, high, ticks):
         parts.append(f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{top - 6}" y2="{height - 8}" stroke="#e3e7ee"/>'
                      f'<text x="{x(tick):.1f}" y="{top - 12}" font-size="{FONT - 1}" fill="#667085" '
                      f'text-anchor="middle">{_num(tick)}</text>')
@@ -57,7 +60,7 @@ def rating_chart(rows: Sequence[tuple[str, float, float, float]], title: str = "
         parts.append(
             f'<g><title>{escape(bot)}: {_num(rating)} ({_num(lo)} to {_num(hi)})</title>'
             f'<text x="{label_w - 10}" y="{y + 4:.1f}" font-size="{FONT + 1}" text-anchor="end" fill="#1f2430">'
-            f'{escape(bot)}</text>'
+            f'{escape(bot if len(bot) <= fits else bot[:fits - 1] + "…")}</text>'
             f'<line x1="{x(lo):.1f}" x2="{x(hi):.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="#2f6fdf" stroke-width="2"/>'
             f'<line x1="{x(lo):.1f}" x2="{x(lo):.1f}" y1="{y - 6:.1f}" y2="{y + 6:.1f}" stroke="#2f6fdf" stroke-width="2"/>'
             f'<line x1="{x(hi):.1f}" x2="{x(hi):.1f}" y1="{y - 6:.1f}" y2="{y + 6:.1f}" stroke="#2f6fdf" stroke-width="2"/>'

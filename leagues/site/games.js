@@ -69,6 +69,14 @@
     }
   }
 
+  function html(tag, text, cls, title) {
+    const node = document.createElement(tag);
+    node.textContent = text;
+    node.className = cls;
+    if (title) node.title = title;
+    return node;
+  }
+
   function cell(text, cls) {
     const td = document.createElement("td");
     td.textContent = text;
@@ -87,8 +95,9 @@
     state.page = Math.min(state.page, pages);
     const rows = chosen.slice((state.page - 1) * PAGE, state.page * PAGE).map((game) => {
       const tr = document.createElement("tr");
-      tr.appendChild(cell(game[STARTED] ? game[STARTED].replace("T", " ").slice(0, 16) : "", "muted"));
+      tr.appendChild(cell(game[STARTED] ? game[STARTED].replace("T", " ").slice(0, 16) : "", "muted fold"));
       const seats = document.createElement("td");
+      seats.className = "seats";
       game[SEATS].forEach((bot, seat) => {
         if (seat) seats.appendChild(document.createTextNode(" · "));
         const chip = document.createElement("span");
@@ -99,15 +108,19 @@
         seats.append(chip, name);
       });
       tr.appendChild(seats);
-      tr.appendChild(cell(game[SCORES].join("–"), "num"));
-      tr.appendChild(cell(data.configs[game[CONFIG]]));
       const fault = game[TERM] !== "completed";
-      tr.appendChild(cell(fault ? game[TERM] + " (" + LETTERS[game[OFFENDER]] + ")" : "completed", fault ? "flag" : "muted"));
-      tr.appendChild(cell(String(game[MOVES]), "num"));
+      const ending = fault ? game[TERM] + " (" + LETTERS[game[OFFENDER]] + ")" : "completed";
+      const score = cell(game[SCORES].join("–"), "num score");
+      if (fault) score.appendChild(html("span", " ⚑", "flag phone-inline", ending));  // a phone folds the termination
+      tr.appendChild(score);
+      tr.appendChild(cell(data.configs[game[CONFIG]], "fold"));
+      tr.appendChild(cell(ending, fault ? "flag fold" : "muted fold"));
+      tr.appendChild(cell(String(game[MOVES]), "num fold"));
       const link = document.createElement("a");
       link.href = "replay.html?game=" + encodeURIComponent(game[FILE]);
       link.textContent = "replay";
       const td = document.createElement("td");
+      td.className = "replay";
       td.appendChild(link);
       tr.appendChild(td);
       return tr;
