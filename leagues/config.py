@@ -14,6 +14,8 @@
     fault_policy = "forfeit"            # "forfeit" (the offender loses) or "substitute" (a random line is drawn)
     flag_threshold = 0.1                # flag a bot in the tables when more than this share of its games had a fault
     concurrency = 2                     # games at once (default: one per core); --concurrency overrides
+    executor = "dask"                   # optional: play on a Dask cluster (docs/cluster.md); default "local"
+    scheduler = "tcp://HOST:8786"       #   its scheduler; --scheduler overrides (and implies executor = "dask")
     seed = 1                            # league seed: per-game seeds derive from it
 
     [[boards]]                          # one or more board configurations
@@ -86,6 +88,8 @@ class LeagueConfig(BaseModel):
     fault_policy: Literal["forfeit", "substitute"] = "forfeit"
     flag_threshold: float = Field(0.1, ge=0.0, le=1.0)
     concurrency: int | None = Field(None, ge=1, le=256)
+    executor: Literal["local", "dask"] = Field("local", exclude_if=lambda value: value == "local")
+    scheduler: str | None = Field(None, exclude_if=lambda value: value is None)
     seed: int = 0
     gauntlet: str = Field("", exclude_if=lambda value: not value)
 

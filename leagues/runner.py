@@ -31,7 +31,7 @@ from leagues.locks import league_lock
 from leagues.schedule import Entrant, ScheduledGame, gauntlet_entrant, schedule
 from leagues.tables import seat_rows
 from leagues.workspace import Workspace
-from protocol.errors import ConfigError
+from protocol.errors import ConfigError, HexarenaError
 from referee.local import BotSpec
 from referee.record import BoardConfig, GameRecord
 from referee.referee import Referee
@@ -48,6 +48,10 @@ class Job:
     opening: tuple[int, ...] = ()  # the start position, played as the referee's prelude
 
 
+class ExecutorLost(HexarenaError):
+    """An executor lost what plays its games (a cluster's scheduler): one line; the games stored so far are kept."""
+
+
 class Executor(ABC):
     """Plays jobs, several at once, and yields each record as its game finishes (in any order).
 
@@ -57,6 +61,10 @@ class Executor(ABC):
 
     @abstractmethod
     def run(self, jobs: Sequence[Job]) -> Iterator[GameRecord]: ...
+
+    def status(self) -> str:
+        """A few words for the progress display (e.g. workers and games in flight); empty by default."""
+        return ""
 
 
 class LocalExecutor(Executor):
@@ -145,11 +153,25 @@ def plan(ws: Workspace, league: LeagueConfig, source: str = "<league>") -> tuple
 
 
 def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = None, progress: bool = True,
-               source: str = "<league>", executor: Executor | None = None) -> RunSummary:
+               source: str = "<league>", executor: Executor | None = None, scheduler: str | None = None) -> RunSummary:
     """Play every game of the league that is not stored yet (see the module docstring). One runner per
-    league and workspace (``leagues.locks``): ConfigError naming the running one's pid."""
+    league and workspace (``leagues.locks``): ConfigError naming the running one's pid.
+
+    ``scheduler`` (or the league file's ``executor = "dask"`` and ``scheduler``) plays it on a Dask cluster
+    (``leagues/dask_executor.py``); an unreachable or malformed address is a ConfigError before anything is stored.
+    """
     with league_lock(ws, league.name):
-        return _run_league(ws, league, concurrency, progress, source, executor)
+        owned = None
+        if executor is None and (scheduler or league.executor == "dask"):
+            from leagues.dask_executor import DaskExecutor
+
+            executor = owned = DaskExecutor(scheduler or league.scheduler or "", time_control=league.time_control,
+                                            fault_policy=league.fault_policy, log_dir=ws.logs_dir / league.name)
+        try:
+            return _run_league(ws, league, concurrency, progress, source, executor)
+        finally:
+            if owned is not None:
+                owned.close()
 
 
 def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
@@ -173,7 +195,7 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
             for record in finished:
                 played += store.save_game(ws, league.name, record)
                 if display:
-                    display.update(record)
+                    display.update(record, executor.status())
         finally:
             if display:
                 display.close()
@@ -195,8 +217,8 @@ class ProgressDisplay:
         self.started, self.count = time.monotonic(), 0
         self.bar = Progress(TextColumn(f"[bold]{league}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), TextColumn("{task.fields[leader]}"),
-                            console=Console(file=sys.stderr), transient=False)
-        self.task = self.bar.add_task("games", total=total, completed=done, rate="", leader=self._leader())
+                            TextColumn("{task.fields[status]}"), console=Console(file=sys.stderr), transient=False)
+        self.task = self.bar.add_task("games", total=total, completed=done, rate="", leader=self._leader(), status="")
         self.bar.start()
 
     def _leader(self) -> str:
@@ -205,13 +227,13 @@ class ProgressDisplay:
         best = max(self.games, key=lambda bot: (self.points[bot] / self.games[bot], self.points[bot]))
         return f"leader {best} {100 * self.points[best] / self.games[best]:.0f}%"
 
-    def update(self, record: GameRecord) -> None:
+    def update(self, record: GameRecord, status: str = "") -> None:
         for row in seat_rows(record):
             self.points[row["bot"]] = self.points.get(row["bot"], 0.0) + row["points"]
             self.games[row["bot"]] = self.games.get(row["bot"], 0) + 1
         self.count += 1
         rate = self.count / max(time.monotonic() - self.started, 1e-9)
-        self.bar.update(self.task, advance=1, rate=f"{rate:.1f} games/s", leader=self._leader())
+        self.bar.update(self.task, advance=1, rate=f"{rate:.1f} games/s", leader=self._leader(), status=status)
 
     def close(self) -> None:
         self.bar.stop()

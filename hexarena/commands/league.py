@@ -46,12 +46,14 @@ def run(
     file: Annotated[Path, typer.Argument(help="a league file, e.g. leagues/demo.toml")],
     concurrency: ConcurrencyOption = None,
     home: HomeOption = None,
+    scheduler: Annotated[str | None, typer.Option(help="play on the Dask cluster of this scheduler, e.g. "
+                                                       "tcp://HOST:8786 (docs/cluster.md)")] = None,
 ) -> None:
     """Play every game of the league that is not stored yet (a rerun resumes), then print its table."""
     from leagues.config import load_league
 
     league = load_league(file)
-    play_and_show(league, str(file), concurrency, home)
+    play_and_show(league, str(file), concurrency, home, scheduler)
 
 
 def demo(
@@ -71,14 +73,18 @@ def demo(
     print(f"results site: {index} (open it in a browser; the folder can go to any static host)", file=sys.stderr)
 
 
-def play_and_show(league, source: str, concurrency: int | None, home: Path | None):
+def play_and_show(league, source: str, concurrency: int | None, home: Path | None, scheduler: str | None = None):
     """Run the league to the end, print its tables; returns the workspace."""
-    from leagues.runner import run_league
+    from leagues.runner import ExecutorLost, run_league
 
     ws = open_workspace(home)
     signal.signal(signal.SIGTERM, interrupt)  # stop like Ctrl-C: bots are stopped, finished games are kept
     try:
-        summary = run_league(ws, league, concurrency=concurrency, progress=sys.stderr.isatty(), source=source)
+        summary = run_league(ws, league, concurrency=concurrency, progress=sys.stderr.isatty(), source=source,
+                             scheduler=scheduler)
+    except ExecutorLost as exc:
+        print(f"hexarena: error: {exc}", file=sys.stderr)
+        raise typer.Exit(1) from None
     except KeyboardInterrupt:
         print(f"hexarena: league {league.name} interrupted; the finished games are stored, and running the same "
               "command again plays the rest", file=sys.stderr)
