@@ -68,7 +68,7 @@ def match(
     home: Annotated[Path | None, typer.Option(help="workspace of registered bots (default: $HEXARENA_HOME, "
                                                    "else ./hexarena-home)", show_default=False)] = None,
 ) -> None:
-    """Play a match between bots; seats rotate so each bot plays each seat equally often."""
+    """Play a match between bots in every seat order in turn (the seats swapped with 2; all orders with 3-4), from each start position."""
     from hexarena.commands.sprt import start_positions
     from leagues.seating import seat_orders
     from leagues.wording import game_line, tally_table
