@@ -134,3 +134,23 @@ def test_a_bad_openings_file_names_the_row(tmp_path):
     book.write_text("0,1\n3,3\n")
     done = run("sprt", GREEDY, RANDOM, "--size", "2x2", "--openings", str(book))
     assert done.returncode == 2 and done.stderr.strip() == f"hexarena: error: {book}: row 2: line 3 is already drawn on 2x2 hex"
+
+
+def test_ctrl_c_prints_the_state_so_far():
+    import signal
+    import time
+
+    run = subprocess.Popen(["hexarena", "sprt", GREEDY, RANDOM, "--size", "3x3", "--time", "300ms", "--seed", "2"],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal's Ctrl-C
+    try:
+        while run.stdout.readline().startswith("sprt:"):  # the header; then wait for the first batch
+            pass
+        time.sleep(0.5)
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=30)
+    finally:
+        run.kill()
+    assert run.returncode == 130 and err.strip() == "hexarena: error: interrupted"
+    lines = out.splitlines()
+    assert lines[-1] == "SPRT: interrupted" and lines[-3].startswith("Games: ") and "Ptnml(0-2)" in lines[-3]
