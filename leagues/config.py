@@ -13,6 +13,7 @@
     time_control = "200ms"              # per move, or "10s+100ms" (bank + increment); see referee/clock.py
     fault_policy = "forfeit"            # "forfeit" (the offender loses) or "substitute" (a random line is drawn)
     flag_threshold = 0.1                # flag a bot in the tables when more than this share of its games had a fault
+    sandbox = false                     # run the bots unconfined (default true: referee/sandbox.py; warned every run)
     concurrency = 2                     # games at once (default: one per core); --concurrency overrides
     executor = "dask"                   # optional: play on a Dask cluster (docs/cluster.md); default "local"
     scheduler = "tcp://HOST:8786"       #   its scheduler; --scheduler overrides (and implies executor = "dask")
@@ -92,6 +93,7 @@ class LeagueConfig(BaseModel):
     scheduler: str | None = Field(None, exclude_if=lambda value: value is None)
     seed: int = 0
     gauntlet: str = Field("", exclude_if=lambda value: not value)
+    sandbox: bool = Field(True, exclude_if=lambda value: value)  # False: bots unconfined (docs/security.md)
 
     @field_validator("name")
     @classmethod

@@ -14,6 +14,10 @@ So the referee sees an ordinary bot: the same HELLO with the token from
 referee's child, so a bridged bot that dies is ``crashed`` and one that hangs is
 ``timeout``, exactly as a native one. The relay ends when the bot's stdout closes.
 A thread, not a relay process: no second interpreter to start, and one pipe hop fewer.
+
+Its memory is bounded whatever the bot writes: a line longer than the protocol's limit is
+passed on once, cut just past the limit (the referee refuses it as too long, §1.2), and the
+rest up to the next newline is dropped; at most ``QUEUE`` messages wait to be sent.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import threading
 import zmq
 
 from protocol import codec
+
+QUEUE = 16  # messages waiting for the referee (ZeroMQ's send high-water mark; then the relay waits)
 
 _context: zmq.Context | None = None
 _lock = threading.Lock()
@@ -51,6 +57,7 @@ class Bridge(threading.Thread):
         popen.stdin = popen.stdout = None  # the process's output log reads stderr only
         self.socket = _shared_context().socket(zmq.DEALER)
         self.socket.setsockopt(zmq.LINGER, 1000)  # a last line written before exit still arrives
+        self.socket.setsockopt(zmq.SNDHWM, QUEUE)
         self.socket.connect(endpoint)
 
     @classmethod
@@ -64,6 +71,7 @@ class Bridge(threading.Thread):
         poller.register(self.socket, zmq.POLLIN)
         poller.register(self._from_bot, zmq.POLLIN)
         pending = b""
+        skipping = False  # inside a line that was too long: dropped up to its newline
         writable = True
         try:
             while True:
@@ -75,13 +83,17 @@ class Bridge(threading.Thread):
                     if not chunk:
                         return
                     *lines, pending = (pending + chunk).split(b"\n")
-                    if len(pending) > codec.MAX_BYTES:  # no newline in sight: pass it on, the referee
-                        lines.append(pending)           # refuses it as too long (§1.2), and start afresh
+                    if skipping and lines:  # the overlong line ended
+                        lines, skipping = lines[1:], False
+                    if skipping:
                         pending = b""
+                    elif len(pending) > codec.MAX_BYTES:  # no newline in sight: pass it on, cut, once
+                        lines.append(pending[:codec.MAX_BYTES + 1])
+                        pending, skipping = b"", True
                     for line in lines:
                         line = line.removesuffix(b"\r")
                         if line.strip():
-                            self.socket.send(line)
+                            self.socket.send(line[:codec.MAX_BYTES + 1])
         except (OSError, zmq.ZMQError):
             return  # the bot or the referee went away: the referee sees the exit or the silence
         finally:

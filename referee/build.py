@@ -5,11 +5,14 @@
 Everything that needs a built bot calls this: the referee before a bot's first launch, the
 conformance check, the registry when a bot is submitted (``leagues/registry.py``). The outcome,
 success or failure, is remembered per folder (its resolved path), so the registry's build of a
-submitted copy is the one its conformance check and its games use. Threads share it: the first
+submitted copy is the one its conformance check and its games use; a folder nobody may write (a registry
+snapshot, frozen once built) is never built again, in any process. Threads share it: the first
 caller builds under the folder's lock, the others wait and get the same outcome.
 
-The build runs in the folder, in its own session (so a timeout kills everything it started, not
-only its first process), with stdin from /dev/null and stdout and stderr captured together.
+The build runs in the folder, in the sandbox (``referee/sandbox.py``: its folder writable, nothing
+else; the bot's environment, no referee variables; when its first process ends, or on the timeout,
+every process it started dies with the sandbox, daemons too), in its own session, with stdin from
+/dev/null and stdout and stderr captured together.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ import threading
 from pathlib import Path
 
 from protocol.errors import BotFault
+from referee import sandbox
 from referee.manifest import Manifest
+from referee.process import Limits, bot_environment
 
 BUILD_TIMEOUT = 300.0  # seconds
 OUTPUT_TAIL = 4000  # characters of build output kept (a report, the registry's database)
@@ -43,7 +48,7 @@ class BuildFailed(BotFault):
 def build(folder: Path, manifest: Manifest, *, timeout: float = BUILD_TIMEOUT) -> str:
     """Run manifest.build in folder once per folder per process (threads share it under a per-folder lock;
     the outcome, success or failure, is remembered); returns the build log (output), raises BuildFailed."""
-    if not manifest.build:
+    if not manifest.build or frozen(folder):
         return ""
     key = Path(folder).resolve()
     with _locks_lock:
@@ -60,6 +65,14 @@ def build(folder: Path, manifest: Manifest, *, timeout: float = BUILD_TIMEOUT) -
     return outcome
 
 
+def frozen(folder: Path) -> bool:
+    """A folder nobody may write (a registry snapshot, frozen after its build) is built already: never built again."""
+    try:
+        return not Path(folder).stat().st_mode & 0o222
+    except OSError:
+        return False
+
+
 def moved(old: Path, new: Path) -> None:
     """``old`` was renamed to ``new`` (the registry's staging copy becoming its snapshot): the build it
     had, or its failure, is ``new``'s now, so the snapshot is not built again in this process."""
@@ -74,7 +87,8 @@ def moved(old: Path, new: Path) -> None:
 def _run(folder: Path, command: list[str], timeout: float) -> str:
     shown = " ".join(command)
     try:
-        process = subprocess.Popen(command, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        wrapped, env = sandbox.wrap(command, folder, bot_environment({}), Limits().sandboxed(), writable=True)
+        process = subprocess.Popen(wrapped, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
         raise BuildFailed(f"build command {shown!r} cannot start: {exc.strerror}") from None

@@ -5,8 +5,10 @@
     build = ["make"]                    # optional, run once in the folder before the first game
     transport = "zmq"                   # "zmq" (the bot speaks ZeroMQ) or "stdio" (hexarena relays)
     language = "python"
-    author = "..."
+    author = "..."                      # informational: a name's owner is who submitted it first
     description = "..."
+    [limits]                            # optional: lower the organiser's limits (referee/process.py Limits)
+    memory_mb = 512                     # also cpu_seconds, processes, open_files, file_mb, tmp_mb
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ class Manifest(BaseModel):
     language: str = ""
     author: str = ""
     description: str = ""
+    limits: dict[Literal["memory_mb", "cpu_seconds", "processes", "open_files", "file_mb", "tmp_mb"],
+                 Annotated[int, Field(gt=0)]] | None = None
 
 
 def load_manifest(folder: str | Path) -> Manifest:

@@ -1,9 +1,11 @@
 """Bot processes: launch from a manifest, capture output per game, stop politely then firmly.
 
-Each bot runs in its own session and process group (``start_new_session=True``), so
-stopping it reaches every process it started. Resource limits are applied with
-``prlimit`` right after the launch rather than in a ``preexec_fn``, which is unsafe
-when several referees run in threads of one process.
+Each bot runs in the sandbox (``referee/sandbox.py``: its own namespaces, filesystem, environment
+and limits, set before its first instruction), started in its own session and process group
+(``start_new_session=True``): the pid is the sandbox's outer process, and killing it kills every
+process inside. With the sandbox off (``--no-sandbox``) the limits are applied with ``prlimit``
+right after the launch (not in a ``preexec_fn``, unsafe when referees run in threads of one
+process) and the session is what stopping reaches.
 
 Lifecycle: ``start`` → running (output read by the referee's poller through
 ``fds``) → ``stop_all`` (the referee has said BYE): wait, SIGTERM the group, wait,
@@ -20,51 +22,61 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
 import zmq
 
+from referee import sandbox
 from referee.bridge import Bridge
 from referee.manifest import Manifest
 
 PYTHONS = ("python", "python3")
-# util-linux's setpriv sets the parent-death signal and execs the bot, so a bot whose referee
-# was SIGKILLed dies with it instead of waiting forever (the launching thread must outlive it)
+# Without the sandbox, util-linux's setpriv sets the parent-death signal and execs the bot, so a bot
+# whose referee was SIGKILLed dies with it (the sandbox has --die-with-parent and a pid namespace)
 _DIE_WITH_REFEREE = [path, "--pdeathsig", "KILL", "--"] if (path := shutil.which("setpriv")) else []
 
-# What a bot inherits from the referee's environment: what programs need to run (search paths,
-# locale, home, language runtimes). Everything else, API keys and cloud credentials among it, stays
-# with the referee; HEXARENA_PASS_ENV="NAME,NAME" forwards more variables by name.
-INHERITED = frozenset({
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM", "LD_LIBRARY_PATH",
-    "PYENV_ROOT", "PYENV_VERSION", "VIRTUAL_ENV", "CONDA_PREFIX", "JAVA_HOME", "GOROOT", "GOPATH",
-    "CARGO_HOME", "RUSTUP_HOME", "NODE_PATH",
-})
+# A bot's environment is exactly the seat's variables (HEXARENA_*) and what the organiser forwards
+# by name, HEXARENA_PASS_ENV="NAME,NAME"; the sandbox adds PATH, HOME=/tmp and the locale.
 PASS_ENV = "HEXARENA_PASS_ENV"
 
 
 def bot_environment(seat_env: dict[str, str]) -> dict[str, str]:
-    """The environment a bot starts with: the inherited variables, the seat's own (endpoint, token)."""
+    """The environment a bot starts with: the forwarded variables, the seat's own (endpoint, token)."""
     passed = {name.strip() for name in os.environ.get(PASS_ENV, "").split(",") if name.strip()}
-    env = {name: value for name, value in os.environ.items()
-           if name in INHERITED or name.startswith("LC_") or name in passed}
+    env = {name: value for name, value in os.environ.items() if name in passed}
+    if not sandbox.enabled():  # unconfined, a program still needs its search path and home
+        env = {**{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG") or k.startswith("LC_")}, **env}
     return {**env, **seat_env}  # Python bots import the installed `protocol` package: no source folder on a path
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-bot resource limits; None leaves a limit alone.
+    """Per-bot resource limits, set inside the sandbox before the bot's first instruction; None leaves one alone.
 
-    No process-count limit by default: RLIMIT_NPROC counts every process of the user,
-    not the bot's, so it would fail bots for what others run.
+    The organiser's values (a Referee's ``limits``) are the cap: a manifest's ``[limits]`` may
+    lower them (``within``). Memory is per process (RLIMIT_AS): together a bot's processes may
+    use up to ``memory_mb`` × ``processes`` (no writable cgroup v2 to bound them as a whole).
     """
 
-    memory_mb: int | None = 4096  # RLIMIT_AS (virtual memory: JVM or node bots may need more)
+    memory_mb: int | None = 4096  # RLIMIT_AS per process (virtual memory: JVM or node bots may need more)
     cpu_seconds: int | None = None  # RLIMIT_CPU over the bot's lifetime, across games
-    processes: int | None = None  # RLIMIT_NPROC
+    processes: int | None = 32  # RLIMIT_NPROC: the sandbox's private uid, so the bot's processes and threads
+    open_files: int | None = 64  # RLIMIT_NOFILE per process: bounds the connections a bot can open to the referee
+    file_mb: int | None = 256  # RLIMIT_FSIZE: the largest file a bot (or a build) may write
+    tmp_mb: int = 64  # the sandbox's private /tmp (tmpfs)
     log_bytes: int = 256 * 1024  # output kept per game log; the rest is counted, not written
+
+    def within(self, requested: dict[str, int] | None) -> Limits:
+        """These limits lowered to what a manifest asks for (never raised above the organiser's)."""
+        changes = {name: value if getattr(self, name) is None else min(value, getattr(self, name))
+                   for name, value in (requested or {}).items()}
+        return replace(self, **changes)
+
+    def sandboxed(self) -> sandbox.SandboxLimits:
+        return sandbox.SandboxLimits(self.memory_mb, self.processes, self.open_files, self.cpu_seconds,
+                                     self.file_mb, self.tmp_mb)
 
 
 class BotProcess:
@@ -92,6 +104,7 @@ class BotProcess:
         self._queued: tuple[Path | None] | None = None  # the next game's log, once the bot replies in it
         self._logged = 0
         self._skipped = 0
+        self._namespace: str | None = None  # the sandbox's pid namespace ("" if none), found on the first signal
 
     @classmethod
     def start(cls, folder: Path, manifest: Manifest, env: dict[str, str], limits: Limits = Limits()) -> BotProcess:
@@ -99,9 +112,12 @@ class BotProcess:
         command = list(manifest.command)
         if command[0] in PYTHONS:  # the referee's own interpreter, so bots see the same packages
             command[0] = sys.executable
-        command = _DIE_WITH_REFEREE + command
-        full_env = bot_environment(env)
+        limits = limits.within(manifest.limits)
         stdio = manifest.transport == "stdio"
+        command, full_env = sandbox.wrap(command, folder, bot_environment(env), limits.sandboxed(),
+                                         endpoint=env.get("HEXARENA_ENDPOINT"))
+        if not sandbox.enabled():
+            command = _DIE_WITH_REFEREE + command
         popen = subprocess.Popen(
             command, cwd=folder, env=full_env, stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
@@ -115,17 +131,22 @@ class BotProcess:
                 popen.wait()
                 raise OSError(f"cannot relay the bot's stdio: {exc}") from None
         process = cls(popen, limits)
-        process._apply_limits()
+        if not sandbox.enabled():
+            process._apply_limits()
         return process
 
     def _apply_limits(self) -> None:
+        """Unsandboxed: limits right after the launch (the sandbox sets them before the bot runs)."""
         limits = [(resource.RLIMIT_CORE, 0)]
         if self.limits.memory_mb is not None:
             limits.append((resource.RLIMIT_AS, self.limits.memory_mb * 1024 * 1024))
         if self.limits.cpu_seconds is not None:
             limits.append((resource.RLIMIT_CPU, self.limits.cpu_seconds))
-        if self.limits.processes is not None:
-            limits.append((resource.RLIMIT_NPROC, self.limits.processes))
+        if self.limits.open_files is not None:
+            limits.append((resource.RLIMIT_NOFILE, self.limits.open_files))
+        if self.limits.file_mb is not None:
+            limits.append((resource.RLIMIT_FSIZE, self.limits.file_mb * 1024 * 1024))
+        # no RLIMIT_NPROC unconfined: it counts every process of the user, not the bot's
         for kind, value in limits:
             try:
                 resource.prlimit(self.pid, kind, (value, value))
@@ -240,16 +261,23 @@ class BotProcess:
         return f"{how}: {lines[-1][:200]}" if lines else how
 
     def signal_group(self, sig: int) -> None:
+        if self._namespace is None and sandbox.enabled():  # before the sandbox dies and its pid 1 is reparented
+            self._namespace = next((ns for pid in children(self.pid) if (ns := pid_namespace(pid)) != _OWN), "")
         try:
             os.killpg(self.pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
 
     def kill_all(self) -> None:
-        """SIGKILL the process group and every process left in the bot's session (even in other groups); wait for them."""
+        """SIGKILL the process group and every process left in the bot's session (even in other groups),
+        or in its sandbox's pid namespace; wait for them."""
         self.signal_group(signal.SIGKILL)
+        namespaces = [self._namespace] if self._namespace else []
         end = time.monotonic() + 1.0
-        while (members := session_members(self.pid)) and time.monotonic() < end:  # SIGKILL takes a moment
+        while time.monotonic() < end:  # SIGKILL takes a moment
+            members = session_members(self.pid) + [p for ns in namespaces for p in namespace_members(ns)]
+            if not members:
+                break
             for pid in members:
                 try:
                     os.kill(pid, signal.SIGKILL)
@@ -273,13 +301,13 @@ class BotProcess:
         self.open_fds.clear()
 
 
-def session_members(sid: int) -> list[int]:
-    """Pids of the live processes in session ``sid`` (Linux /proc; empty elsewhere)."""
-    members = []
+def _processes() -> list[tuple[int, list[bytes]]]:
+    """(pid, the fields of /proc/PID/stat after the command) of every live process (Linux; empty elsewhere)."""
+    found = []
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return members
+        return found
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -288,9 +316,33 @@ def session_members(sid: int) -> list[int]:
                 fields = stat.read().rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if int(fields[3]) == sid and fields[0] != b"Z":
-            members.append(int(entry))
-    return members
+        if fields[0] != b"Z":
+            found.append((int(entry), fields))
+    return found
+
+
+def session_members(sid: int) -> list[int]:
+    """Pids of the live processes in session ``sid``."""
+    return [pid for pid, fields in _processes() if int(fields[3]) == sid]
+
+
+def children(parent: int) -> list[int]:
+    return [pid for pid, fields in _processes() if int(fields[1]) == parent]
+
+
+def pid_namespace(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+_OWN = pid_namespace(os.getpid())
+
+
+def namespace_members(namespace: str) -> list[int]:
+    """Pids of the live processes in a pid namespace (a sandbox's: ``pid:[inode]``)."""
+    return [pid for pid, _ in _processes() if pid_namespace(pid) == namespace]
 
 
 def stop_all(processes: list[BotProcess], grace: float = 1.0, term_grace: float = 0.5) -> None:

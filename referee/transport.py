@@ -3,7 +3,11 @@
 Bots connect DEALER sockets (PROTOCOL.md §1.1) and authenticate with a one-time token
 (§3). The transport maps each authenticated peer to its *owner* (whatever object the
 referee registered the token for); messages from peers that have not authenticated
-are dropped and logged (§3.3). The same poller also watches plain file descriptors
+are dropped (§3.3) and logged, one warning line per ``LOG_EVERY`` seconds at most whatever a peer
+sends; one ``poll`` reads at most ``DRAIN_MAX`` messages, so a flood cannot hold the game loop
+(ZeroMQ queues peers fairly: an authenticated bot's message is among the first read). The
+process's descriptor limit is raised to its hard limit once, so peers' connections do not exhaust
+it before the bots' own limits do (``referee/sandbox.py``). The same poller also watches plain file descriptors
 (bot output pipes, process exit descriptors), so the referee waits in one place.
 No ``zmq.Again`` or other ZeroMQ error leaves this module except on the referee's own bugs.
 """
@@ -11,6 +15,7 @@ No ``zmq.Again`` or other ZeroMQ error leaves this module except on the referee'
 from __future__ import annotations
 
 import logging
+import resource
 import shutil
 import tempfile
 import time
@@ -29,6 +34,20 @@ log = logging.getLogger("hexarena.referee.transport")
 _MORE, _LAST = int(zmq.SNDMORE | zmq.NOBLOCK), int(zmq.NOBLOCK)
 _EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)
 
+DRAIN_MAX = 256  # messages read per poll
+LOG_EVERY = 5.0  # seconds between two warnings about dropped messages
+
+
+def raise_descriptor_limit() -> None:
+    """The soft RLIMIT_NOFILE up to the hard one: every accepted connection costs the referee a descriptor."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (OSError, ValueError):
+            pass
+
+
 # hook(direction "in" | "out", owner, raw text): sees every authenticated message (transcripts, debugging)
 Hook = Callable[[str, Hashable, bytes], None]
 
@@ -41,6 +60,7 @@ class Received(NamedTuple):
 
 class Transport:
     def __init__(self, endpoint: str | None = None, hook: Hook | None = None) -> None:
+        raise_descriptor_limit()
         self._tmp = None
         if endpoint is None:
             self._tmp = tempfile.mkdtemp(prefix="hexarena-")
@@ -62,6 +82,9 @@ class Transport:
         self._owners: dict[bytes, Hashable] = {}  # routing id → owner
         self._routes: dict[Hashable, bytes] = {}  # owner → routing id
         self.dropped: list[str] = []  # one line per dropped message (most recent 100)
+        self.dropped_count = 0
+        self._unlogged = 0  # dropped since the last warning
+        self._logged_at = -LOG_EVERY
 
     def admit(self, token: str, owner: Hashable) -> None:
         """Expect one HELLO with ``token``; its sender becomes ``owner``."""
@@ -110,7 +133,9 @@ class Transport:
     def _drain(self, now: float) -> list[Received]:
         messages = []
         # ask libzmq whether a message waits rather than catch zmq.Again: an exception per move costs more
-        while self.socket.getsockopt(_EVENTS) & _POLLIN:
+        for _ in range(DRAIN_MAX):
+            if not self.socket.getsockopt(_EVENTS) & _POLLIN:
+                break
             frames = self.socket.recv_multipart(_LAST)
             route, body = frames[0], frames[1:]
             data = body[0] if len(body) == 1 else None
@@ -140,9 +165,15 @@ class Transport:
         return owner
 
     def _drop(self, line: str) -> None:
-        log.warning("%s", line)
         self.dropped.append(line)
         del self.dropped[:-100]
+        self.dropped_count += 1
+        self._unlogged += 1
+        now = time.monotonic()
+        if now - self._logged_at >= LOG_EVERY:
+            more = f" (and {self._unlogged - 1} more dropped since the last warning)" if self._unlogged > 1 else ""
+            log.warning("%s%s", line, more)
+            self._logged_at, self._unlogged = now, 0
 
     def close(self) -> None:
         if not self.socket.closed:

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
+from referee import sandbox
 from referee.clock import TimeControl
 from referee.local import BotSpec
 from referee.referee import Referee
 
+# `pytest --hypothesis-profile=long`: the fuzz campaign (tests/test_fuzz.py) and every property test, 20x longer
+settings.register_profile("long", max_examples=2000)
+
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"
 TEST_BOTS = Path(__file__).resolve().parent / "bots"
+SHARED = ("bots", "bots_broken", "hostile")
 FAST = TimeControl.parse("1s,startup=10s")  # generous: CI machines are shared and noisy
 
 
@@ -22,10 +30,50 @@ def bot(name: str) -> BotSpec:
     return BotSpec(name, folder)
 
 
+def processes_with(variable: str, value: str, command: str = "") -> list[int]:
+    """Pids of the live processes whose environment has ``variable=value`` (a test's marker, forwarded to its bots:
+    in the sandbox a bot's own pids are its pid namespace's, meaningless outside) and whose command line has
+    ``command``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and f"{variable}={value}".encode() in (proc / "environ").read_bytes().split(b"\0") \
+                    and command.encode() in (proc / "cmdline").read_bytes() \
+                    and (proc / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z":
+                found.append(int(proc.name))
+        except (OSError, IndexError):
+            pass
+    return found
+
+
+def wait_until(condition, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def survivors_of_a_killed(process: subprocess.Popen, variable: str, value: str) -> list[int]:
+    """SIGKILL ``process`` (no cleanup code of it runs); the marked processes still alive 5 s later."""
+    process.kill()
+    process.wait()
+    wait_until(lambda: not processes_with(variable, value), 5)
+    return processes_with(variable, value)
+
+
+@pytest.fixture(autouse=True)
+def sandboxed():
+    """Every test starts with bots sandboxed (an in-process ``hexarena ... --no-sandbox`` turns it off for the process)."""
+    sandbox.configure(enabled=True)
+    yield
+    sandbox.configure(enabled=True)
+
+
 @pytest.fixture(autouse=True)
 def forward_test_bot_variables(monkeypatch):
     """Bots inherit only an allowlist of the referee's environment: forward the test bots' own knobs."""
     monkeypatch.setenv("HEXARENA_PASS_ENV", "BROKEN_MARKER,BROKEN_PIDS,LEAGUE_TEST")
+    # the test bots run a script of their parent folder (``../broken.py``): share those folders with the sandbox
+    monkeypatch.setenv("HEXARENA_SANDBOX_SHARE", ":".join(str(TEST_BOTS.parent / name) for name in SHARED))
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import processes_with
 
 from protocol.errors import BotFault
 from referee.build import BuildFailed, build, moved
@@ -63,8 +64,9 @@ def test_no_build_command_is_nothing_to_do(tmp_path):
     assert build(tmp_path, Manifest(name="plain", command=["true"])) == ""
 
 
-def test_a_hung_build_is_stopped_with_everything_it_started(tmp_path):
+def test_a_hung_build_is_stopped_with_everything_it_started(tmp_path, monkeypatch):
     folder = tmp_path / "bot"
+    monkeypatch.setenv("LEAGUE_TEST", str(folder))  # forwarded to the build: marks its processes
     # the background sleep keeps the output open (a daemon-ish child): only killing the group ends it
     manifest = counting_bot(folder, "echo started; sleep 30 & echo $! > child.pid; sleep 30")
     begun = time.monotonic()
@@ -73,13 +75,14 @@ def test_a_hung_build_is_stopped_with_everything_it_started(tmp_path):
     assert time.monotonic() - begun < 10
     assert failed.value.detail == "build 'sh build.sh' did not finish within 0.5 s"
     assert failed.value.log == "started\n"
-    child = int((folder / "child.pid").read_text())
+    assert (folder / "child.pid").read_text().strip()  # the child did start
     for _ in range(100):  # killed; the init process reaps it
-        if not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]:
+        if not processes_with("LEAGUE_TEST", str(folder)):
             break
         time.sleep(0.05)
     else:
-        os.kill(child, 9)
+        for pid in processes_with("LEAGUE_TEST", str(folder)):
+            os.kill(pid, 9)
         pytest.fail("the build's background child outlived the timeout")
 
 

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 import zmq
-from conftest import bot
+from conftest import bot, processes_with, survivors_of_a_killed, wait_until
 
 from protocol import codec
 from protocol.errors import ConfigError
 from referee.clock import TimeControl
 from referee.local import BotSpec
 from referee.manifest import Manifest
-from referee.process import BotProcess, Limits, session_members
+from referee.process import BotProcess, Limits
 from referee.record import FAULTS, BoardConfig
 
 GREEDY, RANDOM = bot("greedy"), bot("random")
@@ -127,6 +127,7 @@ def test_each_fault_loses_and_the_restarted_bot_plays_the_next_game(make_referee
     if fault == "timeout":  # the detail names the limit the bot was sent and the referee's margin
         assert record.result.forfeits[0].detail == "no MOVE within 1000 ms (+50 ms margin)"
 
+    monkeypatch.setenv("BROKEN_MARKER", "launched")  # the restarted bot connects (the sandbox keeps no marker file)
     again = referee.play(seats, BoardConfig(size="2x2"), game_id="normal-2", seed=2)
     assert again.result.termination == "completed" and again.result.forfeits == []
     assert_replay_agrees(again)
@@ -206,55 +207,38 @@ def test_unauthenticated_peer_is_dropped_and_logged(make_referee, caplog):
     assert "unauthenticated" in caplog.text and "not-a-token" in caplog.text
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except FileNotFoundError:
-        return False
-
-
 def test_no_bot_process_or_child_outlives_the_match(make_referee, tmp_path, monkeypatch):
-    pid_file = tmp_path / "pids"
-    monkeypatch.setenv("BROKEN_PIDS", str(pid_file))
+    marker = str(tmp_path / "pids")
+    monkeypatch.setenv("BROKEN_PIDS", marker)
     referee = make_referee()
     for number in range(2):
         record = referee.play([bot("spawner"), RANDOM], BoardConfig(size="2x2"), game_id=f"s{number}", seed=number)
         assert record.result.termination == "completed"
-    pids = [int(pid) for pid in pid_file.read_text().split()]
-    assert all(_alive(pid) for pid in pids)  # the children really were running during the match
+    pids = processes_with("BROKEN_PIDS", marker)
+    assert len(pids) >= 4  # the bot and its three children really were running during the match
     referee.close()
-    assert [pid for pid in pids if _alive(pid)] == []
-    assert session_members(pids[0]) == []
+    assert processes_with("BROKEN_PIDS", marker) == []
 
 
 def test_bots_die_with_a_referee_that_was_killed(tmp_path):
-    pid_file = tmp_path / "pid"
-    env = {**os.environ, "BROKEN_PIDS": str(pid_file), "HEXARENA_HOME": str(tmp_path / "home")}
+    marker = str(tmp_path / "pid")
+    env = {**os.environ, "BROKEN_PIDS": marker, "HEXARENA_HOME": str(tmp_path / "home")}
     match = subprocess.Popen(
         ["hexarena", "match", str(bot("timeout").folder), str(RANDOM.folder), "--size", "6x6", "--games", "500"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 30
-    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    pid = int(pid_file.read_text())
-    assert _alive(pid) and match.poll() is None  # the match is under way
-    match.kill()  # SIGKILL: no cleanup code of the referee runs
-    match.wait()
-    deadline = time.monotonic() + 5
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not _alive(pid)
+    wait_until(lambda: processes_with("BROKEN_PIDS", marker, "broken.py"), 30)  # the bot itself, not only its sandbox
+    assert processes_with("BROKEN_PIDS", marker) and match.poll() is None  # the match is under way
+    assert survivors_of_a_killed(match, "BROKEN_PIDS", marker) == []
 
 
 def test_a_faulted_bot_is_stopped_by_the_end_of_its_game(make_referee, tmp_path, monkeypatch):
-    pid_file = tmp_path / "pid"
-    monkeypatch.setenv("BROKEN_PIDS", str(pid_file))
+    marker = str(tmp_path / "pid")
+    monkeypatch.setenv("BROKEN_PIDS", marker)
     referee = make_referee()
     record = referee.play([bot("timeout"), RANDOM], BoardConfig(size="2x2"), game_id="fault-t", seed=1)
     assert record.result.termination == "timeout"
-    assert not _alive(int(pid_file.read_text()))
+    assert processes_with("BROKEN_PIDS", marker, "broken.py") == []
 
 
 @pytest.mark.parametrize("text, expected, shown", [
@@ -299,8 +283,6 @@ def test_bot_output_goes_to_a_capped_log_and_limits_apply(tmp_path):
     process = BotProcess.start(tmp_path, Manifest(name="chatty", command=command), {}, Limits(log_bytes=1000))
     log = tmp_path / "game.log"
     process.open_log(log)
-    limits = (Path("/proc") / str(process.pid) / "limits").read_text()
-    assert re.search(r"Max address space\s+4294967296", limits)
     process.popen.wait(10)
     process.close_log()
     process.kill_all()
@@ -308,6 +290,18 @@ def test_bot_output_goes_to_a_capped_log_and_limits_apply(tmp_path):
     text = log.read_text()
     assert text.startswith("x" * 1000) and "49012 more bytes of output not kept" in text
     assert process.stderr_tail.decode().endswith("last words\n")
+
+
+def test_limits_apply_from_the_bots_first_instruction(tmp_path):
+    command = ["python3", "-c", "import sys; sys.stderr.write(open('/proc/self/limits').read())"]
+    process = BotProcess.start(tmp_path, Manifest(name="limited", command=command), {}, Limits())
+    process.popen.wait(10)
+    process.drain()
+    process.kill_all()
+    process.close()
+    limits = process.stderr_tail.decode()
+    assert re.search(r"Max address space\s+4294967296", limits) and re.search(r"Max core file size\s+0 ", limits)
+    assert re.search(r"Max open files\s+64 ", limits) and re.search(r"Max processes\s+32 ", limits)
 
 
 def test_bots_inherit_only_the_allowlisted_environment(make_referee, monkeypatch):

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from hexarena.unconfined import NoSandboxOption, choose
 from protocol.errors import ConfigError
 
 
@@ -18,8 +19,10 @@ def check(
                                               show_default=False)] = None,
     logs: Annotated[Path | None, typer.Option(help="keep the bot's output of each crafted game in this folder",
                                               show_default=False)] = None,
+    no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Check that a bot speaks protocol v1 correctly: prints PASS/FAIL per item; exit 0 only if all pass."""
+    choose(no_sandbox)
     from hexarena.commands.bots import open_workspace
     from leagues.registry import bot_folder
     from referee.check import check_bot

@@ -11,6 +11,7 @@ import typer
 
 import leagues
 from hexarena.commands.bots import HomeOption, open_workspace
+from hexarena.unconfined import NoSandboxOption, choose
 from protocol.errors import ConfigError
 
 DEMO = Path(leagues.__file__).resolve().parent / "demo.toml"
@@ -48,11 +49,13 @@ def run(
     home: HomeOption = None,
     scheduler: Annotated[str | None, typer.Option(help="play on the Dask cluster of this scheduler, e.g. "
                                                        "tcp://HOST:8786 (docs/cluster.md)")] = None,
+    no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Play every game of the league that is not stored yet (a rerun resumes), then print its table."""
     from leagues.config import load_league
 
     league = load_league(file)
+    choose(no_sandbox or not league.sandbox, "--no-sandbox" if no_sandbox else f"sandbox = false in {file}")
     play_and_show(league, str(file), concurrency, home, scheduler)
 
 
@@ -60,12 +63,14 @@ def demo(
     concurrency: ConcurrencyOption = None,
     home: HomeOption = None,
     out: Annotated[Path | None, typer.Option(help="where to publish the results site [default: HOME/site/demo]")] = None,
+    no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Run the demo league of the reference bots (leagues/demo.toml) to the end, print its table, publish its site."""
     from leagues.config import load_league
     from leagues.publish import publish
 
     league = load_league(DEMO)
+    choose(no_sandbox)
     if out is not None and out.exists() and not out.is_dir():  # before any game is played
         raise ConfigError(f"--out {out}: is a file; the site needs a folder (a new one is made where none exists)")
     ws = play_and_show(league, str(DEMO), concurrency, home)

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from hexarena.commands.board import geometry_option
+from hexarena.unconfined import NoSandboxOption, choose
 from protocol.errors import ConfigError
 
 
@@ -69,8 +70,10 @@ def match(
                                                    "else ./hexarena-home)", show_default=False)] = None,
 ) -> None:
     """Play a match between bots in every seat order in turn (the seats swapped with 2; all orders with 3-4), from each start position."""
+    no_sandbox: NoSandboxOption = False,
     from hexarena.commands.sprt import start_positions
     from leagues.seating import seat_orders
+    choose(no_sandbox)
     from leagues.wording import game_line, tally_table
     from protocol.board import parse_size
     from referee.clock import TimeControl, parse_duration
