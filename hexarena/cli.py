@@ -3,7 +3,8 @@
 Each concern registers its commands from its own module in ``hexarena/commands/``
 (a ``register(app)`` function; every module there is picked up, in name order).
 Command modules import heavy libraries inside their functions, so ``hexarena --help`` stays fast.
-Every user error (``ConfigError``) ends as one line on stderr and exit status 2.
+Every user error (``ConfigError``) ends as one line on stderr and exit status 2; a full disk as one line
+naming the path and its free space, exit status 1.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -19,7 +21,8 @@ import typer
 from typer._click import exceptions as click_errors  # typer ships its own click
 
 import hexarena.commands
-from protocol.errors import ConfigError, RulesError
+from leagues.workspace import default_home
+from protocol.errors import ConfigError, OutOfSpace, RulesError, is_out_of_space
 
 app = typer.Typer(
     name="hexarena",
@@ -62,7 +65,8 @@ def fail(message: str, status: int = 2) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: usage errors and ConfigErrors are one line on stderr, exit 2."""
+    """Console entry point: usage errors and ConfigErrors are one line on stderr, exit 2; a full disk
+    (``OutOfSpace``, or an OSError/SQLite error of one) and MemoryError are one line, exit 1."""
     try:
         status = app(args=argv, standalone_mode=False)
     except click_errors.NoArgsIsHelpError as exc:
@@ -77,6 +81,14 @@ def main(argv: list[str] | None = None) -> None:
         fail(exc.format_message())
     except (ConfigError, RulesError) as exc:
         fail(str(exc))
+    except OutOfSpace as exc:
+        fail(str(exc), 1)
+    except (OSError, sqlite3.Error) as exc:  # a full disk the command did not name a path for: the workspace's
+        if not is_out_of_space(exc):
+            raise
+        fail(str(OutOfSpace(getattr(exc, "filename", None) or default_home())), 1)
+    except MemoryError:
+        fail("out of memory: ask for less (a smaller --memory, board or --concurrency)", 1)
     if status == 130:  # typer turns Ctrl-C into this status without a word
         fail("interrupted", 130)
     sys.exit(status if isinstance(status, int) else 0)

@@ -44,11 +44,12 @@ from leagues.openings import random_openings, read_openings
 from leagues.seating import CYCLE, seat_orders
 
 from protocol.errors import ConfigError
-from protocol.validation import Style, describe_validation_error
+from protocol.validation import Style, describe_validation_error, plain_text
 from referee.clock import TimeControl, TimeControlField
 from referee.record import BoardConfig
 
 ALL = "all"
+SEED_LIMIT = 2**63 - 1  # seeds (league, match) are 64-bit signed integers: what SQLite and every bot can hold
 MAX_TABLES = 100_000  # tables per board: a 3–4 player league with more must ask for a sample
 # the first problem as ``file:line: field: what is wrong (what is allowed)``
 STYLE = Style(unknown="unknown key {field!r} (allowed: {allowed})", missing="{field} is missing",
@@ -91,7 +92,7 @@ class LeagueConfig(BaseModel):
     concurrency: int | None = Field(None, ge=1, le=256)
     executor: Literal["local", "dask"] = Field("local", exclude_if=lambda value: value == "local")
     scheduler: str | None = Field(None, exclude_if=lambda value: value is None)
-    seed: int = 0
+    seed: int = Field(0, ge=-SEED_LIMIT, le=SEED_LIMIT)
     gauntlet: str = Field("", exclude_if=lambda value: not value)
     sandbox: bool = Field(True, exclude_if=lambda value: value)  # False: bots unconfined (docs/security.md)
 
@@ -103,9 +104,16 @@ class LeagueConfig(BaseModel):
                              "starting with a letter or digit)")
         return value
 
+    @field_validator("description")
+    @classmethod
+    def _plain_description(cls, value: str) -> str:
+        return plain_text(value, lines=True)
+
     @field_validator("participants")
     @classmethod
     def _participants(cls, value: list[str]) -> list[str]:
+        for text in value:
+            plain_text(text)
         if ALL in value and len(value) > 1:
             raise ValueError(f'"{ALL}" stands alone (every active bot); list names instead, or only "{ALL}"')
         refuse_repeats(value, "listed twice")

@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from leagues.workspace import Workspace
-from protocol.errors import ConfigError, HexarenaError
+from protocol.errors import ConfigError, HexarenaError, OutOfSpace, is_out_of_space
 from referee.build import BUILD_TIMEOUT, BuildFailed, build, moved
 from referee.manifest import Manifest, load_manifest
 
@@ -160,7 +160,10 @@ def submit(
     manifest = load_manifest(folder)
     _check_owner(ws, manifest)
     remove_stale_staging(ws)
-    staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=ws.registry_dir))
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=ws.registry_dir))
+    except OSError as exc:
+        raise OutOfSpace(ws.registry_dir) if is_out_of_space(exc) else exc from None
     staging.chmod(0o755)
     try:
         digest = copy_and_hash(folder, staging, max_bytes=max_bytes)
@@ -181,6 +184,10 @@ def submit(
             return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,
                                 rejected.build_log, rejected.reason)
         return _store(ws, manifest, digest, staging, checks, build_log, folder)
+    except OSError as exc:  # copying the folder: the staging copy goes, nothing is registered
+        if is_out_of_space(exc):
+            raise OutOfSpace(ws.registry_dir) from None
+        raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

@@ -16,6 +16,10 @@ every open, before anything reads a table:
     user_version = VERSION    nothing (one PRAGMA read)
     user_version > VERSION    refused with ConfigError: this code does not know that layout
 
+``Workspace`` then calls ``problems`` (``PRAGMA quick_check``, the tables and columns of ``TABLES``) and
+refuses a damaged or foreign database with one line saying what is wrong and what to do (``RESTORE``);
+a version-0 file with tables hexarena never made is another application's, refused before any step.
+
 Versions:
 
     0   no user_version: written by hexarena up to commit 957ae21, where each module created its own
@@ -35,6 +39,7 @@ never reads ``TABLES``, which is always the newest layout: it brings its own sta
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable
 from contextlib import closing
@@ -208,6 +213,9 @@ def _migrate(db: sqlite3.Connection, found: int, where: str) -> int | None:
         for statement in TABLES:
             db.execute(statement)
         return None
+    if found == 0 and foreign_tables(db):
+        raise ConfigError(f"{where} is not a hexarena workspace database (it holds tables hexarena never made: "
+                          f"{', '.join(foreign_tables(db)[:5])}); give another --home, or move the file away")
     try:
         for version in range(found, VERSION):
             MIGRATIONS[version](db)
@@ -224,6 +232,7 @@ def _table_columns(db: sqlite3.Connection, table: str) -> tuple[str, ...]:
     return tuple(row[1] for row in db.execute(f"PRAGMA table_info({table})"))
 
 
+@functools.cache
 def _columns(statements: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     """Each table's column names in a layout, read back from an in-memory database made with it."""
     with closing(sqlite3.connect(":memory:")) as scratch:
@@ -231,3 +240,45 @@ def _columns(statements: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
             scratch.execute(statement)
         tables = [row[0] for row in scratch.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         return {table: _table_columns(scratch, table) for table in tables}
+
+
+# ---------------------------------------------------------------- is this a sound hexarena database?
+
+RESTORE = ("restore the workspace's backup (docs/operations.md), or run 'hexarena doctor --home HOME "
+           "--salvage NEWHOME' to copy its intact games into a new workspace")
+
+
+def problems(db: sqlite3.Connection) -> list[str]:
+    """What is wrong with a database at ``VERSION``, one line each; empty if it is sound. Reads only:
+    ``PRAGMA quick_check`` (damaged pages, broken indexes), then the tables and columns of ``TABLES``
+    (a missing table or column, or an extra NOT NULL column without a default that no insert would fill)."""
+    found = []
+    try:
+        check = [" ".join(str(row[0]).split()) for row in db.execute("PRAGMA quick_check(3)")]
+    except sqlite3.DatabaseError as exc:
+        return [f"unreadable: {exc}"]
+    if check != ["ok"]:
+        found.append(f"damaged (quick_check: {'; '.join(check)})")
+    try:
+        for table, columns in _columns(TABLES).items():
+            info = list(db.execute(f"PRAGMA table_info({table})"))
+            if not info:
+                found.append(f"table {table} is missing")
+                continue
+            names = [row[1] for row in info]
+            missing = [c for c in columns if c not in names]
+            if missing:
+                found.append(f"table {table} lacks column {', '.join(missing)}")
+            extra = [row[1] for row in info if row[1] not in columns and row[3] and row[4] is None]
+            if extra:
+                found.append(f"table {table} has a NOT NULL column hexarena does not write: {', '.join(extra)}")
+    except sqlite3.DatabaseError as exc:
+        found.append(f"unreadable: {exc}")
+    return found
+
+
+def foreign_tables(db: sqlite3.Connection) -> list[str]:
+    """Tables hexarena never made: a version-0 file holding them is another application's database."""
+    ours = set(_columns(TABLES)) | {"sqlite_sequence", "sqlite_stat1"}
+    return sorted(row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                  if row[0] not in ours)

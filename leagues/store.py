@@ -22,6 +22,9 @@ the tables, as the schedule no longer lists them.
 from __future__ import annotations
 
 import json
+import sqlite3
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -42,6 +45,12 @@ RESULT_COLUMNS = ("game", "configuration", "players", "seat", "bot", "score", "a
 
 def save_schedule(ws: Workspace, league: LeagueConfig, games: list[ScheduledGame]) -> None:
     """Record the league file and its current schedule (replacing the previous one), in one transaction."""
+    copy_schedule(ws, league, [(g.id, g.round, g.config.label, json.dumps(g.seats), g.seed) for g in games])
+
+
+def copy_schedule(ws: Workspace, league: LeagueConfig, rows: list[tuple]) -> None:
+    """``save_schedule`` from rows (game, round, configuration, seats JSON, seed) in schedule order, as
+    ``scan_schedule`` reads them from another database."""
     with ws.transaction() as db:
         db.execute("INSERT OR REPLACE INTO leagues (name, config, updated) VALUES (?, ?, ?)",
                    (league.name, league.model_dump_json(exclude={"boards": {"__all__": {"players"}}}), datetime.now(UTC).isoformat(timespec="seconds")))
@@ -49,7 +58,8 @@ def save_schedule(ws: Workspace, league: LeagueConfig, games: list[ScheduledGame
         db.executemany(
             "INSERT INTO league_games (league, game, position, round, configuration, seats, seed)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(league.name, g.id, i, g.round, g.config.label, json.dumps(g.seats), g.seed) for i, g in enumerate(games)])
+            [(league.name, game, i, round_, configuration, seats, seed)
+             for i, (game, round_, configuration, seats, seed) in enumerate(rows)])
 
 
 def save_game(ws: Workspace, league: str, record: GameRecord) -> bool:
@@ -84,7 +94,15 @@ def league_config(ws: Workspace, name: str) -> LeagueConfig:
         known = [r["name"] for r in ws.db.execute("SELECT name FROM leagues ORDER BY name")]
         raise ConfigError(f"no league named {name!r} in workspace {ws.home} (leagues: {', '.join(known) or 'none yet'}; "
                           "start one with 'hexarena league run FILE')")
-    return LeagueConfig.model_validate_json(row["config"])
+    try:
+        return LeagueConfig.model_validate_json(row["config"])
+    except ValueError as exc:  # a garbled row (pydantic's ValidationError is a ValueError)
+        raise ConfigError(f"league {name!r}: its stored definition is garbled ({_first_line(exc)}); run its league "
+                          "file again to store it anew ('hexarena league run FILE'), or see 'hexarena doctor'") from None
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
 
 
 def game_data(ws: Workspace, game_id: str) -> dict | None:
@@ -98,7 +116,12 @@ def game_data(ws: Workspace, game_id: str) -> dict | None:
             shown = ", ".join(r["id"] for r in rows[:2]) + (", …" if len(rows) > 2 else "")
             raise ConfigError(f"game id prefix {game_id!r} is ambiguous ({shown}): give more of the id")
         row = rows[0] if rows else None
-    return None if row is None else json.loads(row["record"])
+    if row is None:
+        return None
+    try:
+        return json.loads(row["record"])
+    except ValueError as exc:
+        raise ConfigError(f"game {game_id}: its stored record is garbled ({exc}); see 'hexarena doctor'") from None
 
 
 def played_ids(ws: Workspace, league: str) -> set[str]:
@@ -107,10 +130,18 @@ def played_ids(ws: Workspace, league: str) -> set[str]:
 
 
 def records(ws: Workspace, league: str) -> list[GameRecord]:
-    """The stored records of the league's current schedule, in schedule order."""
-    rows = ws.db.execute("SELECT g.record FROM league_games s JOIN games g ON g.id = s.game"
+    """The stored records of the league's current schedule, in schedule order. A garbled record is left out
+    with a warning line on stderr naming its game (``hexarena doctor`` reports every damaged row)."""
+    rows = ws.db.execute("SELECT g.id, g.record FROM league_games s JOIN games g ON g.id = s.game"
                          " WHERE s.league = ? ORDER BY s.position", (league,))
-    return [GameRecord.model_validate_json(r["record"]) for r in rows]
+    found = []
+    for row in rows:
+        try:
+            found.append(GameRecord.model_validate_json(row["record"]))
+        except ValueError as exc:
+            print(f"hexarena: warning: game {row['id']} of league {league}: its stored record is garbled "
+                  f"({_first_line(exc)}); left out (see 'hexarena doctor')", file=sys.stderr)
+    return found
 
 
 def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
@@ -142,3 +173,37 @@ def progress(ws: Workspace, league: str) -> Progress:
     seats = waiting["seats"].map(json.loads).explode()
     bots_left = seats.value_counts().rename_axis("bot").rename("left").reset_index()
     return Progress(len(schedule), int(schedule["played"].sum()), left, bots_left)
+
+
+# ---------------------------------------------------------------- reading a damaged database (hexarena doctor)
+
+
+def scan(db: sqlite3.Connection, table: str, columns: str, where: str = "", params: tuple = ()) -> Iterator[tuple]:
+    """The rows of a store table of a plain, possibly damaged connection, one at a time by rowid: a row that
+    cannot be read is yielded as ``(None, error)``; a table that cannot be listed at all as one such item."""
+    try:
+        rowids = [r[0] for r in db.execute(f"SELECT rowid FROM {table} {where} ORDER BY rowid", params)]
+    except sqlite3.DatabaseError as exc:
+        yield None, f"table {table}: {exc}"
+        return
+    for rowid in rowids:
+        try:
+            yield db.execute(f"SELECT {columns} FROM {table} WHERE rowid = ?", (rowid,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            yield None, f"table {table}, row {rowid}: {exc}"
+
+
+def scan_leagues(db: sqlite3.Connection) -> Iterator[tuple]:
+    """(name, config JSON) of every league row."""
+    return scan(db, "leagues", "name, config")
+
+
+def scan_games(db: sqlite3.Connection) -> Iterator[tuple]:
+    """(id, league, record JSON) of every stored game."""
+    return scan(db, "games", "id, league, record")
+
+
+def scan_schedule(db: sqlite3.Connection, league: str) -> list[tuple]:
+    """The league's schedule rows (game, round, configuration, seats, seed), readable ones only, in order."""
+    rows = scan(db, "league_games", "position, game, round, configuration, seats, seed", "WHERE league = ?", (league,))
+    return [tuple(row[1:]) for row in sorted(r for r in rows if r[0] is not None)]

@@ -17,14 +17,15 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Self
 
 from leagues import schema
-from protocol.errors import ConfigError
+from protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 
 DEFAULT_HOME = "hexarena-home"
+WAL_PAGES = 256  # pages of write-ahead log between checkpoints
 
 
 def default_home() -> Path:
@@ -48,14 +49,25 @@ class Workspace:
                 folder.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.database, timeout=30, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
+            if is_out_of_space(exc):
+                raise OutOfSpace(self.home) from None
             raise ConfigError(f"workspace {self.home}: cannot open: {exc}") from None
         try:
             self.db.execute("PRAGMA journal_mode=WAL")
+            # checkpoint the WAL every 1 MiB (not SQLite's 4 MiB) and truncate it back to 1 MiB after: a small
+            # disk fills with games, not with a write-ahead log that no checkpoint has reset
+            self.db.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES:d}")
+            self.db.execute(f"PRAGMA journal_size_limit={WAL_PAGES * 4096:d}")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.migrated_from = schema.upgrade(self.db, str(self.database))
+            wrong = schema.problems(self.db)
+            if wrong:
+                raise ConfigError(f"workspace database {self.database}: {'; '.join(wrong)}: {schema.RESTORE}")
         except sqlite3.Error as exc:
             self.db.close()
-            raise ConfigError(f"workspace {self.home}: cannot open: {exc}") from None
+            if is_out_of_space(exc):
+                raise OutOfSpace(self.database) from None
+            raise ConfigError(f"workspace database {self.database}: unreadable ({exc}): {schema.RESTORE}") from None
         except BaseException:
             self.db.close()
             raise
@@ -75,14 +87,32 @@ class Workspace:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One atomic change: committed when the block ends, rolled back if it raises."""
-        self.db.execute("BEGIN IMMEDIATE")
+        """One atomic change: committed when the block ends, rolled back if it raises; a full disk is
+        ``OutOfSpace`` naming the database (rolled back: it stays intact)."""
         try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:  # a full disk leaves the database as it was: say so, in one line
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            if is_out_of_space(exc):
+                raise OutOfSpace(self.database) from None
             raise
-        self.db.execute("COMMIT")
+
+    def backup(self, dest: Path) -> None:
+        """A consistent copy of the database at ``dest`` while other processes keep writing (SQLite's online
+        backup), written beside it and moved into place: ``dest`` is whole or untouched."""
+        from leagues.output import check_out_file, new_file
+
+        check_out_file(dest, "backup")
+        with new_file(dest) as tmp, closing(sqlite3.connect(tmp)) as copy:
+            self.db.backup(copy)
 
     def close(self) -> None:
         self.db.close()

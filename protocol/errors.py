@@ -4,6 +4,7 @@
      ├── ConfigError      a bad CLI argument, league file, manifest or board size (one-line message)
      ├── ProtocolError    a message that breaks the protocol grammar (protocol/PROTOCOL.md)
      ├── RulesError       a move the rules forbid (out of range, already drawn)
+     ├── OutOfSpace       a write failed for want of disk space (exit status 1: rerun once space is freed)
      └── BotFault         a bot misbehaved; carries the termination reason for the game record
 """
 
@@ -22,6 +23,42 @@ class ProtocolError(HexarenaError, ValueError):
 
 class RulesError(HexarenaError, ValueError):
     """A move the rules do not allow."""
+
+
+class OutOfSpace(HexarenaError):
+    """A write under ``path`` failed because its file system is full; the message names the free space."""
+
+    def __init__(self, path: object) -> None:
+        self.path = path
+        super().__init__(f"out of space writing {path} ({_free(path)} free there): nothing was half-written; "
+                         "free some space, then run the same command again")
+
+
+def is_out_of_space(exc: BaseException) -> bool:
+    """An OSError of a full disk or quota, or SQLite's "database or disk is full"."""
+    import errno
+
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    return getattr(exc, "sqlite_errorname", None) == "SQLITE_FULL" or "database or disk is full" in str(exc)
+
+
+def _free(path: object) -> str:
+    import os
+    import shutil
+
+    where = os.path.abspath(str(path))
+    while not os.path.exists(where) and os.path.dirname(where) != where:
+        where = os.path.dirname(where)
+    try:
+        free = shutil.disk_usage(where).free
+    except OSError:
+        return "unknown space"
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if free < 1024 or unit == "GiB":
+            return f"{free:,} bytes" if unit == "bytes" else f"{free:.1f} {unit}"
+        free /= 1024
+    return ""
 
 
 class BotFault(HexarenaError):

@@ -61,3 +61,14 @@ def field_path(loc: tuple, *, toml: bool = False) -> str:
     else:
         path = ".".join(str(part) for part in loc)
     return path or "(top level)"
+
+
+def plain_text(value: str, *, lines: bool = False) -> str:
+    """``value`` if it holds no control character (NUL, escape, DEL, C1...; with ``lines``, tab and newline
+    are allowed); ValueError saying which otherwise. For text fields shown to people or passed to exec."""
+    allowed = "\t\n" if lines else ""
+    for char in value:
+        if (ord(char) < 32 or 0x7F <= ord(char) < 0xA0) and char not in allowed:
+            raise ValueError(f"holds the control character {char!r}: give plain text"
+                             + (" (tabs and newlines are allowed)" if lines else ""))
+    return value

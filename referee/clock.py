@@ -23,6 +23,10 @@ from protocol.errors import ConfigError
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m)$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0}
+MAX_DURATION = 24 * 3600.0  # any duration: a bank, a startup allowance, a remote seat's wait
+# (field, largest value in seconds, as said): a move or an increment up to an hour, a bank up to a day
+LIMITS = (("move", 3600.0, "60m"), ("increment", 3600.0, "60m"), ("bank", MAX_DURATION, "1440m"),
+          ("startup", MAX_DURATION, "1440m"), ("margin", 60.0, "1m"))
 _FORMS = "e.g. 300ms, 2s, 10s+100ms, 2s+50ms/move, optionally ',startup=5s,margin=50ms'"
 
 
@@ -31,7 +35,10 @@ def parse_duration(text: str) -> float:
     match = _DURATION.match(text.strip())
     if not match:
         raise ConfigError(f"time {text!r} is not a duration ({_FORMS})")
-    return float(match[1]) * _UNITS[match[2]]
+    seconds = float(match[1]) * _UNITS[match[2]]
+    if not seconds <= MAX_DURATION:  # "9999999999999999999999s" would overflow the clocks; inf too
+        raise ConfigError(f"time {text!r} is too long (a duration is at most 1440m, 24 hours)")
+    return seconds
 
 
 def format_duration(seconds: float) -> str:
@@ -58,6 +65,11 @@ class TimeControl:
         positive = [value for value in (self.move, self.bank, self.startup) if value is not None]
         if min(positive) <= 0 or min(self.increment, self.margin) < 0:
             raise ConfigError("time control durations must be positive")
+        for name, limit, said in LIMITS:
+            value = getattr(self, name)
+            if value is not None and value > limit:
+                raise ConfigError(f"time control: {name} {format_duration(value)} is over the limit of {said} "
+                                  "(a move or an increment up to 60m, a bank or startup up to 1440m, a margin up to 1m)")
 
     @classmethod
     def parse(cls, text: str, *, startup: float = 10.0, margin: float = 0.05) -> TimeControl:

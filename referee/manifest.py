@@ -21,7 +21,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from protocol.errors import ConfigError
-from protocol.validation import Style, describe_validation_error
+from protocol.validation import Style, describe_validation_error, plain_text
 
 MANIFEST = "bot.toml"
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,39}$"  # a bot's name, wherever one is given (manifest, remote:NAME)
@@ -46,6 +46,23 @@ class Manifest(BaseModel):
     language: str = ""
     author: str = ""
     description: str = ""
+
+    @field_validator("command", "build")
+    @classmethod
+    def _plain_words(cls, value: list[str] | None) -> list[str] | None:
+        for word in value or ():
+            plain_text(word)  # a NUL byte cannot reach exec; an escape would garble the bot's listing
+        return value
+
+    @field_validator("language", "author")
+    @classmethod
+    def _plain_line(cls, value: str) -> str:
+        return plain_text(value)
+
+    @field_validator("description")
+    @classmethod
+    def _plain_lines(cls, value: str) -> str:
+        return plain_text(value, lines=True)
     limits: dict[Literal["memory_mb", "cpu_seconds", "processes", "open_files", "file_mb", "tmp_mb"],
                  Annotated[int, Field(gt=0)]] | None = None
 

@@ -144,3 +144,30 @@ def test_migration_2_removes_the_doubled_rows_of_a_race_and_keeps_returns_to_ear
         assert [v.hash for v in registry.bot_history(ws, "greedy")] == [registry.get_bot(ws, "greedy").latest]
     assert user_version(home) == schema.VERSION
     assert tables(home) == STORE_TABLES | REGISTRY_TABLES
+
+
+def test_a_backup_taken_during_a_league_run_is_a_sound_workspace(tmp_path: Path) -> None:
+    make_workspace(tmp_path / "home").close()
+    league_file = tmp_path / "b.toml"
+    league_file.write_text(league_text("b", participants=("greedy", "random"), games_per_pairing=60, concurrency=2))
+    running = subprocess.Popen([sys.executable, "-m", "hexarena", "league", "run", str(league_file), "--home",
+                                str(tmp_path / "home")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not stored_ids(tmp_path / "home") and time.monotonic() < deadline:
+            time.sleep(0.01)
+        backup = subprocess.run([sys.executable, "-m", "hexarena", "backup", str(tmp_path / "copy" / "hexarena.db"),
+                                 "--home", str(tmp_path / "home")], capture_output=True, text=True, timeout=60)
+        assert backup.returncode == 0, backup.stderr
+        assert backup.stdout.startswith(f"backed up {tmp_path / 'home' / 'hexarena.db'} (")
+        _, err = running.communicate(timeout=120)
+        assert running.returncode == 0, err
+    finally:
+        if running.poll() is None:
+            running.kill()
+            running.communicate()
+    copied = stored_ids(tmp_path / "copy")
+    assert 0 < len(copied) <= 60 and set(copied) <= set(stored_ids(tmp_path / "home"))
+    status = subprocess.run([sys.executable, "-m", "hexarena", "doctor", "--home", str(tmp_path / "copy")],
+                            capture_output=True, text=True, timeout=60)
+    assert status.returncode == 0 and "nothing wrong found" in status.stdout, status.stdout

@@ -56,8 +56,8 @@ def check_summary(checks: list[tuple[str, bool, str]]) -> str:
 def submit(
     folder: Annotated[Path, typer.Argument(help="the bot's folder, with its bot.toml")],
     home: HomeOption = None,
-    max_size: Annotated[float, typer.Option(min=0, help="size limit of the folder, in MB")] = registry.MAX_BOT_BYTES / 2**20,
-    build_timeout: Annotated[float, typer.Option(min=0.1, help="seconds the build command may take")] = registry.BUILD_TIMEOUT,
+    max_size: Annotated[float, typer.Option(min=0, max=10_240, help="size limit of the folder, in MB")] = registry.MAX_BOT_BYTES / 2**20,
+    build_timeout: Annotated[float, typer.Option(min=0.1, max=3600, help="seconds the build command may take")] = registry.BUILD_TIMEOUT,
 ) -> None:
     """Build, check and register a bot folder; the registry keeps an exact copy, one per content version."""
     ws = Workspace(home)

@@ -29,7 +29,7 @@ def choice(allowed: tuple[str, ...]):
     return check
 
 
-ConcurrencyOption = Annotated[int | None, typer.Option(min=1, help="games at once (default: the league file's, "
+ConcurrencyOption = Annotated[int | None, typer.Option(min=1, max=256, help="games at once (default: the league file's, "
                                                                   "else one per core)")]
 FormatOption = Annotated[str, typer.Option("--format", callback=choice(("auto", "text", "rich", "md", "csv", "json")),
                                            help="auto (rich tables on a terminal, plain text in a pipe), text, rich, "
@@ -67,12 +67,15 @@ def demo(
 ) -> None:
     """Run the demo league of the reference bots (leagues/demo.toml) to the end, print its table, publish its site."""
     from leagues.config import load_league
+    from leagues.output import check_out_folder
     from leagues.publish import publish
 
     league = load_league(DEMO)
     choose(no_sandbox)
     if out is not None and out.exists() and not out.is_dir():  # before any game is played
         raise ConfigError(f"--out {out}: is a file; the site needs a folder (a new one is made where none exists)")
+    if out is not None:
+        check_out_folder(out)  # a place no folder can be made in, too
     ws = play_and_show(league, str(DEMO), concurrency, home)
     index = publish(ws, league.name, out if out is not None else ws.home / "site" / league.name)
     print(f"results site: {index} (open it in a browser; the folder can go to any static host)", file=sys.stderr)

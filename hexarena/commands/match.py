@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import sys
@@ -11,6 +12,7 @@ from typing import Annotated
 import typer
 
 from hexarena.commands.board import geometry_option
+from leagues.output import check_out_file, new_file
 from hexarena.unconfined import NoSandboxOption, choose
 from protocol.errors import ConfigError
 
@@ -53,11 +55,12 @@ def match(
     misere: Annotated[bool, typer.Option("--misere", help="fewest cells wins")] = False,
     border: Annotated[bool, typer.Option("--border", help="pre-draw the border lines")] = False,
     games: Annotated[int | None, typer.Option(help="games to play (per start position) [default: one per seat order: "
-                                                   "2, 6 or 24]", min=1)] = None,
+                                                   "2, 6 or 24]", min=1, max=100_000)] = None,
     openings: Annotated[str, typer.Option(help="start positions, each played in every seat order: N random ones "
                                                "(from --seed) or FILE (one comma-separated line list per row)")] = "0",
     time: Annotated[str, typer.Option(help="per move (300ms) or bank+increment (10s+100ms)")] = "1s",
-    seed: Annotated[int | None, typer.Option(help="seed of game 1 (game i gets seed+i-1)")] = None,
+    seed: Annotated[int | None, typer.Option(help="seed of game 1 (game i gets seed+i-1)", min=-2**63 + 1,
+                                             max=2**63 - 100_001)] = None,
     out: Annotated[Path | None, typer.Option(help="write one JSON record per game to this file")] = None,
     logs: Annotated[Path | None, typer.Option(help="directory for the bots' per-game output logs")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON record per game on stdout, nothing else")] = False,
@@ -90,7 +93,10 @@ def match(
     # a person starts a remote bot by hand: its seat's own startup allowance, longer or shorter than the bots'
     specs = [dataclasses.replace(spec, startup=wait) if spec.remote else spec for spec in specs]
     records = []
-    sink = open_outputs(out, logs)
+    exporting = contextlib.ExitStack()  # --out is written to a sibling and moved into place at the end
+    if out is not None:
+        check_out_file(out)  # /dev/full, /proc/version, a folder: refused before any game is played
+    sink = open_outputs(exporting.enter_context(new_file(out)) if out is not None else None, logs)
     say = (lambda text: None) if as_json else print
     say(f"match: {' vs '.join(spec.name for spec in specs)} on {config.label}, time {control}")
     try:
@@ -117,9 +123,15 @@ def match(
 
                     say(render(config.board(), record.replay()))
                     say("   ".join(f"{letter} = {name}" for letter, name in zip("ABCD", record.seats)))
-    finally:
         if sink is not None:
             sink.close()
+    except BaseException as exc:
+        if sink is not None:
+            with contextlib.suppress(OSError):  # flushing the rest fails too on a full disk
+                sink.close()
+        exporting.__exit__(type(exc), exc, exc.__traceback__)  # no --out file; OutOfSpace naming it if full
+        raise
+    exporting.close()
     say(tally_table([spec.name for spec in specs], records))
     if len(specs) == 2:
         say(difference_line(specs[0].name, specs[1].name, records))

@@ -20,7 +20,8 @@ def solve(
     players: Annotated[int, typer.Option(help="the solver handles 2 players only")] = 2,
     moves: Annotated[str, typer.Option(help="solve the position after these lines, e.g. 3,17,4")] = "",
     as_json: Annotated[bool, typer.Option("--json", help='print {"value", "best", "nodes", "seconds"}')] = False,
-    timeout: Annotated[float, typer.Option(help="give up after this many seconds (0: never)", min=0)] = 0,
+    timeout: Annotated[float, typer.Option(help="give up after this many seconds (0: never)", min=0,
+                                          max=86_400)] = 0,
     memory: Annotated[int, typer.Option(help="MiB for the C search's transposition table (16-65536)",
                                         min=16, max=65536)] = 96,
 ) -> None:
@@ -46,6 +47,10 @@ def solve(
         solution = solver.solve(state, deadline=time.monotonic() + timeout if timeout else None)
     except SolverTimeout:
         print(f"hexarena: error: not solved within {timeout:g} s", file=sys.stderr)
+        raise typer.Exit(1) from None
+    except MemoryError:
+        print(f"hexarena: error: cannot allocate --memory {memory} MiB on this machine; give less "
+              "(16-65536, default 96)", file=sys.stderr)
         raise typer.Exit(1) from None
     if as_json:
         print(json.dumps({"value": solution.value, "best": list(solution.best), "nodes": solution.nodes,

@@ -1,0 +1,40 @@
+"""``hexarena doctor [--salvage NEWHOME]``: report what is wrong with a workspace's database; salvage its games."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hexarena.commands.bots import HomeOption
+
+
+def doctor(
+    home: HomeOption = None,
+    salvage: Annotated[Path | None, typer.Option(help="copy every intact league and game into this new workspace",
+                                                 show_default=False)] = None,
+) -> None:
+    """Check the workspace database (pages, schema, every league definition and game record); exit 1 if damaged.
+    With --salvage, copy what is intact into a new workspace (exit 0 once copied)."""
+    from leagues import doctor as examine
+    from leagues.workspace import default_home
+
+    home = home if home is not None else default_home()
+    if salvage is not None:
+        report, copied = examine.salvage(home, salvage)
+    else:
+        report, copied = examine.examine(home), None
+    for line in report.lines:
+        print(f"{report.database}: {line}")
+    print(f"{report.database}: {len(report.leagues)} leagues and {len(report.games)} games intact, "
+          f"{report.garbled} rows garbled or unreadable" + ("" if report.lines else "; nothing wrong found"))
+    if copied is not None:
+        print(f"salvaged {copied} games of {len(report.leagues)} leagues into {salvage} (bots: the reference bots; "
+              "submit your own again)")
+    if not report.sound and copied is None:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(doctor)
