@@ -46,6 +46,8 @@ class Manifest(BaseModel):
     language: str = ""
     author: str = ""
     description: str = ""
+    limits: dict[Literal["memory_mb", "cpu_seconds", "processes", "open_files", "file_mb", "tmp_mb"],
+                 Annotated[int, Field(gt=0)]] | None = None
 
     @field_validator("command", "build")
     @classmethod
@@ -63,8 +65,6 @@ class Manifest(BaseModel):
     @classmethod
     def _plain_lines(cls, value: str) -> str:
         return plain_text(value, lines=True)
-    limits: dict[Literal["memory_mb", "cpu_seconds", "processes", "open_files", "file_mb", "tmp_mb"],
-                 Annotated[int, Field(gt=0)]] | None = None
 
 
 def load_manifest(folder: str | Path) -> Manifest:

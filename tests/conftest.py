@@ -8,15 +8,11 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from hypothesis import settings
 
 from referee import sandbox
 from referee.clock import TimeControl
 from referee.local import BotSpec
 from referee.referee import Referee
-
-# `pytest --hypothesis-profile=long`: the fuzz campaign (tests/test_fuzz.py) and every property test, 20x longer
-settings.register_profile("long", max_examples=2000)
 
 # `pytest --hypothesis-profile=long`: the fuzz campaign (tests/test_fuzz.py) and every property test, 20x longer
 settings.register_profile("long", max_examples=2000)

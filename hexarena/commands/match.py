@@ -12,8 +12,8 @@ from typing import Annotated
 import typer
 
 from hexarena.commands.board import geometry_option
-from leagues.output import check_out_file, new_file
 from hexarena.unconfined import NoSandboxOption, choose
+from leagues.output import check_out_file, new_file
 from protocol.errors import ConfigError
 
 
@@ -71,12 +71,12 @@ def match(
                                                "for a remote seat that did not join (default: once)")] = False,
     home: Annotated[Path | None, typer.Option(help="workspace of registered bots (default: $HEXARENA_HOME, "
                                                    "else ./hexarena-home)", show_default=False)] = None,
+    no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Play a match between bots in every seat order in turn (the seats swapped with 2; all orders with 3-4), from each start position."""
-    no_sandbox: NoSandboxOption = False,
+    choose(no_sandbox)
     from hexarena.commands.sprt import start_positions
     from leagues.seating import seat_orders
-    choose(no_sandbox)
     from leagues.wording import game_line, tally_table
     from protocol.board import parse_size
     from referee.clock import TimeControl, parse_duration
