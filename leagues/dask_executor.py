@@ -133,6 +133,7 @@ class DaskExecutor(Executor):
         self.warn = warn
         self.hosts: dict[str, int] = {}  # host name → games played there in this run
         self.in_flight = 0
+        self.tasks, self.busy = 0, 0.0  # seat cycles finished, and the seconds workers spent in them
         self._asked, self._workers = 0.0, 0
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)  # its reconnect noise: we say it in one line
         try:
@@ -186,6 +187,7 @@ class DaskExecutor(Executor):
                     raise ExecutorLost(f"lost the Dask scheduler ({type(exc).__name__}); the finished games are "
                                        "stored, and running the same command again plays the rest") from None
                 self.hosts[result["host"]] = self.hosts.get(result["host"], 0) + len(result["records"])
+                self.tasks, self.busy = self.tasks + 1, self.busy + result["seconds"]
                 self._write_logs(result["logs"])
                 for text in result["records"]:
                     yield GameRecord.model_validate_json(text)
