@@ -15,7 +15,15 @@ folder are part of the content (hexarena cannot tell them from sources); the bui
 the copy anyway. ``bot.toml`` is content too, so the bot's name and author are in the hash.
 
 The copy, not the author's folder, is built, checked and run from then on. A symlink is kept only
-if it leads inside the folder; a special file (socket, FIFO, device) is refused.
+if it leads inside the folder; a special file (socket, FIFO, device) is refused. Once built, the
+snapshot is made read-only (files and folders) and the hash of what it then holds, build outputs
+included, is kept (``registry_meta``, key ``built:<hash>``); every ``resolve`` and ``active_bots``
+hashes the snapshot again and refuses a changed one (ConfigError naming it: the match or league
+does not start, since a rewritten registry means a breach the organiser must look at).
+
+A name has one owner: the author who first submitted it (``submit(..., author=)``: the organiser's
+``--author``, by default the OS user), never the manifest's ``author`` field, which is informational.
+The reference bots' names (``bots/``) belong to ``REFERENCE_AUTHOR``.
 
 This module owns the registry's rows (tables bots, bot_versions, registry_meta) and every SQL statement
 on them; their layout and its migrations are in ``leagues.schema``, made when the workspace opens.
@@ -23,6 +31,7 @@ on them; their layout and its migrations are in ``leagues.schema``, made when th
 
 from __future__ import annotations
 
+import getpass
 import hashlib
 import json
 import os
@@ -44,6 +53,7 @@ MIN_PREFIX = 4  # shortest hash prefix accepted in name@prefix
 SHORT_HASH = 10  # hash prefix shown to users
 IGNORED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 REPO_BOTS = Path(__file__).resolve().parent.parent / "bots"  # the reference bots shipped with hexarena
+REFERENCE_AUTHOR = "hexarena"  # owns the reference bots' names
 
 
 @dataclass(frozen=True)
@@ -148,8 +158,10 @@ def submit(
     build_timeout: float = BUILD_TIMEOUT,
     check: bool = True,
     progress: Callable[[str], None] = lambda step: None,
+    author: str | None = None,
 ) -> SubmitResult:
-    """Register the bot in ``folder`` (see the module docstring for the steps).
+    """Register the bot in ``folder`` (see the module docstring for the steps) for ``author`` (default: the OS
+    user; for a reference bot's own folder in ``bots/``, ``REFERENCE_AUTHOR``).
 
     Bad input (manifest, name clash, unreadable folder, symlink leading outside, too big) raises
     ConfigError and changes nothing. A failed build or check returns status "rejected" with the reason.
@@ -158,7 +170,8 @@ def submit(
     """
     folder = Path(folder)
     manifest = load_manifest(folder)
-    _check_owner(ws, manifest)
+    author = author or (REFERENCE_AUTHOR if folder.resolve().is_relative_to(REPO_BOTS) else getpass.getuser())
+    _check_owner(ws, manifest.name, author)
     remove_stale_staging(ws)
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=ws.registry_dir))
@@ -172,7 +185,7 @@ def submit(
             return _unchanged(ws, latest)
         earlier = _version_row(ws, digest)
         if earlier is not None:  # back to an earlier version: its snapshot was built and checked already
-            return _store(ws, manifest, digest, None, _checks_of(earlier), earlier["build_log"], folder)
+            return _store(ws, manifest, author, digest, None, _checks_of(earlier), earlier["build_log"], folder)
         try:
             if manifest.build:
                 progress(f"building {manifest.name}: {' '.join(manifest.build)}")
@@ -183,7 +196,7 @@ def submit(
         except _Rejected as rejected:
             return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,
                                 rejected.build_log, rejected.reason)
-        return _store(ws, manifest, digest, staging, checks, build_log, folder)
+        return _store(ws, manifest, author, digest, staging, checks, build_log, folder)
     except OSError as exc:  # copying the folder: the staging copy goes, nothing is registered
         if is_out_of_space(exc):
             raise OutOfSpace(ws.registry_dir) from None
@@ -192,12 +205,30 @@ def submit(
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _check_owner(ws: Workspace, manifest: Manifest) -> None:
-    row = ws.db.execute("SELECT author FROM bots WHERE name = ?", (manifest.name,)).fetchone()
-    if row is not None and row["author"] != manifest.author:
-        raise ConfigError(
-            f"bot name {manifest.name!r} is taken by author {row['author']!r} (this folder's bot.toml says author "
-            f"{manifest.author!r}); choose another name")
+def _check_owner(ws: Workspace, name: str, author: str) -> None:
+    """ConfigError unless ``author`` may submit ``name``: its first submitter, or the reference author for bots/'s names."""
+    row = ws.db.execute("SELECT author FROM bots WHERE name = ?", (name,)).fetchone()
+    owner = REFERENCE_AUTHOR if name in reference_names() else row["author"] if row is not None else author
+    if owner != author:
+        raise ConfigError(f"bot name {name!r} is taken by author {owner!r} (you submit as {author!r}: "
+                          "--author, by default your user name); choose another name")
+
+
+_reference_names: frozenset[str] | None = None
+
+
+def reference_names() -> frozenset[str]:
+    """The reference bots' names (``bots/*/bot.toml``), owned by ``REFERENCE_AUTHOR``."""
+    global _reference_names
+    if _reference_names is None:
+        names = set()
+        for folder in REPO_BOTS.glob("*/bot.toml"):
+            try:
+                names.add(load_manifest(folder.parent).name)
+            except ConfigError:
+                names.add(folder.parent.name)
+        _reference_names = frozenset(names)
+    return _reference_names
 
 
 def _unchanged(ws: Workspace, latest, db=None) -> SubmitResult:
@@ -215,19 +246,19 @@ def _unchanged(ws: Workspace, latest, db=None) -> SubmitResult:
                         latest["build_log"])
 
 
-def _store(ws: Workspace, manifest: Manifest, digest: str, staging: Path | None, checks: list, build_log: str,
-           source: Path) -> SubmitResult:
+def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging: Path | None, checks: list,
+           build_log: str, source: Path) -> SubmitResult:
     """Record the version and move the built copy (None: the snapshot exists already) into place, atomically."""
     final = _snapshot(ws, digest)
     now = _now()
     with ws.transaction() as db:  # BEGIN IMMEDIATE: concurrent submits (and seedings) take turns from here
-        _check_owner(ws, manifest)  # again, inside the lock: another submit may have taken the name meanwhile
+        _check_owner(ws, manifest.name, author)  # again, inside the lock: another submit may have taken it meanwhile
         latest = _latest_row(ws, manifest.name)
         if latest is not None and latest["hash"] == digest:  # a concurrent submit of the same content won
             return _unchanged(ws, latest, db)
         status = "registered" if db.execute(
             "INSERT INTO bots (name, author, created) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
-            (manifest.name, manifest.author, now)).rowcount else "new_version"
+            (manifest.name, author, now)).rowcount else "new_version"
         db.execute("UPDATE bots SET retired = NULL WHERE name = ?", (manifest.name,))
         appended = db.execute(  # UNIQUE (bot, follows), schema 2: one chain of versions per bot
             "INSERT INTO bot_versions (hash, bot, submitted, manifest, checks, build_log, source, follows)"
@@ -238,14 +269,24 @@ def _store(ws: Workspace, manifest: Manifest, digest: str, staging: Path | None,
             raise ConfigError(f"bot {manifest.name!r}: another submit changed its versions meanwhile; submit again")
         if staging is not None:
             if final.exists():  # left over from a submit that died between the move and the commit
+                _thaw(final)
                 shutil.rmtree(final)
             staging.rename(final)
             moved(staging, final)  # built already: games in this process do not build it again
+            _freeze(final)
+            db.execute("INSERT OR REPLACE INTO registry_meta (key, value) VALUES (?, ?)",
+                       (f"built:{digest}", tree_hash(final)))
     return SubmitResult(status, manifest.name, digest, final, checks, build_log)
 
 
-def copy_and_hash(folder: Path, dest: Path, *, max_bytes: int = MAX_BOT_BYTES) -> str:
-    """Copy ``folder`` into the empty folder ``dest`` and return the content hash of what was copied.
+def tree_hash(folder: Path) -> str:
+    """The content hash of a folder as it is (a snapshot, build outputs included), copying nothing."""
+    return copy_and_hash(folder, None, max_bytes=2**62)
+
+
+def copy_and_hash(folder: Path, dest: Path | None, *, max_bytes: int = MAX_BOT_BYTES) -> str:
+    """Copy ``folder`` into the empty folder ``dest`` (None: copy nothing) and return the content hash of what was
+    copied.
 
     Reading and hashing in one pass means the hash describes exactly the copy.
     Raises ConfigError for an unreadable entry, a symlink leading outside, a special file, or too many bytes.
@@ -256,14 +297,16 @@ def copy_and_hash(folder: Path, dest: Path, *, max_bytes: int = MAX_BOT_BYTES) -
     for rel in _walk(root):
         path = root / rel
         info = path.lstat()
-        target = dest / rel
+        target = dest / rel if dest is not None else None
         if stat.S_ISLNK(info.st_mode):
             link = _inside_link(root, rel)
             digest.update(f"l\0{rel}\0{link}\0".encode())
-            target.symlink_to(link)
+            if dest is not None:
+                target.symlink_to(link)
         elif stat.S_ISDIR(info.st_mode):
             digest.update(f"d\0{rel}\0".encode())
-            target.mkdir()
+            if dest is not None:
+                target.mkdir()
         elif stat.S_ISREG(info.st_mode):
             total += info.st_size
             if total > max_bytes:
@@ -273,11 +316,46 @@ def copy_and_hash(folder: Path, dest: Path, *, max_bytes: int = MAX_BOT_BYTES) -
             executable = bool(info.st_mode & 0o111)
             digest.update(f"f\0{rel}\0{'x' if executable else '-'}\0{len(data)}\0".encode())
             digest.update(data)
-            target.write_bytes(data)
-            target.chmod(0o755 if executable else 0o644)
+            if dest is not None:
+                target.write_bytes(data)
+                target.chmod(0o755 if executable else 0o644)
         else:
             raise ConfigError(f"{folder / rel}: not a regular file, folder or symlink; remove it from the bot folder")
     return digest.hexdigest()
+
+
+def _freeze(folder: Path) -> None:
+    """Nobody may write the snapshot: every file and folder loses its write bits (exec bits stay: they are content)."""
+    for rel in _walk(folder)[::-1] + [""]:
+        path = folder / rel
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode & ~0o222)
+
+
+def _thaw(folder: Path) -> None:
+    for rel in [""] + _walk(folder):
+        path = folder / rel
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode | 0o200)
+
+
+def verify_snapshot(ws: Workspace, name: str, digest: str) -> Path:
+    """The snapshot of version ``digest``, unchanged since it was registered; ConfigError naming it if not."""
+    folder = _snapshot(ws, digest)
+    shown = f"{name}@{digest[:SHORT_HASH]}"
+    row = ws.db.execute("SELECT value FROM registry_meta WHERE key = ?", (f"built:{digest}",)).fetchone()
+    try:
+        found = tree_hash(folder)
+    except ConfigError as exc:
+        raise ConfigError(f"registry snapshot {shown} cannot be read ({exc}); it will not run") from None
+    if row is None:  # registered before snapshots were frozen: its hash as it is now, from now on
+        with ws.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO registry_meta (key, value) VALUES (?, ?)", (f"built:{digest}", found))
+        _freeze(folder)
+    elif row["value"] != found:
+        raise ConfigError(f"registry snapshot {shown} ({folder}) was changed after it was registered "
+                          "(its content hash differs); it will not run: submit the bot again")
+    return folder
 
 
 def _walk(root: Path) -> list[str]:
@@ -389,12 +467,13 @@ def active_bots(ws: Workspace) -> list[ResolvedBot]:
     return [_resolved(ws, _latest_row(ws, name)) for name in names]
 
 
-def resolve(ws: Workspace | Callable[[], Workspace], text: str) -> ResolvedBot:
+def resolve(ws: Workspace | Callable[[], Workspace], text: str, *, verify: bool = True) -> ResolvedBot:
     """A bot argument (the one place that reads one): a folder (ad hoc, unregistered: a folder that exists,
     or any path with a '/'), ``name`` (latest version) or ``name@hashprefix``; ConfigError if it names none.
 
     ``ws`` may be a function that opens the workspace: it is called only for a registered bot, so the
-    command line needs no workspace for folders.
+    command line needs no workspace for folders. ``verify=False``: the version only, its snapshot not checked
+    (nothing will run it).
     """
     folder = _folder_form(text)
     if folder is not None:
@@ -404,7 +483,7 @@ def resolve(ws: Workspace | Callable[[], Workspace], text: str) -> ResolvedBot:
     name, at, prefix = text.partition("@")
     row = _bot_row(ws, name)
     if not at:
-        return _resolved(ws, _latest_row(ws, row["name"]))
+        return _resolved(ws, _latest_row(ws, row["name"]), verify)
     if len(prefix) < MIN_PREFIX or any(c not in "0123456789abcdef" for c in prefix.lower()):
         raise ConfigError(f"{text!r}: a version is name@HASH with at least {MIN_PREFIX} hex digits of the hash")
     rows = ws.db.execute("SELECT * FROM bot_versions WHERE id IN (SELECT MAX(id) FROM bot_versions"
@@ -413,7 +492,7 @@ def resolve(ws: Workspace | Callable[[], Workspace], text: str) -> ResolvedBot:
         versions = ", ".join(dict.fromkeys(v.hash[:SHORT_HASH] for v in bot_history(ws, name)))
         problem = "matches no version" if not rows else "is ambiguous"
         raise ConfigError(f"{text!r} {problem} of bot {name!r} (versions: {versions})")
-    return replace(_resolved(ws, rows[0]), pinned=True)
+    return replace(_resolved(ws, rows[0], verify), pinned=True)
 
 
 def bot_folder(ws: Workspace | Callable[[], Workspace], text: str) -> Path:
@@ -428,9 +507,10 @@ def _folder_form(text: str) -> Path | None:
     return Path(text) if Path(text).is_dir() or "/" in text else None
 
 
-def _resolved(ws: Workspace, version) -> ResolvedBot:
+def _resolved(ws: Workspace, version, verify: bool = True) -> ResolvedBot:
     manifest = Manifest.model_validate_json(version["manifest"])
-    return ResolvedBot(version["bot"], version["hash"], _snapshot(ws, version["hash"]), manifest)
+    folder = verify_snapshot(ws, version["bot"], version["hash"]) if verify else _snapshot(ws, version["hash"])
+    return ResolvedBot(version["bot"], version["hash"], folder, manifest)
 
 
 def _snapshot(ws: Workspace, digest: str) -> Path:
@@ -475,7 +555,7 @@ def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: b
     results = []
     for folder in sorted(p for p in bots_dir.glob("*") if (p / "bot.toml").is_file()):
         try:
-            results.append(submit(ws, folder, check=check))
+            results.append(submit(ws, folder, check=check, author=REFERENCE_AUTHOR))
         except HexarenaError as exc:
             results.append(SubmitResult("rejected", folder.name, "", None, [], reason=str(exc)))
     with ws.transaction() as db:

@@ -75,18 +75,18 @@ def ws(tmp_path: Path):
 
 def test_submit_resubmit_change_and_retire(ws: Workspace, tmp_path: Path) -> None:
     folder = make_bot(tmp_path / "bot")
-    first = registry.submit(ws, folder, check=False)
+    first = registry.submit(ws, folder, check=False, author="alice")
     assert first.status == "registered"
     assert (first.folder / "bot.py").read_text() == "print('hello')\n"
     assert first.folder == (ws.registry_dir / first.version_hash).resolve()
 
     before = state(ws.home)
-    again = registry.submit(ws, folder, check=False)
+    again = registry.submit(ws, folder, check=False, author="alice")
     assert (again.status, again.version_hash) == ("unchanged", first.version_hash)
     assert state(ws.home) == before
 
     (folder / "bot.py").write_text("print('better')\n")
-    second = registry.submit(ws, folder, check=False)
+    second = registry.submit(ws, folder, check=False, author="alice")
     assert second.status == "new_version" and second.version_hash != first.version_hash
     assert [v.hash for v in registry.bot_history(ws, "tester")] == [first.version_hash, second.version_hash]
     [info] = registry.list_bots(ws)
@@ -102,7 +102,7 @@ def test_submit_resubmit_change_and_retire(ws: Workspace, tmp_path: Path) -> Non
     assert registry.resolve(ws, "tester").version_hash == second.version_hash  # still playable by name
 
     (folder / "bot.py").write_text("print('hello')\n")  # back to the first content: a new submission, same snapshot
-    back = registry.submit(ws, folder, check=False)
+    back = registry.submit(ws, folder, check=False, author="alice")
     assert (back.status, back.version_hash) == ("new_version", first.version_hash)
     assert [b.label for b in registry.active_bots(ws)] == [f"tester@{first.version_hash[:10]}"]
     assert registry.get_bot(ws, "tester").versions == 2
@@ -215,12 +215,13 @@ def test_each_broken_manifest_is_one_line_and_exit_2(case: str, tmp_path: Path, 
 
 
 def test_a_name_owned_by_another_author_is_refused(ws: Workspace, tmp_path: Path, capsys) -> None:
-    registry.submit(ws, make_bot(tmp_path / "mine", name="shared", author="alice"), check=False)
+    """A name belongs to its first submitter, whatever a manifest's author field says."""
+    registry.submit(ws, make_bot(tmp_path / "mine", name="shared", author="alice"), check=False, author="alice")
     before = state(ws.home)
-    theirs = make_bot(tmp_path / "theirs", name="shared", author="bob")
-    code, _, err = cli(capsys, "submit", str(theirs), "--home", str(ws.home))
-    assert (code, err) == (2, ("hexarena: error: bot name 'shared' is taken by author 'alice' (this folder's bot.toml "
-                               "says author 'bob'); choose another name\n"))
+    theirs = make_bot(tmp_path / "theirs", name="shared", author="alice")  # the manifest claims alice: informational
+    code, _, err = cli(capsys, "submit", str(theirs), "--home", str(ws.home), "--author", "bob")
+    assert (code, err) == (2, ("hexarena: error: bot name 'shared' is taken by author 'alice' (you submit as 'bob': "
+                               "--author, by default your user name); choose another name\n"))
     assert state(ws.home) == before
 
 
@@ -358,9 +359,9 @@ def test_reference_bots_are_seeded_once_and_a_broken_one_is_skipped(ws: Workspac
 def test_bots_list_show_and_retire_on_the_command_line(ws: Workspace, tmp_path: Path, capsys) -> None:
     registry.ensure_reference_bots(ws, tmp_path / "no-reference-bots")  # a used workspace: no seeding here
     folder = make_bot(tmp_path / "bot")
-    first = registry.submit(ws, folder, check=False)
+    first = registry.submit(ws, folder, check=False, author="alice")
     (folder / "bot.py").write_text("print('v2')\n")
-    second = registry.submit(ws, folder, check=False)
+    second = registry.submit(ws, folder, check=False, author="alice")
     home = ["--home", str(ws.home)]
 
     code, out, _ = cli(capsys, "bots", *home)

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from hexarena.unconfined import NoSandboxOption, choose
 from leagues import registry
 from leagues.workspace import Workspace
 
@@ -58,10 +59,14 @@ def submit(
     home: HomeOption = None,
     max_size: Annotated[float, typer.Option(min=0, max=10_240, help="size limit of the folder, in MB")] = registry.MAX_BOT_BYTES / 2**20,
     build_timeout: Annotated[float, typer.Option(min=0.1, max=3600, help="seconds the build command may take")] = registry.BUILD_TIMEOUT,
+    author: Annotated[str | None, typer.Option(help="who submits: a bot's name belongs to the author who first "
+                                               "submitted it [default: your user name]", show_default=False)] = None,
+    no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Build, check and register a bot folder; the registry keeps an exact copy, one per content version."""
+    choose(no_sandbox)
     ws = Workspace(home)
-    result = registry.submit(ws, folder, max_bytes=int(max_size * 2**20), build_timeout=build_timeout,
+    result = registry.submit(ws, folder, max_bytes=int(max_size * 2**20), build_timeout=build_timeout, author=author,
                              progress=lambda step: print(f"hexarena: {step}", file=sys.stderr, flush=True))
     if not result.accepted:
         print(f"hexarena: {result.name} was not registered: {result.reason}", file=sys.stderr)
@@ -113,7 +118,7 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="a registe
          home: HomeOption = None) -> None:
     """A bot's history: every submission with its hash, time, check result and source folder."""
     ws = open_workspace(home or ctx.obj)
-    asked = registry.resolve(ws, name).version_hash if "@" in name else None
+    asked = registry.resolve(ws, name, verify=False).version_hash if "@" in name else None
     name = name.partition("@")[0]
     info = registry.get_bot(ws, name)
     history = registry.bot_history(ws, name)

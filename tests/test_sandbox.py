@@ -1,0 +1,257 @@
+"""The sandbox against hostile bots (tests/hostile/): real processes, each attack's exact outcome.
+
+Each bot writes one line ``hostile ATTACK: …`` on stderr when it starts, which lands in its first
+game's log; the tests read it there, and check the game, the other bot, the processes left, and
+the files the bot aimed at.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import resource
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from conftest import BOTS, processes_with, survivors_of_a_killed, wait_until
+
+from leagues import registry
+from leagues.workspace import Workspace
+from protocol.errors import ConfigError
+from referee import sandbox
+from referee.clock import TimeControl
+from referee.local import BotSpec
+from referee.process import Limits
+from referee.record import BoardConfig
+
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+RANDOM = BotSpec("random", BOTS / "random")
+
+pytestmark = pytest.mark.skipif(sandbox.bwrap() is None, reason="needs bubblewrap (apt-get install bubblewrap)")
+
+
+def hostile(attack: str) -> BotSpec:
+    return BotSpec(attack, HOSTILE / attack)
+
+
+def said(log_dir: Path, game: str, seat: int, name: str) -> str:
+    """What the hostile bot reported about its attack."""
+    log = (log_dir / f"{game}.seat{seat}.{name}.log").read_text()
+    return next(line for line in log.splitlines() if line.startswith("hostile ")).split(": ", 1)[1]
+
+
+def tree(folder: Path) -> dict[str, str]:
+    """Every file under folder and the hash of its bytes: byte-identical means equal."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def marked(monkeypatch, tmp_path):
+    """A marker forwarded to the bots: every process they start carries it, so the test can find survivors."""
+    marker = str(tmp_path / "marker")
+    monkeypatch.setenv("BROKEN_PIDS", marker)
+    return marker
+
+
+def test_the_opponents_token_and_the_referees_environment_are_out_of_reach(make_referee, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOSTILE_SECRET", "cloud-key")
+    referee = make_referee()
+    record = referee.play([hostile("steal"), RANDOM], BoardConfig(size="2x2"), game_id="steal", seed=1)
+    assert (record.result.termination, record.seats) == ("completed", ["steal", "random"])
+    # its own pid namespace: the sandbox's pid 1, the prlimit-exec'd bot and its threads' process only
+    assert said(tmp_path / "logs", "steal", 0, "steal") == "0 foreign tokens; referee secret not visible; 2 processes visible"
+
+
+def test_the_workspace_the_registry_other_bots_and_root_are_out_of_reach(make_referee, tmp_path, monkeypatch):
+    ws = Workspace(tmp_path / "home")
+    registry.ensure_reference_bots(ws)
+    greedy = registry.resolve(ws, "greedy")
+    folder = tmp_path / "files"  # a registered hostile bot: ../../hexarena.db from its snapshot is the workspace's
+    folder.mkdir()
+    shutil.copy(HOSTILE / "hostile.py", folder / "hostile.py")
+    (folder / "bot.toml").write_text('name = "files"\ncommand = ["python3", "hostile.py", "files"]\n')
+    files = registry.submit(ws, folder, check=False, author="mallory")
+    ws.db.commit()
+    before = (tree(ws.registry_dir), (ws.home / "hexarena.db").read_bytes())
+    monkeypatch.setenv("HOSTILE_HOME", str(ws.home))
+    monkeypatch.setenv("HOSTILE_OTHER", str(greedy.folder))
+    monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_HOME,HOSTILE_OTHER")
+    referee = make_referee()
+    record = referee.play([BotSpec("files", files.folder), BotSpec("greedy", greedy.folder)], BoardConfig(size="2x2"),
+                          game_id="files", seed=1)
+    referee.close()
+    assert record.result.termination == "completed"
+    # the workspace lies under /tmp here: the folders leading to the snapshot's mount point exist in the sandbox's
+    # private /tmp, so the bot "writes the database" there, a file of its own tmpfs that dies with it
+    assert said(tmp_path / "logs", "files", 0, "files") == (
+        "relative db ALLOWED; db ALLOWED; other bot denied (No such file or directory); own folder denied (Read-only "
+        "file system); root denied (No such file or directory); registry lists 1 entries")
+    assert (tree(ws.registry_dir), (ws.home / "hexarena.db").read_bytes()) == before
+    assert registry.resolve(ws, "greedy").folder == greedy.folder  # still verifies
+
+
+def test_double_forked_setsid_daemons_die_with_the_bot(make_referee, tmp_path, marked):
+    referee = make_referee()
+    record = referee.play([hostile("daemons"), RANDOM], BoardConfig(size="2x2"), game_id="daemons", seed=1)
+    assert record.result.termination == "completed"
+    assert said(tmp_path / "logs", "daemons", 0, "daemons") == "2 daemons started"
+    assert len(processes_with("BROKEN_PIDS", marked, "time.sleep(300)")) == 2  # running during the match
+    referee.close()  # BYE, SIGTERM (the daemons ignore it), SIGKILL
+    assert processes_with("BROKEN_PIDS", marked) == []
+
+
+def test_daemons_of_a_bot_stopped_for_a_fault_die_by_the_end_of_the_game(make_referee, tmp_path, marked):
+    referee = make_referee(time_control=TimeControl.parse("300ms,startup=10s"))
+    record = referee.play([hostile("daemons"), RANDOM], BoardConfig(size="2x2"), game_id="fault-d", seed=1)
+    assert (record.result.termination, record.result.offender) == ("timeout", 0)
+    assert processes_with("BROKEN_PIDS", marked, "hostile.py") == []
+    assert processes_with("BROKEN_PIDS", marked, "time.sleep(300)") == []
+
+
+def test_daemons_die_with_a_referee_that_was_killed(tmp_path, marked):
+    env = {**os.environ, "HEXARENA_HOME": str(tmp_path / "home")}
+    match = subprocess.Popen(["hexarena", "match", str(HOSTILE / "daemons"), str(RANDOM.folder), "--size", "6x6",
+                              "--games", "500", "--time", "1s"], env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    wait_until(lambda: len(processes_with("BROKEN_PIDS", marked, "time.sleep(300)")) == 2, 30)
+    assert len(processes_with("BROKEN_PIDS", marked, "time.sleep(300)")) == 2 and match.poll() is None
+    assert survivors_of_a_killed(match, "BROKEN_PIDS", marked) == []
+
+
+def test_memory_is_limited_per_process_and_processes_are_counted(make_referee, tmp_path, monkeypatch):
+    """No writable cgroup v2 on these machines: the bound is memory_mb per process, times ``processes``."""
+    monkeypatch.setenv("HOSTILE_MB", "256")
+    monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_MB")
+    referee = make_referee(limits=Limits(memory_mb=256, processes=8))
+    record = referee.play([hostile("memory"), RANDOM], BoardConfig(size="2x2"), game_id="memory", seed=1)
+    assert record.result.termination == "completed"
+    assert said(tmp_path / "logs", "memory", 0, "memory") == "one child over the limit refused; two under it ok ok"
+
+
+def test_a_connection_flood_is_bounded_by_the_bots_limits_and_the_referee_plays_on(make_referee, tmp_path):
+    referee = make_referee()
+    record = referee.play([hostile("flood"), RANDOM], BoardConfig(size="2x2"), game_id="flood", seed=1)
+    assert record.result.termination == "completed"
+    opened = int(said(tmp_path / "logs", "flood", 0, "flood").split()[0])
+    # 64 descriptors a process (its interpreter holds a few) and 32 processes at most: far below the referee's
+    assert 8 * 50 <= opened <= 8 * 64 < resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    again = referee.play([RANDOM, BotSpec("greedy", BOTS / "greedy")], BoardConfig(size="2x2"), game_id="after", seed=2)
+    assert again.result.termination == "completed"
+
+
+def test_no_network_but_the_referees_socket(make_referee, tmp_path, monkeypatch):
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    monkeypatch.setenv("HOSTILE_PORT", str(listener.getsockname()[1]))
+    monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_PORT")
+    record = make_referee().play([hostile("tcp"), RANDOM], BoardConfig(size="2x2"), game_id="tcp", seed=1)
+    assert record.result.termination == "completed"
+    # its own network namespace: its loopback is its own, with nobody listening
+    assert said(tmp_path / "logs", "tcp", 0, "tcp") == "loopback denied (Connection refused)"
+    with pytest.raises(TimeoutError):
+        listener.accept()
+    listener.close()
+
+
+def test_a_build_writes_only_its_folder_and_leaves_no_daemon(tmp_path, monkeypatch, marked):
+    ws = Workspace(tmp_path / "home")
+    folder = tmp_path / "src" / "build_escape"
+    shutil.copytree(HOSTILE / "build_escape", folder)
+    monkeypatch.setenv("HOSTILE_HOME", str(ws.home))
+    monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_HOME")
+    begun = time.monotonic()
+    result = registry.submit(ws, folder, check=False, author="mallory")
+    assert time.monotonic() - begun < 5
+    assert result.accepted and (result.folder / "built.txt").read_text() == "built\n"
+    # every write "succeeded" (the workspace lies under /tmp: the folders around the staging copy's mount point
+    # are the sandbox's private /tmp) and none reached the real files
+    assert result.build_log == "tmp: private\n"
+    assert not (tmp_path / "src" / "escaped.txt").exists() and not (ws.home / "escaped.txt").exists()
+    assert not Path("/tmp/hexarena-build-escaped.txt").exists()
+    assert processes_with("BROKEN_PIDS", marked) == []  # the daemon died with its build's sandbox
+
+
+def test_an_impostor_cannot_take_a_reference_bots_name(tmp_path, capsys):
+    from hexarena.cli import main
+
+    ws = Workspace(tmp_path / "home")
+    registry.ensure_reference_bots(ws)
+    greedy = registry.resolve(ws, "greedy").version_hash
+    with pytest.raises(SystemExit) as exit_:
+        main(["submit", str(HOSTILE / "impostor"), "--home", str(ws.home), "--author", "mallory"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1
+    assert err == ("hexarena: error: bot name 'greedy' is taken by author 'hexarena' (you submit as 'mallory': "
+                   "--author, by default your user name); choose another name\n")
+    assert registry.resolve(ws, "greedy").version_hash == greedy
+    assert [v.hash for v in registry.bot_history(ws, "greedy")] == [greedy]
+
+
+def test_a_tampered_snapshot_is_refused_by_name(tmp_path, capsys):
+    from hexarena.cli import main
+
+    ws = Workspace(tmp_path / "home")
+    registry.ensure_reference_bots(ws)
+    snapshot = registry.resolve(ws, "random").folder
+    assert not (snapshot / "bot.py").stat().st_mode & 0o222 and not snapshot.stat().st_mode & 0o222  # read-only
+    (snapshot / "bot.py").chmod(0o644)  # the organiser's own account could; no bot can (its sandbox)
+    with open(snapshot / "bot.py", "a") as code:
+        code.write("\nprint('tampered')\n")
+    with pytest.raises(ConfigError, match=r"registry snapshot random@[0-9a-f]{10} .* was changed after it was "
+                                          r"registered \(its content hash differs\); it will not run"):
+        registry.resolve(ws, "random")
+    with pytest.raises(SystemExit) as exit_:
+        main(["match", "random", "greedy", "--home", str(ws.home), "--size", "1x1"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "registry snapshot random@" in err
+
+
+def test_an_unauthenticated_flood_neither_stalls_the_game_nor_floods_the_log(make_referee, caplog):
+    referee = make_referee()
+    records, slowest = [], 0.0
+    with caplog.at_level(logging.WARNING, logger="hexarena.referee.transport"):
+        end = time.monotonic() + 3.5  # the flood lasts 3 s from the bot's start
+        while time.monotonic() < end:
+            begun = time.monotonic()
+            records.append(referee.play([hostile("junk"), RANDOM], BoardConfig(size="3x3"), game_id=f"junk{len(records)}",
+                                        seed=len(records)))
+            slowest = max(slowest, time.monotonic() - begun)
+    assert {r.result.termination for r in records} == {"completed"} and len(records) > 5
+    assert slowest < 1.0  # a game of random lines: the flood never held it up for long
+    assert referee.transport.dropped_count > 1000
+    warnings = [r for r in caplog.records if r.name == "hexarena.referee.transport"]
+    assert 1 <= len(warnings) <= 2  # one line per 5 s at most
+
+
+def test_a_stdio_flood_without_newlines_is_bounded(make_referee):
+    def rss_mb() -> float:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+    before = rss_mb()
+    referee = make_referee(fault_policy="substitute", time_control=TimeControl.parse("300ms,startup=10s"))
+    record = referee.play([hostile("stdio_flood"), RANDOM], BoardConfig(size="2x2"), game_id="stdio", seed=1)
+    referee.close()
+    assert record.result.termination == "completed"  # substitute: random lines for the flooding seat
+    assert {f.seat for f in record.result.forfeits} == {0} and record.result.forfeits[0].reason == "malformed_message"
+    assert rss_mb() - before < 100
+
+
+def test_no_sandbox_is_refused_with_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+    with pytest.raises(sandbox.SandboxMissing, match=r"^cannot sandbox bots: bubblewrap \(bwrap\) is not installed; "
+                                                     r"install it \(apt-get install bubblewrap\) or pass --no-sandbox"):
+        sandbox.wrap(["true"], tmp_path, {}, Limits().sandboxed())
+
+
+def test_no_sandbox_on_the_command_line_warns_and_runs_unconfined(tmp_path):
+    done = subprocess.run(["hexarena", "match", str(RANDOM.folder), str(BOTS / "greedy"), "--size", "1x1", "--games",
+                           "1", "--no-sandbox"], check=False, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "HEXARENA_HOME": str(tmp_path / "home"), "PATH": os.environ["PATH"]})
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("hexarena: warning: the sandbox is off (--no-sandbox): bots run unconfined")
