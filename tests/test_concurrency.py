@@ -39,7 +39,7 @@ def test_a_second_runner_of_a_league_is_refused_naming_the_first_pid(tmp_path: P
         while not stored_ids(tmp_path / "home") and time.monotonic() < deadline:
             time.sleep(0.02)
         second = subprocess.run([sys.executable, "-m", "hexarena", "league", "run", str(league_file), "--home",
-                                 str(tmp_path / "home")], capture_output=True, text=True, timeout=60)
+                                 str(tmp_path / "home")], capture_output=True, text=True, check=False, timeout=60)
         assert first.poll() is None, "the first run ended before the second started"
         assert second.returncode == 2, second.stderr
         assert second.stderr == (f"hexarena: error: league dup is already running in workspace {tmp_path / 'home'} "
@@ -54,7 +54,7 @@ def test_a_second_runner_of_a_league_is_refused_naming_the_first_pid(tmp_path: P
     ids = stored_ids(tmp_path / "home")
     assert 0 < len(ids) == len(set(ids)) < 200
     rerun = subprocess.run([sys.executable, "-m", "hexarena", "league", "status", "dup", "--home",
-                            str(tmp_path / "home")], capture_output=True, text=True, timeout=60)
+                            str(tmp_path / "home")], capture_output=True, text=True, check=False, timeout=60)
     assert rerun.stdout.startswith(f"league dup: {len(ids)} of 200 games played")
 
 
@@ -157,7 +157,7 @@ def test_a_backup_taken_during_a_league_run_is_a_sound_workspace(tmp_path: Path)
         while not stored_ids(tmp_path / "home") and time.monotonic() < deadline:
             time.sleep(0.01)
         backup = subprocess.run([sys.executable, "-m", "hexarena", "backup", str(tmp_path / "copy" / "hexarena.db"),
-                                 "--home", str(tmp_path / "home")], capture_output=True, text=True, timeout=60)
+                                 "--home", str(tmp_path / "home")], capture_output=True, text=True, check=False, timeout=60)
         assert backup.returncode == 0, backup.stderr
         assert backup.stdout.startswith(f"backed up {tmp_path / 'home' / 'hexarena.db'} (")
         _, err = running.communicate(timeout=120)
@@ -169,5 +169,5 @@ def test_a_backup_taken_during_a_league_run_is_a_sound_workspace(tmp_path: Path)
     copied = stored_ids(tmp_path / "copy")
     assert 0 < len(copied) <= 60 and set(copied) <= set(stored_ids(tmp_path / "home"))
     status = subprocess.run([sys.executable, "-m", "hexarena", "doctor", "--home", str(tmp_path / "copy")],
-                            capture_output=True, text=True, timeout=60)
+                            capture_output=True, text=True, check=False, timeout=60)
     assert status.returncode == 0 and "nothing wrong found" in status.stdout, status.stdout

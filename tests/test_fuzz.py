@@ -19,7 +19,6 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
 from collections import Counter
 from pathlib import Path
 
@@ -88,19 +87,27 @@ def toml_text(top: dict, tables: dict[str, list[dict]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-board = st.fixed_dictionaries({"size": sizes}, optional={
-    "geometry": st.one_of(st.sampled_from(["hex", "square"]), hostile_text), "misere": st.one_of(st.booleans(), scalars),
-    "border": st.booleans(), "openings": st.one_of(st.integers(-2, 5), st.sampled_from(["file", "x"])),
-    "players": integers})
-league = st.fixed_dictionaries({"name": st.one_of(st.sampled_from(["fuzz", "a.b-c_1"]), hostile_text)}, optional={
-    "description": hostile_text, "participants": st.lists(st.one_of(st.sampled_from(["all", "greedy", "nobot"]),
-                                                                    hostile_text), max_size=4),
-    "players": integers, "games_per_pairing": integers, "sample": integers, "time_control": durations,
-    "fault_policy": st.one_of(st.sampled_from(["forfeit", "substitute"]), hostile_text),
-    "flag_threshold": st.one_of(st.floats(allow_nan=True), integers), "concurrency": integers, "seed": integers,
-    "unknown": scalars})
-league_files = st.one_of(
-    st.builds(lambda top, boards: toml_text(top, {"boards": boards}), league, st.lists(board, max_size=3)),
+def mostly(good, bad):
+    """Three draws in four from ``good``: most cases get past the first field and test the later ones."""
+    return st.one_of(good, good, good, bad)
+
+
+board = st.fixed_dictionaries({"size": mostly(st.sampled_from(["1x1", "2x2", "2x3", "10x10"]), sizes)}, optional={
+    "geometry": mostly(st.sampled_from(["hex", "square"]), hostile_text), "misere": mostly(st.booleans(), scalars),
+    "border": st.booleans(), "openings": mostly(st.integers(0, 3), st.sampled_from(["file", "x", -1, 2**70]))})
+league = st.fixed_dictionaries({"name": mostly(st.sampled_from(["fuzz", "a.b-c_1"]), hostile_text)}, optional={
+    "description": mostly(st.sampled_from(["", "a league", "tabs\tand\nlines"]), hostile_text),
+    "participants": mostly(st.just(["all"]), st.lists(st.one_of(st.sampled_from(["all", "greedy", "nobot"]),
+                                                                hostile_text), max_size=4)),
+    "players": mostly(st.integers(2, 4), integers), "games_per_pairing": mostly(st.sampled_from([2, 4, 24]), integers),
+    "sample": mostly(st.just(0), integers), "time_control": mostly(st.sampled_from(["300ms", "10s+100ms"]), durations),
+    "fault_policy": mostly(st.sampled_from(["forfeit", "substitute"]), hostile_text),
+    "flag_threshold": mostly(st.floats(0, 1), st.one_of(st.floats(allow_nan=True), integers)),
+    "concurrency": mostly(st.integers(1, 256), integers), "seed": mostly(st.integers(0, 2**40), integers)})
+extra = mostly(st.just({}), st.fixed_dictionaries({"unknown": scalars}))
+league_files = mostly(
+    st.builds(lambda top, more, boards: toml_text({**top, **more}, {"boards": boards}), league, extra,
+              st.lists(board, min_size=1, max_size=3)),
     st.text(max_size=200))
 
 
@@ -115,14 +122,17 @@ def test_league_files_are_read_or_refused_in_one_line(text: str) -> None:
         tried("league files", "ConfigError")
 
 
-manifest = st.fixed_dictionaries({}, optional={
-    "name": st.one_of(st.sampled_from(["fuzzbot", "Fuzz", "a" * 41]), hostile_text),
-    "command": st.one_of(st.lists(hostile_text, max_size=3), hostile_text),
-    "build": st.lists(hostile_text, max_size=2), "transport": st.one_of(st.sampled_from(["zmq", "stdio"]), hostile_text),
-    "language": hostile_text, "author": hostile_text, "description": hostile_text, "unknown": scalars})
-limits = st.dictionaries(st.sampled_from(["memory_mb", "cpu_seconds", "processes", "nope"]), integers, max_size=2)
-manifests = st.one_of(st.builds(lambda top, lim: toml_text(top, {}) + (
-    "\n[limits]\n" + "\n".join(f"{k} = {v}" for k, v in lim.items()) + "\n" if lim else ""), manifest, limits),
+manifest = st.fixed_dictionaries({"name": mostly(st.sampled_from(["fuzzbot", "a-b_1"]), st.one_of(
+    st.sampled_from(["Fuzz", "a" * 41]), hostile_text)), "command": mostly(st.just(["python3", "bot.py"]), st.one_of(
+        st.lists(hostile_text, max_size=3), hostile_text))}, optional={
+    "build": mostly(st.just(["make", "-s"]), st.lists(hostile_text, max_size=2)),
+    "transport": mostly(st.sampled_from(["zmq", "stdio"]), hostile_text),
+    "language": mostly(st.just("python"), hostile_text), "author": mostly(st.just("alice"), hostile_text),
+    "description": mostly(st.just("a bot\nof two lines"), hostile_text)})
+limits = st.dictionaries(st.sampled_from(["memory_mb", "cpu_seconds", "processes", "nope"]),
+                         mostly(st.integers(1, 4096), integers), max_size=2)
+manifests = mostly(st.builds(lambda top, more, lim: toml_text({**top, **more}, {}) + (
+    "\n[limits]\n" + "\n".join(f"{k} = {v}" for k, v in lim.items()) + "\n" if lim else ""), manifest, extra, limits),
     st.text(max_size=120))
 
 
@@ -287,7 +297,7 @@ def test_the_issues_command_lines_are_one_line_errors(args: list[str], message: 
 
 def test_solve_with_more_memory_than_the_machine_is_one_line() -> None:
     done = subprocess.run([sys.executable, "-m", "hexarena", "solve", "1x2", "--memory", "65536"],
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "HEXARENA_HOME": "/nonexistent"})
+                          capture_output=True, text=True, check=False, timeout=120, env={**os.environ, "HEXARENA_HOME": "/nonexistent"})
     tried("issue cases", done.returncode)
     assert done.returncode in (0, 1) and "Traceback" not in done.stderr
     if done.returncode:
@@ -298,18 +308,18 @@ def test_solve_with_more_memory_than_the_machine_is_one_line() -> None:
 @pytest.mark.parametrize("out", ["/dev/full", "/proc/version"])
 def test_match_out_special_files_as_subprocesses(out: str, home: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "hexarena", "match", "greedy", "random", "--out", out, "--home",
-                           str(home)], capture_output=True, text=True, timeout=120)
+                           str(home)], capture_output=True, text=True, check=False, timeout=120)
     tried("issue cases", done.returncode)
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
-    assert done.stderr.startswith("hexarena: error: --out") and out in done.stderr and done.stderr.count("\n") == 1
+    [error] = [line for line in done.stderr.splitlines() if line.startswith("hexarena: error:")]
+    assert error.startswith("hexarena: error: --out") and out in error
 
 
 def test_a_league_file_with_a_huge_time_control_as_a_subprocess(tmp_path: Path) -> None:
     (tmp_path / "x.toml").write_text('name = "x"\ntime_control = "9999999999999999999999s"\n[[boards]]\nsize = "2x2"\n')
     done = subprocess.run([sys.executable, "-m", "hexarena", "league", "run", str(tmp_path / "x.toml"), "--home",
-                           str(tmp_path / "home")], capture_output=True, text=True, timeout=120)
+                           str(tmp_path / "home")], capture_output=True, text=True, check=False, timeout=120)
     tried("issue cases", done.returncode)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.startswith(f"hexarena: error: {tmp_path / 'x.toml'}:3: time_control: ") or \
-        "time_control" in done.stderr and done.stderr.count("\n") == 1
-    assert tomllib  # the league file above is plain TOML
+    [error] = [line for line in done.stderr.splitlines() if line.startswith("hexarena: error:")]
+    assert error.startswith(f"hexarena: error: {tmp_path / 'x.toml'}:2: time_control") and "is too long" in error
