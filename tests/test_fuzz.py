@@ -191,6 +191,7 @@ option_values = st.one_of(durations, integers.map(str), sizes, hostile_text, st.
 COMMANDS = {
     "match": ["--size", "--geometry", "--games", "--time", "--seed", "--out", "--logs", "--remote-wait", "--openings",
               "--misere", "--border", "--json", "--show"],
+    "sprt": ["--size", "--time", "--seed", "--out", "--max-pairs", "--concurrency", "--openings", "--elo0", "--alpha"],
     "board": ["--geometry", "--moves", "--json", "--border"],
     "solve": ["--geometry", "--moves", "--timeout", "--memory", "--players", "--misere", "--json"],
     "league table": ["--by", "--format", "--table"],
@@ -208,7 +209,7 @@ FLAGS = {"--misere", "--border", "--json", "--show", "--step"}
 def command_lines(draw) -> list[str]:
     command = draw(st.sampled_from(sorted(COMMANDS)))
     args = command.split()
-    if command == "match":
+    if command in ("match", "sprt"):
         args += draw(nobots)
     elif command in ("board", "solve"):
         args.append(draw(st.one_of(st.sampled_from(["1x1", "1x2", "2x2"]), sizes)))
@@ -280,6 +281,8 @@ def test_manifest_text_fields_refuse_control_characters(field: str, tmp_path: Pa
     (["match", "greedy", "random", "--out", "/"], "--out /: is a folder"),
     (["match", "greedy", "random", "--seed", str(2**63)], "--seed"),
     (["match", "greedy", "random", "--games", "100001"], "--games"),
+    (["sprt", "greedy", "random", "--out", "/dev/full"], "--out /dev/full: not a regular file"),
+    (["sprt", "greedy", "random", "--seed", str(2**63)], "--seed"),
     (["league", "run", "x.toml", "--concurrency", "257"], "--concurrency"),
     (["solve", "2x2", "--timeout", "1e9"], "--timeout"),
     (["solve", "2x2", "--memory", "65537"], "--memory"),

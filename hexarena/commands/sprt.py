@@ -90,7 +90,8 @@ def sprt(
     openings: Annotated[str, typer.Option(help="random (a new start position per pair), N (N random ones in "
                                                "turn), 0 (the empty board) or FILE (one line list per row)")] = "random",
     seed: Annotated[int | None, typer.Option(help="seed of the start positions and of pair i's games (seed+i) "
-                                                  "[default: random, printed]", show_default=False)] = None,
+                                                  "[default: random, printed]", show_default=False,
+                                             min=-2**63 + 1, max=2**63 - 10_000_001)] = None,
     out: Annotated[Path | None, typer.Option(help="write one JSON record per game to this file")] = None,
     logs: Annotated[Path | None, typer.Option(help="directory for the bots' per-game output logs")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the final state as one JSON object, nothing else")] = False,
@@ -98,6 +99,7 @@ def sprt(
 ) -> None:
     """Sequential probability ratio test of NEW against OLD, on seat-swapped pairs (fastchess conventions)."""
     from hexarena.commands.match import _distinct_names, open_outputs, resolve_bot
+    from leagues.output import check_out_file
     from leagues import sprt as stats
     from protocol.board import parse_size
     from referee.clock import TimeControl
@@ -115,6 +117,8 @@ def sprt(
     if any(spec.remote for spec in specs):
         raise ConfigError("sprt plays local bots only (remote:NAME is for match)")
     first, second = specs
+    if out is not None:
+        check_out_file(out)  # /dev/full, /proc/version, a folder: refused before any game is played
     sink = open_outputs(out, logs)
     say = (lambda text: None) if as_json else (lambda text: print(text, flush=True))
     say(f"sprt: {first.name} vs {second.name} on {config.label}, time {control}, seed {seed}, "
