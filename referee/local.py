@@ -85,6 +85,9 @@ class ProcessSeat(ZmqSeat):
         return report + ("; stderr: " + " | ".join(lines) if lines else "; no stderr") + "]"
 
     def ready_fd(self, fd: int) -> None:
+        if self.process is None:  # a descriptor drained to EOF outside the poller, closed since, its number reused
+            self.hub.unwatch(fd)
+            return
         if fd == self.process.exit_fd:
             self._exit_seen = True
             self.hub.unwatch(fd)

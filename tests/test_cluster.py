@@ -68,7 +68,8 @@ def test_local_cluster_plays_the_same_games_as_the_local_executor(tmp_path):
     assert summary.played == summary.total == len(local) == len(dask)
     assert dask == local  # game by game: seats, scores, placements, termination
     bad = [game for game in dask.values() if "bad_build" in game[0]]
-    assert bad and all(game[3] == "no_connection" for game in bad)  # the failed build is the bot's fault
+    assert bad and all(game[3] != "completed" for game in bad)  # the failed build is the bot's fault, not a lost task
+    assert any(game[3] == "no_connection" for game in bad)
     logs = {home: sorted(p.name for p in (homes[home] / "logs").rglob("*.log")) for home in homes}
     assert logs["dask"] == logs["local"]  # the bots' logs (if they wrote any) travelled back with the records
 
