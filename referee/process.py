@@ -261,12 +261,17 @@ class BotProcess:
         return f"{how}: {lines[-1][:200]}" if lines else how
 
     def signal_group(self, sig: int) -> None:
+        """``sig`` to the bot's group; in the sandbox, a SIGTERM goes to the bot's processes inside it (the
+        sandbox's outer process would die of it at once and take them along, with no chance to finish)."""
         if self._namespace is None and sandbox.enabled():  # before the sandbox dies and its pid 1 is reparented
             self._namespace = next((ns for pid in children(self.pid) if (ns := pid_namespace(pid)) != _OWN), "")
-        try:
-            os.killpg(self.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
+        inside = namespace_members(self._namespace) if self._namespace and sig == signal.SIGTERM else []
+        for pid in inside:  # the namespace's pid 1 (bwrap's) has no handler: only the bot's processes hear it
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        if not inside:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, sig)
 
     def kill_all(self) -> None:
         """SIGKILL the process group and every process left in the bot's session (even in other groups),

@@ -12,6 +12,7 @@ import logging
 import os
 import resource
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -255,3 +256,19 @@ def test_no_sandbox_on_the_command_line_warns_and_runs_unconfined(tmp_path):
                           env={**os.environ, "HEXARENA_HOME": str(tmp_path / "home"), "PATH": os.environ["PATH"]})
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith("hexarena: warning: the sandbox is off (--no-sandbox): bots run unconfined")
+
+
+def test_sigterm_reaches_the_bot_inside_its_sandbox(tmp_path):
+    """Polite then firm: the bot hears SIGTERM and may finish (its sandbox's outer process is not killed by it)."""
+    from referee.manifest import Manifest
+    from referee.process import BotProcess
+
+    script = 'trap "echo finishing >&2; exit 0" TERM; echo ready >&2; while :; do sleep 0.05; done'
+    process = BotProcess.start(tmp_path, Manifest(name="polite", command=["sh", "-c", script]), {}, Limits())
+    wait_until(lambda: process.drain() or b"ready" in process.stderr_tail, 10)
+    process.signal_group(signal.SIGTERM)
+    wait_until(process.exited, 5)
+    process.drain()
+    process.kill_all()
+    process.close()
+    assert process.returncode == 0 and process.stderr_tail.decode().endswith("finishing\n")
