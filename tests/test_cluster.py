@@ -62,7 +62,7 @@ def test_local_cluster_plays_the_same_games_as_the_local_executor(tmp_path):
     with Workspace(homes["local"]) as ws:
         assert run_league(ws, league, progress=False, concurrency=2).played == len(per_game(homes["local"], "same"))
     with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, resources={"seat": 2},
-                                  host=LOOPBACK, dashboard_address=None) as cluster, Workspace(homes["dask"]) as ws:
+                                  host=LOOPBACK, dashboard_address=":0") as cluster, Workspace(homes["dask"]) as ws:
         summary = run_league(ws, league, progress=False, scheduler=cluster.scheduler_address)
     local, dask = per_game(homes["local"], "same"), per_game(homes["dask"], "same")
     assert summary.played == summary.total == len(local) == len(dask)
@@ -232,3 +232,32 @@ def test_seat_cycles_group_the_rotations_of_one_table_board_and_seed(tmp_path):
     for cycle in cycles:
         assert len(cycle) == 2 and {j.seats for j in cycle} == {cycle[0].seats, cycle[0].seats[::-1]}
     ws.close()
+
+
+def test_closing_the_iterator_cancels_the_pending_cycles(tmp_path):
+    from leagues.runner import Job, plan
+    from referee.local import BotSpec
+
+    ws = make_workspace(tmp_path / "home")
+    league = parse_league(league_text("cancel", boards=(("2x2", "hex"),), games_per_pairing=8))
+    games, folders = plan(ws, league)
+    ws.close()
+    jobs = [Job(g.id, g.config, tuple(BotSpec(s, folders[s]) for s in g.seats), g.seed) for g in games]
+
+    def cycles_on_scheduler(dask_scheduler) -> int:
+        return sum(str(key).startswith("hexarena-cycle") for key in dask_scheduler.tasks)
+
+    with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1, resources={"seat": 2},
+                                  host=LOOPBACK, dashboard_address=":0") as cluster:
+        executor = dask_executor.DaskExecutor(cluster.scheduler_address, time_control=league.time_control)
+        try:
+            records = executor.run(jobs)
+            assert next(records).id in {job.id for job in jobs}
+            assert executor.client.run_on_scheduler(cycles_on_scheduler) > 1
+            records.close()
+            deadline = time.monotonic() + 20
+            while executor.client.run_on_scheduler(cycles_on_scheduler) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert executor.client.run_on_scheduler(cycles_on_scheduler) == 0  # cancelled, not played on
+        finally:
+            executor.close()
