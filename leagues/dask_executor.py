@@ -28,7 +28,8 @@ Worker side (``play_cycle``): each bot is taken from a disk cache keyed by hash 
 default ``~/.cache/hexarena/bots``); a missing entry is fetched from the driver's bytes. Before first
 use in a worker process the entry is copied into that process's run folder with ``copy_and_hash``
 and the hash compared: a tampered or half-written entry is refused, deleted and fetched again.
-The copy is built there once per (hash, worker process) under ``referee/build.py``'s lock, so a
+The bots run sandboxed or not as the organiser chose (``referee/sandbox.py``; the choice travels with
+the task). The copy is built there once per (hash, worker process) under ``referee/build.py``'s lock, so a
 failed build is that bot's ``no_connection`` in the game record, not a lost task. Each worker thread
 keeps one warm ``Referee`` per time control and fault policy; ``RefereePlugin`` closes them when
 the worker shuts down. The bots' game logs travel back with the records.
@@ -57,6 +58,7 @@ from pathlib import Path
 from leagues.registry import _alive, copy_and_hash  # the registry's hashing and its liveness test
 from leagues.runner import Executor, ExecutorLost, Job
 from protocol.errors import ConfigError, HexarenaError
+from referee import sandbox
 from referee.clock import TimeControl
 from referee.local import BotSpec
 from referee.record import BoardConfig, GameRecord
@@ -94,6 +96,7 @@ class Settings:
 
     time_control: TimeControl
     fault_policy: str
+    sandbox: bool = True  # the organiser's choice (--no-sandbox), applied on the worker before it plays
 
 
 def seat_cycles(jobs: Sequence[Job]) -> list[list[Job]]:
@@ -128,7 +131,7 @@ class DaskExecutor(Executor):
         if not isinstance(scheduler, str) or not ADDRESS.fullmatch(scheduler):
             raise ConfigError(f"scheduler {scheduler!r} is not a Dask scheduler address "
                               "(expected tcp://HOST:PORT, or tls://HOST:PORT)")
-        self.settings = Settings(time_control, fault_policy)
+        self.settings = Settings(time_control, fault_policy, sandbox.enabled())
         self.log_dir = log_dir
         self.warn = warn
         self.hosts: dict[str, int] = {}  # host name → games played there in this run
@@ -332,6 +335,7 @@ def thread_referee(settings: Settings) -> Referee:
 def play_cycle(games: list[Game], keys: dict[str, str], settings: Settings) -> dict:
     """A Dask task: play one seat cycle on this worker. Returns the records (JSON), their logs, the host."""
     started = time.perf_counter()
+    sandbox.configure(settings.sandbox)  # a worker process serves one organiser's choice at a time
     folders = {digest: snapshot(digest, lambda key=key: _fetch(key)) for digest, key in keys.items()}
     referee = thread_referee(settings)
     records = []
