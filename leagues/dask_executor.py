@@ -20,8 +20,8 @@ The contract, driver side:
     * Records stream back with ``as_completed``; the driver alone writes SQLite (the runner, one
       transaction per game). Closing the iterator cancels every pending task.
     * Faults: a worker that dies mid-task → Dask runs the task again elsewhere (game ids are
-      idempotent: the store ignores a game stored already). A task that killed ``allowed-failures``
-      workers (Dask's default 3) is reported on stderr and left unplayed (a rerun tries it again).
+      idempotent: the store ignores a game stored already). A task that killed more workers than
+      Dask's ``allowed-failures`` (default 3) is reported on stderr and left unplayed (a rerun tries it again).
       The scheduler lost → ``ExecutorLost`` (one line); a rerun resumes.
 
 Worker side (``play_cycle``): each bot is taken from a disk cache keyed by hash (``$HEXARENA_BOT_CACHE``,

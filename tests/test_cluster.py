@@ -261,3 +261,23 @@ def test_closing_the_iterator_cancels_the_pending_cycles(tmp_path):
             assert executor.client.run_on_scheduler(cycles_on_scheduler) == 0  # cancelled, not played on
         finally:
             executor.close()
+
+
+def test_a_cycle_that_kills_three_workers_is_reported_not_retried_forever(tmp_path, capsys, monkeypatch):
+    from referee import sandbox
+
+    killer = tmp_path / "killer"
+    killer.mkdir()
+    (killer / "bot.toml").write_text('name = "killer"\ncommand = ["python3", "bot.py"]\nlanguage = "python"\n')
+    (killer / "bot.py").write_text("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)  # its referee's worker\n")
+    monkeypatch.setattr(sandbox, "_enabled", False)  # unconfined, so that it can reach its worker (and travels so)
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    league = parse_league(league_text("killer", participants=("random", str(killer)), boards=(("1x2", "hex"),)))
+    with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, resources={"seat": 2},
+                                  host=LOOPBACK, dashboard_address=":0",
+                                  scheduler_kwargs={"allowed_failures": 2}) as cluster, Workspace(home) as ws:
+        summary = run_league(ws, league, progress=False, scheduler=cluster.scheduler_address)
+    assert summary.played == 0 and summary.total == 2
+    assert "killed every worker it ran on" in capsys.readouterr().err
+    assert not stored_ids(home)
