@@ -174,3 +174,27 @@ def test_a_remote_seat_that_never_joined_is_not_waited_for_again_and_its_own_wai
     assert (second.result.termination, second.result.offender) == ("no_connection", 1)
     assert "did not join in an earlier game: not waited for again" in second.result.forfeits[0].detail
     assert again < waited and len(announced) == 1  # no second wait, no second set of keys
+
+
+# ---- the Quick start on a machine without bubblewrap -----------------------------------------------
+
+def test_the_demo_runs_its_reference_bots_where_no_sandbox_can_be_made_but_nothing_else(tmp_path: Path, monkeypatch):
+    import shutil
+
+    from hexarena.commands.league import demo_without_sandbox
+    from leagues import registry
+    from leagues.workspace import Workspace
+    from referee import sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap", lambda: None)  # a fresh machine: python3 and pip, no bubblewrap
+    home = tmp_path / "home"
+    assert demo_without_sandbox(home) is True and not sandbox.enabled()
+    mine = tmp_path / "mine"
+    shutil.copytree(ROOT / "bots" / "random", mine)
+    (mine / "bot.toml").write_text((mine / "bot.toml").read_text().replace('name = "random"', 'name = "mine"'))
+    with Workspace(home) as ws:
+        registry.submit(ws, mine, check=False, author="alice")
+    assert demo_without_sandbox(home) is False and sandbox.enabled()  # an author's bot: the refusal stands
+    with __import__("pytest").raises(sandbox.SandboxMissing):
+        sandbox.require()
+    sandbox.configure(enabled=True)
