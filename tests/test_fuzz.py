@@ -227,8 +227,8 @@ def command_lines(draw) -> list[str]:
 @FUZZ
 @given(args=command_lines())
 def test_command_lines_exit_0_1_or_2_without_a_traceback(args: list[str], empty_home: Path, tmp_path: Path) -> None:
-    os.chdir(tmp_path)  # a relative --out or --file lands in the test's folder
-    status, output = run_cli(args, empty_home)
+    with contextlib.chdir(tmp_path):  # a relative --out or --file lands in the test's folder
+        status, output = run_cli(args, empty_home)
     tried("command lines", status)
     assert status in (0, 1, 2), (args, status, output)
     assert "Traceback" not in output, (args, output)
@@ -290,8 +290,8 @@ def test_manifest_text_fields_refuse_control_characters(field: str, tmp_path: Pa
 ])
 def test_the_issues_command_lines_are_one_line_errors(args: list[str], message: str, home: Path,
                                                       tmp_path: Path) -> None:
-    os.chdir(tmp_path)
-    status, output = run_cli(args, home)
+    with contextlib.chdir(tmp_path):
+        status, output = run_cli(args, home)
     tried("issue cases", status)
     assert status == 2 and message in output and "Traceback" not in output, output
     assert output.count("hexarena: error:") == 1
@@ -311,7 +311,7 @@ def test_solve_with_more_memory_than_the_machine_is_one_line() -> None:
 @pytest.mark.parametrize("out", ["/dev/full", "/proc/version"])
 def test_match_out_special_files_as_subprocesses(out: str, home: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "hexarena", "match", "greedy", "random", "--out", out, "--home",
-                           str(home)], capture_output=True, text=True, check=False, timeout=120)
+                           str(home)], capture_output=True, text=True, check=False, timeout=300)
     tried("issue cases", done.returncode)
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
     [error] = [line for line in done.stderr.splitlines() if line.startswith("hexarena: error:")]
