@@ -203,9 +203,13 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
 
 
 class ProgressDisplay:
-    """A rich progress bar on stderr: games done / total, rate, time left, current leader."""
+    """Progress on stderr: games done / total, rate, time left, current leader — a rich bar on a terminal;
+    without one (nohup, CI, a pipe) a plain line every ``LINES_EVERY`` games or ``SECONDS_EVERY`` seconds."""
 
-    def __init__(self, ws: Workspace, league: str, total: int, done: int) -> None:
+    LINES_EVERY = 50
+    SECONDS_EVERY = 30.0
+
+    def __init__(self, ws: Workspace, league: str, total: int, done: int, terminal: bool | None = None) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -215,6 +219,13 @@ class ProgressDisplay:
         for bot, rows in frame.groupby("bot", observed=True):
             self.points[str(bot)], self.games[str(bot)] = float(rows["points"].sum()), len(rows)
         self.started, self.count = time.monotonic(), 0
+        self.league, self.total, self.done = league, total, done
+        self.terminal = sys.stderr.isatty() if terminal is None else terminal
+        self.last_line = self.started
+        if not self.terminal:
+            self.bar = None
+            print(f"{league}: {done}/{total} games stored, {total - done} to play", file=sys.stderr, flush=True)
+            return
         self.bar = Progress(TextColumn(f"[bold]{league}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), TextColumn("{task.fields[leader]}"),
                             TextColumn("{task.fields[status]}"), console=Console(file=sys.stderr), transient=False)
@@ -232,8 +243,18 @@ class ProgressDisplay:
             self.points[row["bot"]] = self.points.get(row["bot"], 0.0) + row["points"]
             self.games[row["bot"]] = self.games.get(row["bot"], 0) + 1
         self.count += 1
-        rate = self.count / max(time.monotonic() - self.started, 1e-9)
-        self.bar.update(self.task, advance=1, rate=f"{rate:.1f} games/s", leader=self._leader(), status=status)
+        now = time.monotonic()
+        rate = self.count / max(now - self.started, 1e-9)
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, rate=f"{rate:.1f} games/s", leader=self._leader(), status=status)
+            return
+        done = self.done + self.count
+        if self.count % self.LINES_EVERY == 0 or now - self.last_line >= self.SECONDS_EVERY or done == self.total:
+            self.last_line = now
+            left = (self.total - done) / rate if rate > 0 else 0
+            print(f"{self.league}: {done}/{self.total} games, {rate:.1f} games/s, about {left:.0f} s left, "
+                  f"{self._leader()}" + (f" ({status})" if status else ""), file=sys.stderr, flush=True)
 
     def close(self) -> None:
-        self.bar.stop()
+        if self.bar is not None:
+            self.bar.stop()

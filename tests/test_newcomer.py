@@ -198,3 +198,18 @@ def test_the_demo_runs_its_reference_bots_where_no_sandbox_can_be_made_but_nothi
     with __import__("pytest").raises(sandbox.SandboxMissing):
         sandbox.require()
     sandbox.configure(enabled=True)
+
+
+# ---- progress without a terminal (item 7) ----------------------------------------------------------
+
+def test_league_run_without_a_terminal_prints_progress_lines(tmp_path: Path):
+    league = tmp_path / "quiet.toml"
+    league.write_text(f'name = "quiet"\nparticipants = ["{ROOT / "bots" / "random"}", "{ROOT / "bots" / "greedy"}"]\n'
+                      'games_per_pairing = 2\ntime_control = "1s"\nconcurrency = 1\n[[boards]]\nsize = "1x2"\n'
+                      '[[boards]]\nsize = "1x1"\n')
+    run = subprocess.run([*HEXARENA, "league", "run", str(league), "--home", str(tmp_path / "home")],
+                         capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr
+    lines = [line for line in run.stderr.splitlines() if line.startswith("quiet: ")]
+    assert lines[0] == "quiet: 0/4 games stored, 4 to play"
+    assert lines[-1].startswith("quiet: 4/4 games, ") and "games/s" in lines[-1] and "leader " in lines[-1]

@@ -108,7 +108,7 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
     ws = open_workspace(home)
     signal.signal(signal.SIGTERM, interrupt)  # stop like Ctrl-C: bots are stopped, finished games are kept
     try:
-        summary = run_league(ws, league, concurrency=concurrency, progress=sys.stderr.isatty(), source=source,
+        summary = run_league(ws, league, concurrency=concurrency, progress=True, source=source,
                              scheduler=scheduler)
     except ExecutorLost as exc:
         print(f"hexarena: error: {exc}", file=sys.stderr)
