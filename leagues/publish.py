@@ -33,10 +33,11 @@ import pandas as pd
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from leagues import tables
+from leagues.output import check_out_folder
 from leagues.site import charts
 from leagues.wording import markdown_table, summary
 from leagues.workspace import Workspace
-from protocol.errors import ConfigError
+from protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 from referee.record import GameRecord
 
 SITE = Path(__file__).parent / "site"
@@ -73,7 +74,14 @@ def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     description = " · ".join(filter(None, [config.description, covered]))
     site = compute(league, records, config.flag_threshold, description, logs_dir=ws.logs_dir / league)
     site.versions = registered_versions(ws, {seat.partition("@")[0] for r in records for seat in r.seats})
-    return write_site(out_dir, site)
+    out = Path(out_dir).resolve()
+    check_out_folder(out)
+    try:  # written whole beside the folder, then moved in: never half a site (and a user's files stay)
+        return write_site(out, site)
+    except OSError as exc:
+        if is_out_of_space(exc):
+            raise OutOfSpace(out) from None
+        raise
 
 
 def participant_label(text: str) -> str:
