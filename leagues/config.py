@@ -40,7 +40,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from leagues.openings import random_openings, read_openings
+from leagues.openings import MAX_RANDOM, check_opening, random_openings, read_openings
 from leagues.seating import CYCLE, seat_orders
 
 from protocol.errors import ConfigError
@@ -64,8 +64,8 @@ class LeagueBoard(BoardConfig):
     @field_validator("openings")
     @classmethod
     def _count(cls, value: int | str | list[list[int]]) -> int | str | list[list[int]]:
-        if isinstance(value, int) and not 0 <= value <= 10_000:
-            raise ValueError(f"must be 0-10000 random start positions, or a file name, got {value}")
+        if isinstance(value, int) and not 0 <= value <= MAX_RANDOM:
+            raise ValueError(f"must be 0-{MAX_RANDOM} random start positions, or a file name, got {value}")
         return value
 
     @property
@@ -204,12 +204,20 @@ def parse_league(text: str, source: str = "<league>") -> LeagueConfig:
 
 
 def _read_opening_files(league: LeagueConfig, text: str, source: str) -> LeagueConfig:
-    """The league with each board's ``openings = "file"`` read (beside the league file) and checked."""
+    """The league with each board's ``openings = "file"`` read (beside the league file), and every listed start
+    position checked, as a file's rows are (an inline ``openings = [[3, 17]]`` too)."""
     boards = []
     for index, board in enumerate(league.boards):
+        where = f"{source}:{line_of(text, ('boards', index, 'openings')) or ''}".rstrip(":")
+        if isinstance(board.openings, list):
+            rules = league.configs[index].rules()
+            for row, lines in enumerate(board.openings):
+                try:
+                    check_opening(rules, lines)
+                except ConfigError as exc:
+                    raise ConfigError(f"{where}: boards[{index}].openings[{row}]: {exc}") from None
         if isinstance(board.openings, str):
             path = Path(source).parent / board.openings
-            where = f"{source}:{line_of(text, ('boards', index, 'openings')) or ''}".rstrip(":")
             try:
                 positions = read_openings(path, league.configs[index])
             except ConfigError as exc:

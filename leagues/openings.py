@@ -22,6 +22,23 @@ from protocol.rules import Rules, State
 from referee.record import BoardConfig
 
 
+MAX_RANDOM = 10_000  # random start positions a board, a match or an sprt run may ask for
+
+
+def start_positions(spec: str, config: BoardConfig, count: int, seed: object) -> list[tuple[int, ...]]:
+    """A command line's ``--openings``: ``random`` (``count`` fresh ones, one per pair), N (N random ones, in
+    turn; 0: the empty board) or a file (one comma-separated line list per row); ConfigError otherwise."""
+    if spec == "random":
+        if count <= 0:
+            raise ConfigError("--openings random needs a number of pairs (sprt); give N random positions or a file")
+        return random_openings(config, count, seed)
+    if spec.isdigit():
+        if int(spec) > MAX_RANDOM:
+            raise ConfigError(f"--openings {spec}: at most {MAX_RANDOM} random start positions")
+        return random_openings(config, int(spec), seed) if int(spec) else [()]
+    return read_openings(spec, config)
+
+
 def few(free: int) -> int:
     """The most lines a random start position draws on a board with ``free`` free lines: 1 to 4."""
     return min(4, max(1, free // 6))

@@ -213,3 +213,19 @@ def test_league_run_without_a_terminal_prints_progress_lines(tmp_path: Path):
     lines = [line for line in run.stderr.splitlines() if line.startswith("quiet: ")]
     assert lines[0] == "quiet: 0/4 games stored, 4 to play"
     assert lines[-1].startswith("quiet: 4/4 games, ") and "games/s" in lines[-1] and "leader " in lines[-1]
+
+
+# ---- start positions from the command line and inline in a league file ------------------------------
+
+def test_openings_given_on_the_command_line_or_inline_are_bounded_and_checked(tmp_path: Path, capsys):
+    random_bot = str(ROOT / "bots" / "random")
+    assert "at most 10000 random start positions" in fails(["match", random_bot, random_bot, "--openings",
+                                                            "99999999999"], capsys)
+    assert "--openings random needs a number of pairs" in fails(["match", random_bot, random_bot, "--openings",
+                                                                 "random"], capsys)
+    league = tmp_path / "inline.toml"
+    league.write_text(f'name = "inline"\nparticipants = ["{random_bot}", "{ROOT / "bots" / "greedy"}"]\n'
+                      '[[boards]]\nsize = "4x4"\nopenings = [[999]]\n')
+    assert f"{league}:5: boards[0].openings[0]: line 999 is out of range (0-62)" in fails(
+        ["league", "status", str(league), "--home", str(tmp_path / "home")], capsys)
+    assert "is a folder; give a file name" in fails(["openings", "2x2", "--count", "2", "--out", str(tmp_path)], capsys)

@@ -75,7 +75,7 @@ def match(
 ) -> None:
     """Play a match between bots in every seat order in turn (the seats swapped with 2; all orders with 3-4), from each start position."""
     choose(no_sandbox)
-    from hexarena.commands.sprt import start_positions
+    from leagues.openings import start_positions
     from leagues.seating import seat_orders
     from leagues.wording import game_line, tally_table
     from protocol.board import parse_size

@@ -53,8 +53,12 @@ def openings(
             print(f"hexarena: {len(kept)} of {count} start positions solved within the budget", file=sys.stderr)
     if out is None:
         sys.stdout.write(text)
-    else:
-        out.write_text(text, encoding="utf-8")
+        return
+    from leagues.output import check_out_file, new_file
+
+    check_out_file(out)  # a folder, a device, a place no file can be made: one line
+    with new_file(out) as tmp:  # written beside and moved in: never half a book
+        tmp.write_text(text, encoding="utf-8")
 
 
 def solved_values(config, positions: list, budget: float) -> list[tuple[tuple[int, ...], int, int]]:

@@ -21,18 +21,6 @@ from hexarena.commands.board import geometry_option
 from protocol.errors import ConfigError
 
 
-def start_positions(spec: str, config, count: int, seed: int) -> list[tuple[int, ...]]:
-    """``--openings``: ``random`` (a fresh random start position per pair), N (N random ones, in turn),
-    0 (the empty board) or a file (one comma-separated line list per row)."""
-    from leagues.openings import random_openings, read_openings
-
-    if spec == "random":
-        return random_openings(config, count, seed)
-    if spec.isdigit():
-        return random_openings(config, int(spec), seed) if int(spec) else [()]
-    return read_openings(spec, config)
-
-
 class PairPool:
     """Worker threads, each with its own referee, each playing whole pairs; ``play`` returns when all are done."""
 
@@ -101,6 +89,7 @@ def sprt(
     from hexarena.commands.match import _distinct_names, open_outputs, resolve_bot
     from leagues.output import check_out_file
     from leagues import sprt as stats
+    from leagues.openings import start_positions
     from protocol.board import parse_size
     from referee.clock import TimeControl
     from referee.record import BoardConfig
@@ -159,6 +148,9 @@ def sprt(
     except KeyboardInterrupt:
         pool.close(wait=False)
         finish(state(), "interrupted", as_json)
+        raise
+    except BaseException:  # a failure of ours (a full disk, a bug): every referee stops its bots before we report
+        pool.close()
         raise
     finally:
         if sink is not None:
