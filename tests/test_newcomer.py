@@ -187,6 +187,7 @@ def test_the_demo_runs_its_reference_bots_where_no_sandbox_can_be_made_but_nothi
     from referee import sandbox
 
     monkeypatch.setattr(sandbox, "bwrap", lambda: None)  # a fresh machine: python3 and pip, no bubblewrap
+    monkeypatch.setattr(sandbox, "_enabled", True)  # restored after the test, whatever fails: later tests sandbox
     home = tmp_path / "home"
     assert demo_without_sandbox(home) is True and not sandbox.enabled()
     mine = tmp_path / "mine"
@@ -197,7 +198,6 @@ def test_the_demo_runs_its_reference_bots_where_no_sandbox_can_be_made_but_nothi
     assert demo_without_sandbox(home) is False and sandbox.enabled()  # an author's bot: the refusal stands
     with __import__("pytest").raises(sandbox.SandboxMissing):
         sandbox.require()
-    sandbox.configure(enabled=True)
 
 
 # ---- progress without a terminal (item 7) ----------------------------------------------------------
@@ -226,6 +226,35 @@ def test_openings_given_on_the_command_line_or_inline_are_bounded_and_checked(tm
     league = tmp_path / "inline.toml"
     league.write_text(f'name = "inline"\nparticipants = ["{random_bot}", "{ROOT / "bots" / "greedy"}"]\n'
                       '[[boards]]\nsize = "4x4"\nopenings = [[999]]\n')
+    home = fixture_home(tmp_path)  # a used workspace: no reference bots registered on the way
     assert f"{league}:5: boards[0].openings[0]: line 999 is out of range (0-62)" in fails(
-        ["league", "status", str(league), "--home", str(tmp_path / "home")], capsys)
+        ["league", "status", str(league), "--home", str(home)], capsys)
     assert "is a folder; give a file name" in fails(["openings", "2x2", "--count", "2", "--out", str(tmp_path)], capsys)
+
+
+def test_remote_retry_waits_again_before_every_game():
+    from referee.clock import TimeControl
+    from referee.local import BotSpec
+    from referee.record import BoardConfig
+    from referee.referee import Referee
+
+    absent = BotSpec("absent", None, remote=True, startup=0.2)
+    random_bot = BotSpec("random", ROOT / "bots" / "random")
+    announced = []
+    with Referee(time_control=TimeControl.parse("1s,startup=10s"), announce=announced.append,
+                 remote_retry=True) as referee:
+        records = [referee.play([absent, random_bot], BoardConfig(size="1x2"), game_id=f"r{n}", seed=n)
+                   for n in (1, 2)]
+    assert [r.result.forfeits[0].detail.startswith("no HELLO within the startup allowance of 0.2 s")
+            for r in records] == [True, True]
+    assert len(announced) == 2  # new credentials, announced for each wait
+
+
+def test_check_logs_on_the_command_line_keeps_the_logs_and_refuses_a_place_for_none(tmp_path: Path, capsys):
+    logs = tmp_path / "kept" / "logs"
+    run = subprocess.run([*HEXARENA, "check", str(ROOT / "tests" / "bots_broken" / "die"), "--logs", str(logs)],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 1 and "FAIL  time limit" in run.stdout
+    assert sorted(logs.glob("check*.die.log"))
+    assert "--logs /proc/no/such: cannot create the folder" in fails(
+        ["check", str(ROOT / "bots" / "random"), "--logs", "/proc/no/such"], capsys)

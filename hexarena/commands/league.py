@@ -93,8 +93,8 @@ def demo_without_sandbox(home: Path | None) -> bool:
     if sandbox.bwrap() is not None:
         return False
     sandbox.configure(enabled=False)  # the workspace's seeding builds the reference bots (cbot: make)
-    ws = open_workspace(home)
-    active = [info for info in registry.list_bots(ws) if info.retired is None]
+    with open_workspace(home) as ws:
+        active = [info for info in registry.list_bots(ws) if info.retired is None]
     trusted = all(info.author == registry.REFERENCE_AUTHOR and info.name in registry.reference_names()
                   for info in active)
     sandbox.configure(enabled=not trusted)
