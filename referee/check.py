@@ -236,7 +236,7 @@ class _Checker:
         except BotFault as fault:
             return CheckItem(QUITS, False, f"could not restart the bot to say BYE: {fault.detail}")
         referee, process = self.referee, bot.process
-        referee.retire(bot, reason="check over")  # BYE; the process is stopped by finish_retiring
+        bot.retire(reason="check over")  # BYE; the referee's finish_retiring stops the process
         deadline = Deadline.after(QUIT_WITHIN)
         while not process.exited() and not deadline.passed():
             time.sleep(0.005)

@@ -18,12 +18,13 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from protocol.errors import ConfigError
 from protocol.validation import Style, describe_validation_error, plain_text
 
 MANIFEST = "bot.toml"
+LIMIT_MAX = 1 << 31  # a [limits] value (MiB, seconds, counts): more is no limit an OS takes, and true is not 1
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,39}$"  # a bot's name, wherever one is given (manifest, remote:NAME)
 STYLE = Style(unknown="unknown field {field!r}", missing="field {field!r} is missing",
               invalid="field {field!r}: {msg} (found {input!r})")
@@ -47,7 +48,7 @@ class Manifest(BaseModel):
     author: str = ""
     description: str = ""
     limits: dict[Literal["memory_mb", "cpu_seconds", "processes", "open_files", "file_mb", "tmp_mb"],
-                 Annotated[int, Field(gt=0)]] | None = None
+                 Annotated[StrictInt, Field(gt=0, le=LIMIT_MAX)]] | None = None
 
     @field_validator("command", "build")
     @classmethod

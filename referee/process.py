@@ -150,7 +150,7 @@ class BotProcess:
         for kind, value in limits:
             try:
                 resource.prlimit(self.pid, kind, (value, value))
-            except (OSError, ValueError):  # already gone, or a hard limit below ours: keep the stricter
+            except (OSError, ValueError, OverflowError):  # gone, a hard limit below ours (keep it), too large
                 pass
 
     @property

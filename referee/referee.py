@@ -10,7 +10,7 @@ launched on first use, kept across games, and made afresh after a fault. Each ga
 played by the one game loop (``referee/game.py``). Faults are results
 (``GameRecord.result``), never exceptions: the referee raises only ``ConfigError`` (a seat
 count that does not fit the board, an unknown fault policy) and for its own bugs.
-``seat_bots``, ``start``, ``retire`` and ``finish_retiring`` are public for the conformance
+``seat_bots``, ``start`` and ``finish_retiring`` are public for the conformance
 check (``referee/check.py``), which drives a bot's start and stop itself.
 """
 
@@ -139,10 +139,6 @@ class Referee:
             if not starting:
                 break
             self.hub.poll(Deadline(began + min(allowance[seat] for seat in starting)))
-
-    def retire(self, seat: Seat, fault: BotFault | None = None, reason: str = "") -> None:
-        """BYE now; its process is stopped by ``finish_retiring``."""
-        seat.retire(fault, reason)
 
     def finish_retiring(self, grace: float = 0.2) -> None:
         """Stop the processes of the seats told BYE: wait for them to exit, then SIGTERM and SIGKILL their groups."""

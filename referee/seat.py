@@ -1,6 +1,6 @@
 """The seat interface: what the one game loop (``referee/game.py``) needs from whoever plays a seat.
 
-    seat = spec.make(hub)          # a SeatSpec says what to run; the referee keeps the seat warm across games
+    seat = spec.make(hub, label, limits)   # a SeatSpec says what to run; the referee keeps the seat warm
     seat.launch()                  # begin starting; the hub waits for every launching seat's HELLO at once
     seat.begin_game(log_path)      # the game's log (a process's output goes there)
     seat.send(codec.Drawn(...))    # announcements
@@ -9,7 +9,7 @@
 
 Implementations, one module each:
 
-    ProcessSeat, StdioSeat   a bot process from its folder, over ZeroMQ or the stdio bridge (referee/local.py)
+    ProcessSeat              a bot process from its folder, over ZeroMQ or the stdio bridge (referee/local.py)
     RemoteSeat               a bot started by hand elsewhere, over tcp with CURVE (referee/remote.py)
     InProcessSeat            a ``choose(game, state)`` function in this process: tests, duels (referee/inprocess.py)
     ScriptedSeat             a list of replies and faults, for tests of the game loop (referee/inprocess.py)
@@ -44,7 +44,7 @@ class Seat(Protocol):
     """One player of a game, as the game loop sees it. Every bot fault surfaces as ``BotFault``."""
 
     name: str  # shown in records and in GAME's names
-    label: str  # name, with "#2" for a second copy in one game (log file names)
+    label: str  # name, with "#2" for a second copy of one spec in a game (records and logs use name and seat)
     state: SeatState
     fault: BotFault | None  # why the seat closed (set when it failed to start or was retired for a fault)
     process: BotProcess | None  # the local process to stop after BYE, or None
