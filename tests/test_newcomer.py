@@ -258,3 +258,18 @@ def test_check_logs_on_the_command_line_keeps_the_logs_and_refuses_a_place_for_n
     assert sorted(logs.glob("check*.die.log"))
     assert "--logs /proc/no/such: cannot create the folder" in fails(
         ["check", str(ROOT / "bots" / "random"), "--logs", "/proc/no/such"], capsys)
+
+
+def test_a_manifests_limits_are_whole_numbers_in_range(tmp_path: Path):
+    import pytest
+
+    from protocol.errors import ConfigError
+    from referee.manifest import load_manifest
+
+    for value, problem in (("99999999999999999999", "less than or equal to 2147483648"),
+                           ("true", "a valid integer"), ("1.0", "a valid integer"), ("0", "greater than 0")):
+        (tmp_path / "bot.toml").write_text(f'name = "lim"\ncommand = ["./lim"]\n[limits]\nmemory_mb = {value}\n')
+        with pytest.raises(ConfigError, match=problem):
+            load_manifest(tmp_path)
+    (tmp_path / "bot.toml").write_text('name = "lim"\ncommand = ["./lim"]\n[limits]\nmemory_mb = 64\n')
+    assert load_manifest(tmp_path).limits == {"memory_mb": 64}
