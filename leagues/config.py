@@ -33,6 +33,8 @@ Every error is one line that names the file, the line (or field) and what is all
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -168,6 +170,48 @@ class LeagueConfig(BaseModel):
         if isinstance(openings, int):
             return random_openings(config, openings, f"{self.name}:{self.seed}") if openings else [()]
         return [tuple(lines) for lines in openings]
+
+
+# What a league plays: a stored league whose file had other values here is another league (league run --replace).
+# Left out: what only changes how it is run or shown (description, concurrency, executor, scheduler, sandbox,
+# flag_threshold).
+DEFINITION = ("participants", "players", "boards", "games", "sample", "gauntlet", "time_control", "fault_policy",
+              "seed")
+TERMS = ("time_control", "fault_policy", "seed")  # how each game is played, which its id does not hash
+
+
+def differences(stored: LeagueConfig, new: LeagueConfig) -> list[str]:
+    """What ``new`` changes in the ``stored`` definition, one phrase each: ``bots a, b, c; this file has a, b, d``."""
+    found = []
+    for key in DEFINITION:
+        was, now = (_shown(key, getattr(league, key), league) for league in (stored, new))
+        if was != now:
+            found.append(f"{_WORDS.get(key, key.replace('_', ' '))} {was}; this file has {now}")
+    return found
+
+
+def terms_differ(stored: LeagueConfig, new: LeagueConfig) -> bool:
+    return any(_shown(key, getattr(stored, key), stored) != _shown(key, getattr(new, key), new) for key in TERMS)
+
+
+_WORDS = {"participants": "bots", "games": "games per pairing", "gauntlet": "gauntlet"}
+
+
+def _shown(key: str, value: object, league: LeagueConfig) -> str:
+    if key == "participants":
+        return ", ".join(value)
+    if key == "boards":
+        return ", ".join(config.label + _openings(board.openings) for board, config in zip(value, league.configs))
+    if key == "gauntlet":
+        return value or "none"
+    return str(value)
+
+
+def _openings(openings: int | str | list[list[int]]) -> str:
+    if isinstance(openings, int):
+        return f" ({openings} random openings)" if openings else ""
+    digest = hashlib.sha256(json.dumps(openings).encode()).hexdigest()[:6]  # the lines would not fit on one line
+    return f" ({len(openings)} listed openings #{digest})"
 
 
 def refuse_repeats(items: list[str], problem: str) -> None:

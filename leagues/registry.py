@@ -461,10 +461,11 @@ def retire(ws: Workspace, name: str) -> bool:
         return changed.rowcount == 1
 
 
-def active_bots(ws: Workspace) -> list[ResolvedBot]:
-    """Every bot that is not retired, at its latest version, by name ("all active bots" of a league)."""
+def active_bots(ws: Workspace, verify: bool = True) -> list[ResolvedBot]:
+    """Every bot that is not retired, at its latest version, by name ("all active bots" of a league).
+    ``verify=False``: the versions only, their snapshots not checked (nothing will run them)."""
     names = [r["name"] for r in ws.db.execute("SELECT name FROM bots WHERE retired IS NULL ORDER BY name")]
-    return [_resolved(ws, _latest_row(ws, name)) for name in names]
+    return [_resolved(ws, _latest_row(ws, name), verify) for name in names]
 
 
 def resolve(ws: Workspace | Callable[[], Workspace], text: str, *, verify: bool = True) -> ResolvedBot:

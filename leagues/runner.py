@@ -19,11 +19,14 @@ import sys
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
+
+import pandas as pd
 
 from leagues import registry, store
 from leagues.config import ALL, MAX_TABLES, LeagueConfig
@@ -117,11 +120,11 @@ class RunSummary:
     played: int  # stored by this run
 
 
-def resolve_entrants(ws: Workspace, league: LeagueConfig, source: str) -> dict[Entrant, Path]:
+def resolve_entrants(ws: Workspace, league: LeagueConfig, source: str, verify: bool = True) -> dict[Entrant, Path]:
     """The league's bots (label, version key) and their folders; ConfigError naming the file and field."""
     try:
-        bots = registry.active_bots(ws) if league.participants == [ALL] else [
-            registry.resolve(ws, text) for text in league.participants]
+        bots = registry.active_bots(ws, verify) if league.participants == [ALL] else [
+            registry.resolve(ws, text, verify=verify) for text in league.participants]
     except ConfigError as exc:
         raise ConfigError(f"{source}: participants: {exc}") from None
     names = [bot.name for bot in bots]
@@ -146,16 +149,51 @@ def resolve_entrants(ws: Workspace, league: LeagueConfig, source: str) -> dict[E
     return entrants
 
 
-def plan(ws: Workspace, league: LeagueConfig, source: str = "<league>") -> tuple[list[ScheduledGame], dict[str, Path]]:
-    """The full schedule and each label's bot folder; raises ConfigError before anything is stored."""
-    entrants = resolve_entrants(ws, league, source)
-    return schedule(league, list(entrants)), {e.label: folder for e, folder in entrants.items()}
+def plan(ws: Workspace, league: LeagueConfig, source: str = "<league>", edition: int = 0,
+         verify: bool = True) -> tuple[list[ScheduledGame], dict[str, Path]]:
+    """The full schedule and each label's bot folder; raises ConfigError before anything is stored.
+    ``verify=False``: registry snapshots are not checked (nothing will run them: status, dry runs)."""
+    entrants = resolve_entrants(ws, league, source, verify)
+    return schedule(league, list(entrants), edition), {e.label: folder for e, folder in entrants.items()}
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What a run of the league file plays: its whole schedule, the games not stored yet, each label's folder,
+    and the file against the stored definition of its name."""
+
+    games: list[ScheduledGame]
+    todo: list[ScheduledGame]
+    folders: dict[str, Path]
+    definition: store.Definition
+
+    def left(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Games to play by configuration and by bot (a game counts once for each of its seats)."""
+        configurations = Counter(g.config.label for g in self.todo)
+        bots = Counter(label for g in self.todo for label in g.seats)
+        return (pd.DataFrame(configurations.items(), columns=["configuration", "left"]),
+                pd.DataFrame(bots.most_common(), columns=["bot", "left"]))
+
+
+def pending(ws: Workspace, league: LeagueConfig, source: str = "<league>", replace: bool = False,
+            verify: bool = True) -> Pending:
+    """The resume logic: the schedule computed afresh, less the games already stored (of any earlier run).
+    A file whose name is stored with another definition is refused (ConfigError naming the difference)
+    unless ``replace``: then its schedule, under the edition ``store.definition`` gives it, is what is played."""
+    known = store.definition(ws, league)
+    if known.differences and not replace:
+        raise ConfigError(f"{source}: {known.refusal()}")
+    games, folders = plan(ws, league, source, known.edition, verify)
+    stored = store.played_ids(ws, league.name)
+    return Pending(games, [g for g in games if g.id not in stored], folders, known)
 
 
 def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = None, progress: bool = True,
-               source: str = "<league>", executor: Executor | None = None, scheduler: str | None = None) -> RunSummary:
+               source: str = "<league>", executor: Executor | None = None, scheduler: str | None = None,
+               replace: bool = False) -> RunSummary:
     """Play every game of the league that is not stored yet (see the module docstring). One runner per
-    league and workspace (``leagues.locks``): ConfigError naming the running one's pid.
+    league and workspace (``leagues.locks``): ConfigError naming the running one's pid. A league stored
+    under the same name with another definition is refused unless ``replace`` (``pending``).
 
     ``scheduler`` (or the league file's ``executor = "dask"`` and ``scheduler``) plays it on a Dask cluster
     (``leagues/dask_executor.py``); an unreachable or malformed address is a ConfigError before anything is stored.
@@ -168,18 +206,17 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
             executor = owned = DaskExecutor(scheduler or league.scheduler or "", time_control=league.time_control,
                                             fault_policy=league.fault_policy, log_dir=ws.logs_dir / league.name)
         try:
-            return _run_league(ws, league, concurrency, progress, source, executor)
+            return _run_league(ws, league, concurrency, progress, source, executor, replace)
         finally:
             if owned is not None:
                 owned.close()
 
 
 def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
-                executor: Executor | None) -> RunSummary:
-    games, folders = plan(ws, league, source)
-    store.save_schedule(ws, league, games)
-    stored = store.played_ids(ws, league.name)
-    todo = [g for g in games if g.id not in stored]
+                executor: Executor | None, replace: bool) -> RunSummary:
+    to_play = pending(ws, league, source, replace)
+    games, folders, todo = to_play.games, to_play.folders, to_play.todo
+    store.save_schedule(ws, league, games, to_play.definition.edition)
     jobs = [Job(g.id, g.config, tuple(BotSpec(label, folders[label]) for label in g.seats), g.seed, g.opening)
             for g in todo]
     if executor is None:

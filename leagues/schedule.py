@@ -12,7 +12,8 @@ A board with start positions (``openings``) plays all of this once per start pos
 played in every seat order of every cycle (a seat-swapped pair with 2 players).
 
 Ids hash the league name, the configuration, the seat keys (``name@version-hash``) in seat order,
-the game index and, only when there is one, the start position, and nothing else: adding a bot adds
+the game index and, only when there is one, the start position, and, only when it is not 0, the league's
+edition (``leagues.store.Definition``: its terms of play were replaced), and nothing else: adding a bot adds
 games without changing any existing id, and a new version of a bot gives its games new ids (so they
 are played again).
 
@@ -56,7 +57,7 @@ class ScheduledGame:
     opening: tuple[int, ...] = ()  # the start position: lines drawn before the first TURN
 
 
-def schedule(league: LeagueConfig, entrants: list[Entrant]) -> list[ScheduledGame]:
+def schedule(league: LeagueConfig, entrants: list[Entrant], edition: int = 0) -> list[ScheduledGame]:
     """Every game of the league, in playing order (see the module docstring)."""
     k = league.players
     ordered = sorted(entrants, key=lambda e: e.key)
@@ -90,7 +91,7 @@ def schedule(league: LeagueConfig, entrants: list[Entrant]) -> list[ScheduledGam
                             seats = seated(table, order)
                             keys = tuple(e.key for e in seats)
                             games.append(ScheduledGame(
-                                id=game_id(league.name, config, keys, cycle * len(orders) + index, opening),
+                                id=game_id(league.name, config, keys, cycle * len(orders) + index, opening, edition),
                                 config=config,
                                 seats=tuple(e.label for e in seats),
                                 seed=seeds[c, i],
@@ -120,10 +121,11 @@ def _config_key(config: BoardConfig) -> str:
 
 
 def game_id(league: str, config: BoardConfig, seat_keys: Sequence[str], index: int,
-            opening: Sequence[int] = ()) -> str:
-    """16 hex digits: stable for the same league name, configuration, seats, game index and start position
-    (a game without one hashes exactly as before start positions existed)."""
+            opening: Sequence[int] = (), edition: int = 0) -> str:
+    """16 hex digits: stable for the same league name, configuration, seats, game index, start position and
+    edition (a game without a start position, of edition 0, hashes exactly as before either existed)."""
     extra = ("opening", ",".join(map(str, opening))) if opening else ()
+    extra += ("edition", edition) if edition else ()
     return _digest(league, _config_key(config), *seat_keys, index, *extra).hex()[:16]
 
 

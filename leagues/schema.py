@@ -31,6 +31,8 @@ Versions:
         append to it, while content may come back later (A, B, A: three rows, distinct ``follows``).
         The step first deletes what a racing older release may have left: a row with the same hash as
         the bot's row just before it (the first is kept)
+    3   leagues.edition: how many times ``league run --replace`` changed the league's terms of play (time
+        control, fault policy, seed), which game ids do not otherwise hash; 0 for every existing league
 
 A new layout is a new version: append its step to ``MIGRATIONS`` (a function of the connection, run
 inside the upgrade's transaction), write the new layout into ``TABLES`` and raise ``VERSION``. A step
@@ -175,11 +177,27 @@ def _from_1(db: sqlite3.Connection) -> None:
     db.execute(_ONE_CHAIN)
 
 
+# ---------------------------------------------------------------- version 3
+
+_LEAGUES_3 = """CREATE TABLE IF NOT EXISTS leagues (
+        name     TEXT PRIMARY KEY,
+        config   TEXT NOT NULL,            -- the validated league file, as JSON
+        updated  TEXT NOT NULL,
+        edition  INTEGER NOT NULL DEFAULT 0  -- terms of play replaced (league run --replace); in its game ids if > 0
+    )"""
+_TABLES_3 = tuple(_LEAGUES_3 if "TABLE IF NOT EXISTS leagues " in statement else statement for statement in _TABLES_2)
+
+
+def _from_2(db: sqlite3.Connection) -> None:
+    """2 → 3: every league keeps its game ids (edition 0)."""
+    db.execute("ALTER TABLE leagues ADD COLUMN edition INTEGER NOT NULL DEFAULT 0")
+
+
 # ---------------------------------------------------------------- the current layout and the way up to it
 
-VERSION = 2
-TABLES: tuple[str, ...] = _TABLES_2  # the layout at VERSION: what a new database is created with
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1}  # step from N to N + 1
+VERSION = 3
+TABLES: tuple[str, ...] = _TABLES_3  # the layout at VERSION: what a new database is created with
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1, 2: _from_2}  # step N → N + 1
 
 
 def upgrade(db: sqlite3.Connection, where: str) -> int | None:

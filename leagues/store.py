@@ -1,6 +1,6 @@
 """League results in the workspace's SQLite database: every SQL statement on the store's tables.
 
-    leagues        one row per league: its validated file (JSON) as last run
+    leagues        one row per league: its validated file (JSON) as last run, its edition (``Definition``)
     league_games   the league's schedule as last run (game id, position, round, configuration, seats, seed)
     games          every finished game: indexed columns + the full record (JSON)
     moves          every move of every game
@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 
 import pandas as pd
 
-from leagues.config import LeagueConfig
+from leagues.config import LeagueConfig, differences, terms_differ
 from leagues.schedule import ScheduledGame
 from leagues.tables import normalise, seat_rows
 from leagues.workspace import Workspace
@@ -43,17 +43,53 @@ RESULT_COLUMNS = ("game", "configuration", "players", "seat", "bot", "score", "a
                   "win", "draw", "loss", "moves", "think_ms", "faults", *FAULT_RESULT_COLUMNS)
 
 
-def save_schedule(ws: Workspace, league: LeagueConfig, games: list[ScheduledGame]) -> None:
-    """Record the league file and its current schedule (replacing the previous one), in one transaction."""
-    copy_schedule(ws, league, [(g.id, g.round, g.config.label, json.dumps(g.seats), g.seed) for g in games])
+@dataclass(frozen=True)
+class Definition:
+    """A league file against the league of its name as stored.
+
+    ``differences``: what the file changes in the stored definition (``leagues.config.differences``; empty when
+    the same, or nothing usable is stored). ``edition``: the edition its games are scheduled under once the file
+    is run (stored as ``leagues.edition``): the stored one, plus one when the file replaces the terms of play
+    (time control, fault policy, seed), so every game is played again under them; games of the same bots and
+    boards under the same terms keep their ids. ``games``: stored games of the league, of any definition.
+    """
+
+    name: str
+    differences: list[str]
+    edition: int
+    games: int
+
+    def refusal(self) -> str:
+        return (f"league {self.name!r} is stored with {'; and with '.join(self.differences)}: run with --replace "
+                f"to replace its definition (its {self.games} stored games are kept)")
 
 
-def copy_schedule(ws: Workspace, league: LeagueConfig, rows: list[tuple]) -> None:
+def definition(ws: Workspace, league: LeagueConfig) -> Definition:
+    """The file ``league`` against what is stored under its name (see ``Definition``). A garbled stored
+    definition differs in nothing: running the file stores it anew."""
+    row = ws.db.execute("SELECT config, edition FROM leagues WHERE name = ?", (league.name,)).fetchone()
+    games = ws.db.execute("SELECT COUNT(*) FROM games WHERE league = ?", (league.name,)).fetchone()[0]
+    if row is None:
+        return Definition(league.name, [], 0, games)
+    try:
+        stored = LeagueConfig.model_validate_json(row["config"])
+    except ValueError:
+        return Definition(league.name, [], row["edition"], games)
+    return Definition(league.name, differences(stored, league), row["edition"] + terms_differ(stored, league), games)
+
+
+def save_schedule(ws: Workspace, league: LeagueConfig, games: list[ScheduledGame], edition: int = 0) -> None:
+    """Record the league file, its edition and its current schedule (replacing the previous one), in one transaction."""
+    copy_schedule(ws, league, [(g.id, g.round, g.config.label, json.dumps(g.seats), g.seed) for g in games], edition)
+
+
+def copy_schedule(ws: Workspace, league: LeagueConfig, rows: list[tuple], edition: int = 0) -> None:
     """``save_schedule`` from rows (game, round, configuration, seats JSON, seed) in schedule order, as
     ``scan_schedule`` reads them from another database."""
     with ws.transaction() as db:
-        db.execute("INSERT OR REPLACE INTO leagues (name, config, updated) VALUES (?, ?, ?)",
-                   (league.name, league.model_dump_json(exclude={"boards": {"__all__": {"players"}}}), datetime.now(UTC).isoformat(timespec="seconds")))
+        db.execute("INSERT OR REPLACE INTO leagues (name, config, updated, edition) VALUES (?, ?, ?, ?)",
+                   (league.name, league.model_dump_json(exclude={"boards": {"__all__": {"players"}}}),
+                    datetime.now(UTC).isoformat(timespec="seconds"), edition))
         db.execute("DELETE FROM league_games WHERE league = ?", (league.name,))
         db.executemany(
             "INSERT INTO league_games (league, game, position, round, configuration, seats, seed)"
@@ -155,24 +191,14 @@ def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
     return normalise(frame.astype({c: "int64" for c in FAULT_RESULT_COLUMNS}))
 
 
-@dataclass(frozen=True)
-class Progress:
-    total: int
-    played: int
-    left: pd.DataFrame  # configuration, games left
-    bots_left: pd.DataFrame  # bot, games left
-
-
-def progress(ws: Workspace, league: str) -> Progress:
-    """How much of the current schedule is played, and what is left by configuration and by bot."""
-    schedule = pd.read_sql_query(
-        "SELECT s.game, s.configuration, s.seats, g.id IS NOT NULL AS played FROM league_games s"
-        " LEFT JOIN games g ON g.id = s.game WHERE s.league = ? ORDER BY s.position", ws.db, params=(league,))
-    waiting = schedule[schedule["played"] == 0]
-    left = waiting.groupby("configuration").size().rename("left").reset_index()
-    seats = waiting["seats"].map(json.loads).explode()
-    bots_left = seats.value_counts().rename_axis("bot").rename("left").reset_index()
-    return Progress(len(schedule), int(schedule["played"].sum()), left, bots_left)
+def time_per_move(ws: Workspace, league: str) -> tuple[float, int]:
+    """The league's measured wall-clock milliseconds per move: its stored games' time from start to end (the
+    bots' thinking and the referee's messages), summed, over their moves; and that count of moves."""
+    row = ws.db.execute(
+        "SELECT SUM((julianday(finished) - julianday(started)) * 86400000), SUM(n) FROM (SELECT g.started,"
+        " g.finished, (SELECT COUNT(*) FROM moves m WHERE m.game = g.id) AS n FROM games g WHERE g.league = ?"
+        " AND g.started IS NOT NULL AND g.finished IS NOT NULL)", (league,)).fetchone()
+    return (row[0] / row[1], row[1]) if row[1] else (0.0, 0)
 
 
 # ---------------------------------------------------------------- reading a damaged database (hexarena doctor)

@@ -272,7 +272,7 @@ def test_a_bot_added_later_gets_only_its_games(tmp_path):
     first = run_league(ws, three, concurrency=2, progress=False)
     assert (first.total, first.played) == (6, 6)
     before = {r.id: r.finished for r in store.records(ws, "grow")}
-    second = run_league(ws, parse_league(league_text("grow", seed=5)), concurrency=2, progress=False)
+    second = run_league(ws, parse_league(league_text("grow", seed=5)), concurrency=2, progress=False, replace=True)
     assert (second.total, second.already, second.played) == (12, 6, 6)
     after = store.records(ws, "grow")
     assert {r.id: r.finished for r in after if r.id in before} == before  # nothing replayed

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from hexarena.cli import app
@@ -273,3 +278,128 @@ def test_a_manifests_limits_are_whole_numbers_in_range(tmp_path: Path):
             load_manifest(tmp_path)
     (tmp_path / "bot.toml").write_text('name = "lim"\ncommand = ["./lim"]\n[limits]\nmemory_mb = 64\n')
     assert load_manifest(tmp_path).limits == {"memory_mb": 64}
+
+
+# ---- league identity (item 5) and what a run will play (item 6) -----------------------------------
+
+RANDOM, GREEDY, CHAINS = (str(ROOT / "bots" / name) for name in ("random", "greedy", "chains"))
+
+
+def league_file(path: Path, name: str, bots: list[str], boards=("1x2",), time_control="1s", seed=0) -> Path:
+    path.write_text(f'name = "{name}"\nparticipants = {json.dumps(bots)}\ngames_per_pairing = 2\n'
+                    f'time_control = "{time_control}"\nconcurrency = 1\nseed = {seed}\n'
+                    + "".join(f'[[boards]]\nsize = "{size}"\n' for size in boards))
+    return path
+
+
+def stored(home: Path, sql: str) -> list[tuple]:
+    import sqlite3
+
+    with closing(sqlite3.connect(home / "hexarena.db")) as db:
+        return db.execute(sql).fetchall()
+
+
+def test_a_league_name_stored_with_another_definition_is_refused_unless_replaced(tmp_path: Path, capsys):
+    home = fixture_home(tmp_path)  # league "tiny" of an older release: random and greedy, 2x2 and 2x3, 300ms
+    other = league_file(tmp_path / "other.toml", "tiny", ["random", "chains"], boards=("2x2", "2x3"),
+                        time_control="300ms", seed=7)
+    assert fails(["league", "run", str(other), "--home", str(home)], capsys) == (
+        f"hexarena: error: {other}: league 'tiny' is stored with bots random, greedy; this file has random, chains: "
+        "run with --replace to replace its definition (its 4 stored games are kept)\n")
+    assert "time control 300ms; this file has 1s" in fails(
+        ["league", "run", str(league_file(other, "tiny", ["random", "greedy"], ("2x2", "2x3"), seed=7)),
+         "--home", str(home)], capsys)
+    assert stored(home, "SELECT COUNT(*) FROM games") == [(4,)]
+    assert "2x2 hex, 2x3 hex; this file has 2x2 hex, 3x3 hex" in fails(
+        ["league", "run", str(league_file(other, "tiny", ["random", "greedy"], ("2x2", "3x3"), "300ms", 7)),
+         "--home", str(home), "--dry-run"], capsys)
+    # the release's own file, unchanged, needs no --replace (a dry run goes through the same check as a run)
+    run = subprocess.run([*HEXARENA, "league", "run", str(home / "tiny.toml"), "--dry-run", "--home", str(home)],
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert (run.returncode, run.stdout.splitlines()[0]) == (
+        0, "league tiny: 4 of 4 games played (100%), 0 left (--dry-run: nothing played, nothing stored)"), run.stderr
+
+
+def test_replace_keeps_every_game_and_the_tables_show_the_new_definitions_schedule(tmp_path: Path):
+    import pytest
+
+    from leagues import store
+    from leagues.config import load_league
+    from leagues.runner import run_league
+    from leagues.workspace import Workspace
+    from protocol.errors import ConfigError
+
+    file = tmp_path / "club.toml"
+    with Workspace(tmp_path / "home") as ws:
+        first = run_league(ws, load_league(league_file(file, "club", [RANDOM, GREEDY])), progress=False)
+        assert (first.total, first.played) == (2, 2)
+        wider = load_league(league_file(file, "club", [RANDOM, GREEDY], boards=("1x2", "1x1")))
+        with pytest.raises(ConfigError, match="boards 1x2 hex; this file has 1x2 hex, 1x1 hex: run with --replace"):
+            run_league(ws, wider, progress=False)
+        added = run_league(ws, wider, progress=False, replace=True)
+        assert (added.total, added.already, added.played) == (4, 2, 2)  # the shared games are the same games
+        slower = load_league(league_file(file, "club", [RANDOM, GREEDY], boards=("1x2", "1x1"), time_control="2s"))
+        again = run_league(ws, slower, progress=False, replace=True)
+        assert (again.total, again.already, again.played) == (4, 0, 4)  # new terms of play: every game anew
+        assert ws.db.execute("SELECT COUNT(*) FROM games WHERE league = 'club'").fetchone()[0] == 8  # all kept
+        assert {str(r.time_control) for r in store.records(ws, "club")} == {"2s"}
+        assert len(store.seat_frame(ws, "club")) == 8  # the tables: the 4 games of this definition, 2 seats each
+        assert run_league(ws, slower, progress=False).played == 0  # the same file again: nothing to replace
+
+
+def test_status_and_dry_run_count_what_a_run_will_play_and_store_nothing(tmp_path: Path, capsys):
+    from hexarena.cli import main
+
+    home = fixture_home(tmp_path)
+    file = league_file(tmp_path / "fresh.toml", "fresh", [RANDOM, GREEDY], boards=("1x2", "1x1"))
+
+    def shown(*args: str) -> str:
+        try:
+            main(list(args))
+        except SystemExit as exit:
+            assert exit.code == 0, capsys.readouterr()
+        return capsys.readouterr().out
+
+    before = stored(home, "SELECT COUNT(*) FROM games") + stored(home, "SELECT COUNT(*) FROM league_games")
+    out = shown("league", "status", str(file), "--home", str(home))  # before its first run
+    assert out.startswith("league fresh: 0 of 4 games played (0%), 4 left\nleft by configuration\n")
+    assert " 1x2 hex     2" in out and " 1x1 hex     2" in out and "greedy     4" in out and "random     4" in out
+    out = shown("league", "run", str(file), "--dry-run", "--home", str(home))
+    assert out.startswith("league fresh: 0 of 4 games played (0%), 4 left (--dry-run: nothing played, nothing stored)")
+    # 1x2 hex has 11 lines, 1x1 hex 6: 2 x 11 + 2 x 6 moves, each up to 1 s, one game at a time
+    assert out.splitlines()[-1] == ("time: at most 34 s (34 moves in 4 games under the time control 1s, every move "
+                                    "using its whole budget, 1 at a time)")
+    assert stored(home, "SELECT COUNT(*) FROM games") + stored(home, "SELECT COUNT(*) FROM league_games") == before
+    assert stored(home, "SELECT name FROM leagues") == [("tiny",)]
+    # a new version of a bot of a stored league: its games are to play again, as a run would
+    assert shown("league", "status", "tiny", "--home", str(home)).startswith("league tiny: 4 of 4 games played")
+    newer = tmp_path / "greedy"
+    shutil.copytree(GREEDY, newer)
+    (newer / "bot.py").write_text((newer / "bot.py").read_text() + "\n# version 2\n")
+    from leagues import registry
+    from leagues.workspace import Workspace
+
+    with Workspace(home) as ws:
+        registry.submit(ws, newer, check=False, author="hexarena")
+    assert shown("league", "status", "tiny", "--home", str(home)).startswith("league tiny: 0 of 4 games played (0%), "
+                                                                             "4 left\n")
+    out = shown("league", "run", str(home / "tiny.toml"), "--dry-run", "--home", str(home))
+    assert "about " in out.splitlines()[-1] and "ms a move measured over 92 stored moves" in out  # its stored games
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=2, max_size=4, unique=True),
+       st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=2, max_size=4, unique=True),
+       st.sampled_from([2, 4]), st.sampled_from([2, 4]), st.sampled_from(["1s", "300ms", "10s+1s"]))
+def test_a_definition_differs_exactly_where_the_files_do(bots_a, bots_b, games_a, games_b, control):
+    from leagues.config import differences, parse_league
+
+    def league(bots, games, control="1s"):
+        return parse_league(f'name = "x"\nparticipants = {json.dumps(bots)}\ngames_per_pairing = {games}\n'
+                            f'time_control = "{control}"\n[[boards]]\nsize = "2x2"\n')
+
+    found = differences(league(bots_a, games_a), league(bots_b, games_b, control))
+    expected = [f"bots {', '.join(bots_a)}; this file has {', '.join(bots_b)}"] * (bots_a != bots_b)
+    expected += [f"games per pairing {games_a}; this file has {games_b}"] * (games_a != games_b)
+    expected += [f"time control 1s; this file has {control}"] * (control != "1s")
+    assert found == expected

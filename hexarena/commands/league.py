@@ -50,13 +50,49 @@ def run(
     scheduler: Annotated[str | None, typer.Option(help="play on the Dask cluster of this scheduler, e.g. "
                                                        "tcp://HOST:8786 (docs/cluster.md)")] = None,
     no_sandbox: NoSandboxOption = False,
+    replace: Annotated[bool, typer.Option("--replace", help="the league's name is stored with another definition "
+                                          "(bots, boards, games, time control...): replace it (its games stay stored)")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="print the games a run would play, by configuration and "
+                                          "by bot, and how long they may take; play and store nothing")] = False,
 ) -> None:
     """Play every game of the league that is not stored yet (a rerun resumes), then print its table."""
     from leagues.config import load_league
 
     league = load_league(file)
+    if dry_run:
+        return show_dry_run(league, str(file), concurrency, home, replace)
     choose(no_sandbox or not league.sandbox, "--no-sandbox" if no_sandbox else f"sandbox = false in {file}")
-    play_and_show(league, str(file), concurrency, home, scheduler)
+    play_and_show(league, str(file), concurrency, home, scheduler, replace)
+
+
+def show_dry_run(league, source: str, concurrency: int | None, home: Path | None, replace: bool) -> None:
+    """What ``league run`` would play (the runner's own resume logic) and an estimate of its time."""
+    import os
+
+    from leagues import store
+    from leagues.estimate import estimate
+    from leagues.runner import pending
+
+    ws = open_workspace(home)
+    to_play = pending(ws, league, source, replace, verify=False)
+    show_left(to_play, league.name, dry_run=True)
+    at_once = concurrency or league.concurrency or os.cpu_count() or 1
+    mean_ms, measured = store.time_per_move(ws, league.name)
+    print(estimate(to_play.todo, league.time_control, at_once, mean_ms, measured).describe())
+
+
+def show_left(to_play, name: str, dry_run: bool = False) -> None:
+    """``league NAME: P of T games played (S%), L left`` and, if any are left, the tables of what is left."""
+    from leagues.tables import render
+
+    total, left = len(to_play.games), len(to_play.todo)
+    share = 100 * (total - left) / total if total else 100
+    print(f"league {name}: {total - left} of {total} games played ({share:.0f}%), {left} left"
+          + (" (--dry-run: nothing played, nothing stored)" if dry_run else ""))
+    if left:
+        by_configuration, by_bot = to_play.left()
+        print(render([(("left by configuration",), by_configuration), (("left by bot",), by_bot)],
+                     terminal_format("auto")))
 
 
 def demo(
@@ -78,7 +114,7 @@ def demo(
         raise ConfigError(f"--out {out}: is a file; the site needs a folder (a new one is made where none exists)")
     if out is not None:
         check_out_folder(out)  # a place no folder can be made in, too
-    ws = play_and_show(league, str(DEMO), concurrency, home)
+    ws = play_and_show(league, str(DEMO), concurrency, home, replace=True)  # hexarena's own file: a new release's wins
     index = publish(ws, league.name, out if out is not None else ws.home / "site" / league.name)
     print(f"results site: {index} (open it in a browser; the folder can go to any static host)", file=sys.stderr)
 
@@ -101,7 +137,8 @@ def demo_without_sandbox(home: Path | None) -> bool:
     return trusted
 
 
-def play_and_show(league, source: str, concurrency: int | None, home: Path | None, scheduler: str | None = None):
+def play_and_show(league, source: str, concurrency: int | None, home: Path | None, scheduler: str | None = None,
+                  replace: bool = False):
     """Run the league to the end, print its tables; returns the workspace."""
     from leagues.runner import ExecutorLost, run_league
 
@@ -109,7 +146,7 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
     signal.signal(signal.SIGTERM, interrupt)  # stop like Ctrl-C: bots are stopped, finished games are kept
     try:
         summary = run_league(ws, league, concurrency=concurrency, progress=True, source=source,
-                             scheduler=scheduler)
+                             scheduler=scheduler, replace=replace)
     except ExecutorLost as exc:
         print(f"hexarena: error: {exc}", file=sys.stderr)
         raise typer.Exit(1) from None
@@ -140,22 +177,25 @@ def table(
 
 
 def status(
-    name: Annotated[str, typer.Argument(help="the league's name (or its file)")],
+    name: Annotated[str, typer.Argument(help="the league's name (or its file, before its first run too)")],
     home: HomeOption = None,
 ) -> None:
-    """How much of the league is played, and what is left by configuration and by bot."""
+    """How much of the league is played, and what a run would play: by configuration and by bot (new bots and
+    new versions included)."""
     from leagues import store
-    from leagues.tables import render
+    from leagues.config import load_league
+    from leagues.runner import pending
 
     ws = open_workspace(home)
-    league = store.league_config(ws, league_name(name))
-    progress = store.progress(ws, league.name)
-    share = 100 * progress.played / progress.total if progress.total else 100
-    print(f"league {league.name}: {progress.played} of {progress.total} games played ({share:.0f}%), "
-          f"{progress.total - progress.played} left")
-    if progress.played < progress.total:
-        print(render([(("left by configuration",), progress.left), (("left by bot",), progress.bots_left)],
-                     terminal_format("auto")))
+    if name.endswith(".toml"):
+        league = load_league(name)
+        to_play = pending(ws, league, name, replace=True, verify=False)
+        if to_play.definition.differences:
+            print(f"note: {to_play.definition.refusal()}; counted here: this file's games")
+    else:
+        league = store.league_config(ws, name)
+        to_play = pending(ws, league, f"league {name}", verify=False)
+    show_left(to_play, league.name)
 
 
 def league_name(text: str) -> str:
