@@ -76,6 +76,16 @@ class ResolvedBot:
         """The name a match shows: the label for a version asked for as name@hash, else the name."""
         return self.label if self.pinned else self.name
 
+    @property
+    def version(self) -> str:
+        """The exact version a record names, ``greedy@1a2b3c4d5e``: for an ad hoc folder, the hash a submit of it
+        would register (the same content reads the same); "" for a folder that cannot be hashed (its game says why)."""
+        try:
+            digest = self.version_hash or source_hash(self.folder)
+        except ConfigError:
+            return ""
+        return f"{self.name}@{digest[:SHORT_HASH]}"
+
 
 @dataclass(frozen=True)
 class SubmitResult:
@@ -277,6 +287,11 @@ def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging:
             db.execute("INSERT OR REPLACE INTO registry_meta (key, value) VALUES (?, ?)",
                        (f"built:{digest}", tree_hash(final)))
     return SubmitResult(status, manifest.name, digest, final, checks, build_log)
+
+
+def source_hash(folder: Path) -> str:
+    """The content hash a submit of ``folder`` registers, copying nothing."""
+    return copy_and_hash(folder, None, max_bytes=2**62)
 
 
 def tree_hash(folder: Path) -> str:

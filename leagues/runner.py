@@ -120,8 +120,9 @@ class RunSummary:
     played: int  # stored by this run
 
 
-def resolve_entrants(ws: Workspace, league: LeagueConfig, source: str, verify: bool = True) -> dict[Entrant, Path]:
-    """The league's bots (label, version key) and their folders; ConfigError naming the file and field."""
+def resolve_entrants(ws: Workspace, league: LeagueConfig, source: str,
+                     verify: bool = True) -> dict[Entrant, registry.ResolvedBot]:
+    """The league's bots (label, version key) and what each runs; ConfigError naming the file and field."""
     try:
         bots = registry.active_bots(ws, verify) if league.participants == [ALL] else [
             registry.resolve(ws, text, verify=verify) for text in league.participants]
@@ -132,7 +133,7 @@ def resolve_entrants(ws: Workspace, league: LeagueConfig, source: str, verify: b
     for bot in bots:
         label = bot.name if names.count(bot.name) == 1 else bot.label  # two versions of one bot: name@hash
         key = f"{bot.name}@{bot.version_hash}" if bot.version_hash else f"{bot.name}@{bot.folder}"
-        entrants[Entrant(label, key)] = bot.folder
+        entrants[Entrant(label, key)] = bot
     if len({e.key for e in entrants}) < len(entrants) or len({e.label for e in entrants}) < len(entrants):
         raise ConfigError(f"{source}: participants: the same bot version is listed twice")
     if len(entrants) < league.players:
@@ -153,18 +154,26 @@ def plan(ws: Workspace, league: LeagueConfig, source: str = "<league>", edition:
          verify: bool = True) -> tuple[list[ScheduledGame], dict[str, Path]]:
     """The full schedule and each label's bot folder; raises ConfigError before anything is stored.
     ``verify=False``: registry snapshots are not checked (nothing will run them: status, dry runs)."""
+    games, bots = planned(ws, league, source, edition, verify)
+    return games, {label: spec.folder for label, spec in bots.items()}
+
+
+def planned(ws: Workspace, league: LeagueConfig, source: str, edition: int,
+            verify: bool = True) -> tuple[list[ScheduledGame], dict[str, BotSpec]]:
+    """``plan`` with each label's ``BotSpec``: its folder, and its exact version for the records."""
     entrants = resolve_entrants(ws, league, source, verify)
-    return schedule(league, list(entrants), edition), {e.label: folder for e, folder in entrants.items()}
+    bots = {e.label: BotSpec(e.label, bot.folder, version=bot.version) for e, bot in entrants.items()}
+    return schedule(league, list(entrants), edition), bots
 
 
 @dataclass(frozen=True)
 class Pending:
-    """What a run of the league file plays: its whole schedule, the games not stored yet, each label's folder,
+    """What a run of the league file plays: its whole schedule, the games not stored yet, each label's bot,
     and the file against the stored definition of its name."""
 
     games: list[ScheduledGame]
     todo: list[ScheduledGame]
-    folders: dict[str, Path]
+    bots: dict[str, BotSpec]
     definition: store.Definition
 
     def left(self) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -183,9 +192,9 @@ def pending(ws: Workspace, league: LeagueConfig, source: str = "<league>", repla
     known = store.definition(ws, league)
     if known.differences and not replace:
         raise ConfigError(f"{source}: {known.refusal()}")
-    games, folders = plan(ws, league, source, known.edition, verify)
+    games, bots = planned(ws, league, source, known.edition, verify)
     stored = store.played_ids(ws, league.name)
-    return Pending(games, [g for g in games if g.id not in stored], folders, known)
+    return Pending(games, [g for g in games if g.id not in stored], bots, known)
 
 
 def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = None, progress: bool = True,
@@ -215,10 +224,10 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
 def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
                 executor: Executor | None, replace: bool) -> RunSummary:
     to_play = pending(ws, league, source, replace)
-    games, folders, todo = to_play.games, to_play.folders, to_play.todo
+    games, todo = to_play.games, to_play.todo
     store.save_schedule(ws, league, games, to_play.definition.edition)
-    jobs = [Job(g.id, g.config, tuple(BotSpec(label, folders[label]) for label in g.seats), g.seed, g.opening)
-            for g in todo]
+    jobs = [Job(g.id, g.config, tuple(to_play.bots[label] for label in g.seats), g.seed, g.opening) for g in todo]
+    versions = {job.id: [spec.version for spec in job.seats] for job in jobs}
     if executor is None:
         log_dir = ws.logs_dir / league.name
         executor = LocalExecutor(
@@ -230,6 +239,8 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
     with closing(executor.run(jobs)) as finished:
         try:
             for record in finished:
+                # named here too, as not every executor's referee has the BotSpecs (a cluster's gets folders)
+                record = record.model_copy(update={"versions": versions.get(record.id, record.versions)})
                 played += store.save_game(ws, league.name, record)
                 if display:
                     display.update(record, executor.status())

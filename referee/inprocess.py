@@ -31,6 +31,7 @@ class InProcessSpec:
     name: str
     choose: Choose
     remote = False
+    version = ""
 
     def make(self, hub, label: str, limits) -> InProcessSeat:
         return InProcessSeat(self.name, label, self.choose)
@@ -112,6 +113,7 @@ class ScriptedSpec:
     start_fault: BotFault | None = None
     seats: list = field(default_factory=list)  # every seat made from this spec, for tests to inspect
     remote = False
+    version = ""
 
     def make(self, hub, label: str, limits) -> ScriptedSeat:
         seat = ScriptedSeat(self.name, label, list(self.script), self.start_fault)

@@ -31,6 +31,7 @@ class BotSpec:
     folder: Path | None  # the bot's folder (contains bot.toml); None for a remote seat
     remote: bool = False
     startup: float | None = None  # this seat's own startup allowance (a remote bot started by hand), in seconds
+    version: str = ""  # the exact version the record names, e.g. "greedy@3fa2c1d4e5" ("" for a remote seat)
 
     def make(self, hub: Hub, label: str, limits: Limits) -> Seat:
         if self.remote:

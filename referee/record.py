@@ -99,6 +99,8 @@ class GameRecord(BaseModel):
     id: str
     config: BoardConfig
     seats: list[str]  # bot name (or name@version) per seat
+    # each seat's exact version, name@hash (``leagues.registry.SHORT_HASH`` digits); empty in older records
+    versions: list[str] = Field(default=[], exclude_if=lambda versions: not versions)
     time_control: RecordedTimeControl = None  # the whole control: per move or bank + increment, startup, margin
     seed: int | None = None
     started: datetime | None = None

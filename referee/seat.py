@@ -90,5 +90,6 @@ class SeatSpec(Protocol):
 
     name: str
     remote: bool  # a bot started by hand elsewhere: one that never joined is not waited for again (see Referee)
+    version: str  # its exact version for the record (``name@hash``), "" when there is none to name
 
     def make(self, hub: Hub, label: str, limits) -> Seat: ...

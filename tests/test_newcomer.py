@@ -12,6 +12,7 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_publish import browser, console_errors, needs_browser, replay_url  # noqa: F401 - browser: a fixture
 from typer.testing import CliRunner
 
 from hexarena.cli import app
@@ -403,3 +404,60 @@ def test_a_definition_differs_exactly_where_the_files_do(bots_a, bots_b, games_a
     expected += [f"games per pairing {games_a}; this file has {games_b}"] * (games_a != games_b)
     expected += [f"time control 1s; this file has {control}"] * (control != "1s")
     assert found == expected
+
+
+# ---- versions are visible (item 9) ------------------------------------------------------------------
+
+def test_match_says_which_greedy_it_runs_and_records_each_seats_version(tmp_path: Path):
+    from leagues.registry import source_hash
+
+    home = fixture_home(tmp_path)  # greedy@7269031468 registered
+    mine = tmp_path / "greedy"
+    shutil.copytree(GREEDY, mine)
+    (mine / "bot.py").write_text((mine / "bot.py").read_text() + "\n# my change\n")
+    run = subprocess.run([*HEXARENA, "match", "greedy", RANDOM, "--size", "1x2", "--games", "2", "--home", str(home),
+                          "--out", "games.jsonl"], capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "greedy: the folder ./greedy (not the registered greedy@7269031468)\n" in run.stderr
+    records = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
+    versions = {"greedy": f"greedy@{source_hash(mine)[:10]}", "random": f"random@{source_hash(Path(RANDOM))[:10]}"}
+    assert versions["greedy"] != "greedy@7269031468"
+    assert [r["versions"] for r in records] == [[versions[s] for s in r["seats"]] for r in records]
+    quiet = subprocess.run([*HEXARENA, "match", str(mine), RANDOM, "--size", "1x1", "--games", "2", "--home",
+                            str(home)], capture_output=True, text=True, timeout=120, check=False)
+    assert quiet.returncode == 0 and "the folder" not in quiet.stderr  # a path says which itself
+
+
+@needs_browser
+def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):
+    from leagues import store
+    from leagues.config import load_league
+    from leagues.publish import game_files, publish
+    from leagues.registry import source_hash
+    from leagues.runner import run_league
+    from leagues.workspace import Workspace
+    from referee.record import GameRecord
+
+    with Workspace(tmp_path / "new") as ws:
+        run_league(ws, load_league(league_file(tmp_path / "v.toml", "versions", [RANDOM, GREEDY])), progress=False)
+        records = store.records(ws, "versions")
+        publish(ws, "versions", tmp_path / "site")
+    versions = {name: f"{name}@{source_hash(ROOT / 'bots' / name)[:10]}" for name in ("random", "greedy")}
+    assert [r.versions for r in records] == [[versions[s] for s in r.seats] for r in records] and len(records) == 2
+    exported = [GameRecord.model_validate_json(line) for line in (tmp_path / "site" / "games.jsonl").read_text().splitlines()]
+    assert [r.versions for r in exported] == [r.versions for r in records]
+    browser.get(replay_url(tmp_path / "site", records[0], game_files(records)))
+    shown = [e.text for e in browser.find_elements("css selector", "#scores li")]
+    assert [line.split("\n")[0] for line in shown] == [
+        f"{'AB'[seat]} · {name} {versions[name][len(name):]}" for seat, name in enumerate(records[0].seats)]
+    assert console_errors(browser) == []
+
+    old = fixture_home(tmp_path)  # records of an older release: no versions; they load and render as before
+    with Workspace(old) as ws:
+        old_records = store.records(ws, "tiny")
+        publish(ws, "tiny", tmp_path / "old-site")
+    assert old_records and all(r.versions == [] for r in old_records)
+    browser.get(replay_url(tmp_path / "old-site", old_records[0], game_files(old_records)))
+    shown = [e.text.split("\n")[0] for e in browser.find_elements("css selector", "#scores li")]
+    assert shown == [f"{'AB'[seat]} · {name}" for seat, name in enumerate(old_records[0].seats)]
+    assert console_errors(browser) == []

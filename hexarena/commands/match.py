@@ -34,7 +34,25 @@ def resolve_bot(text: str, home: Path | None = None):
     from hexarena.commands.bots import open_workspace
 
     bot = resolve(lambda: open_workspace(home), text)  # ConfigError with a one-line message
-    return BotSpec(bot.shown, bot.folder)
+    if bot.version_hash is None and "/" not in text:
+        say_which(text, home)
+    return BotSpec(bot.shown, bot.folder, version=bot.version)
+
+
+def say_which(text: str, home: Path | None) -> None:
+    """A folder ``text`` whose name a registered bot of an existing workspace shares: one line saying which runs."""
+    from hexarena.commands.bots import open_workspace
+    from leagues.registry import SHORT_HASH, get_bot
+    from leagues.workspace import default_home
+
+    if not ((home if home is not None else default_home()) / "hexarena.db").is_file():
+        return  # no workspace: nothing registered to confuse the folder with
+    with open_workspace(home) as ws:
+        try:
+            registered = get_bot(ws, text)
+        except ConfigError:
+            return
+    print(f"{text}: the folder ./{text} (not the registered {text}@{registered.latest[:SHORT_HASH]})", file=sys.stderr)
 
 
 def rotations(bots: list, games: int) -> list[list]:

@@ -110,6 +110,8 @@
       li.dataset.seat = seat;
       const who = html("span");
       who.append(html("span", "", "chip seat" + seat), html("span", LETTERS[seat] + " · " + name));
+      const version = (game.versions || [])[seat];  // the exact version; records of older releases have none
+      if (version && version !== name) who.append(html("span", " " + version.slice(version.indexOf("@")), "muted version"));
       const score = html("span", "0", "score");
       li.append(who, score);
       $("scores").appendChild(li);
