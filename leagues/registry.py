@@ -9,10 +9,15 @@
 
 What the content hash covers: every regular file, directory and symlink under the folder,
 in sorted order of relative path, each with its kind, its path, its exec bit and its bytes (a
-symlink: its target, relative to itself). Left out, because they are caches rather than the bot:
-directories named in ``IGNORED_DIRS`` and ``*.pyc`` files. Build outputs lying in the author's
-folder are part of the content (hexarena cannot tell them from sources); the build runs again in
-the copy anyway. ``bot.toml`` is content too, so the bot's name and author are in the hash.
+symlink: its target, relative to itself). Left out, because they are caches or an editor's rather
+than the bot: directories named in ``IGNORED_DIRS`` and ``*.pyc`` files. Left out of a submitted
+folder's hash AND of its copy: editor files (``EDITOR_FILES``) and what the folder's own ``.gitignore``
+lists (``leagues.gitignore``; never ``ALWAYS_SOURCES``), its build outputs: the build makes them again in the
+copy, so a folder built in place (``make`` run there, or ``hexarena match`` on it) hashes as it did
+before its build, and the reference bots hash the same from the repository (an editable install, where
+``bots/cbot/cbot`` may lie) as from a ``pip install .`` (which ships the ``.gitignore`` files too).
+Why ``.gitignore``: it is the list of build outputs authors already keep, and hexarena cannot tell
+outputs from sources otherwise. ``bot.toml`` is content too, so the bot's name and author are in the hash.
 
 The copy, not the author's folder, is built, checked and run from then on. A symlink is kept only
 if it leads inside the folder; a special file (socket, FIFO, device) is refused. Once built, the
@@ -35,6 +40,7 @@ import getpass
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -43,6 +49,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from leagues.gitignore import read_gitignore
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError, HexarenaError, OutOfSpace, is_out_of_space
 from referee.build import BUILD_TIMEOUT, BuildFailed, build, moved
@@ -52,6 +59,8 @@ MAX_BOT_BYTES = 50 * 1024 * 1024  # default size limit of a submitted folder
 MIN_PREFIX = 4  # shortest hash prefix accepted in name@prefix
 SHORT_HASH = 10  # hash prefix shown to users
 IGNORED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+EDITOR_FILES = re.compile(r".*~|\..*\.sw[a-p]|#.*#|\.DS_Store")  # backups and swap files: never a bot's sources
+ALWAYS_SOURCES = frozenset({"bot.toml", ".gitignore"})  # whatever the .gitignore lists: the bot is not the bot without them
 REPO_BOTS = Path(__file__).resolve().parent.parent / "bots"  # the reference bots shipped with hexarena
 REFERENCE_AUTHOR = "hexarena"  # owns the reference bots' names
 
@@ -189,7 +198,7 @@ def submit(
         raise OutOfSpace(ws.registry_dir) if is_out_of_space(exc) else exc from None
     staging.chmod(0o755)
     try:
-        digest = copy_and_hash(folder, staging, max_bytes=max_bytes)
+        digest = copy_and_hash(folder, staging, max_bytes=max_bytes, sources_only=True)
         latest = _latest_row(ws, manifest.name)
         if latest is not None and latest["hash"] == digest:
             return _unchanged(ws, latest)
@@ -290,8 +299,8 @@ def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging:
 
 
 def source_hash(folder: Path) -> str:
-    """The content hash a submit of ``folder`` registers, copying nothing."""
-    return copy_and_hash(folder, None, max_bytes=2**62)
+    """The content hash a submit of ``folder`` registers (its build outputs left out), copying nothing."""
+    return copy_and_hash(folder, None, max_bytes=2**62, sources_only=True)
 
 
 def tree_hash(folder: Path) -> str:
@@ -299,9 +308,9 @@ def tree_hash(folder: Path) -> str:
     return copy_and_hash(folder, None, max_bytes=2**62)
 
 
-def copy_and_hash(folder: Path, dest: Path | None, *, max_bytes: int = MAX_BOT_BYTES) -> str:
+def copy_and_hash(folder: Path, dest: Path | None, *, max_bytes: int = MAX_BOT_BYTES, sources_only: bool = False) -> str:
     """Copy ``folder`` into the empty folder ``dest`` (None: copy nothing) and return the content hash of what was
-    copied.
+    copied; ``sources_only``: without what the folder's ``.gitignore`` lists (its build outputs).
 
     Reading and hashing in one pass means the hash describes exactly the copy.
     Raises ConfigError for an unreadable entry, a symlink leading outside, a special file, or too many bytes.
@@ -309,7 +318,7 @@ def copy_and_hash(folder: Path, dest: Path | None, *, max_bytes: int = MAX_BOT_B
     root = folder.resolve()
     digest = hashlib.sha256()
     total = 0
-    for rel in _walk(root):
+    for rel in _walk(root, sources_only):
         path = root / rel
         info = path.lstat()
         target = dest / rel if dest is not None else None
@@ -373,8 +382,10 @@ def verify_snapshot(ws: Workspace, name: str, digest: str) -> Path:
     return folder
 
 
-def _walk(root: Path) -> list[str]:
-    """Relative POSIX paths of every entry under root, sorted, without following symlinks."""
+def _walk(root: Path, sources_only: bool = False) -> list[str]:
+    """Relative POSIX paths of every entry under root, sorted, without following symlinks; ``sources_only``:
+    without editor files and what root's ``.gitignore`` lists (see the module docstring)."""
+    listed = read_gitignore(root) if sources_only else None
     found: list[str] = []
     pending = [""]
     while pending:
@@ -385,12 +396,14 @@ def _walk(root: Path) -> list[str]:
             raise ConfigError(f"{root / rel}: cannot read folder: {exc.strerror}") from None
         for entry in entries:
             child = f"{rel}/{entry.name}" if rel else entry.name
-            if entry.is_dir(follow_symlinks=False):
-                if entry.name in IGNORED_DIRS:
-                    continue
-                pending.append(child)
-            elif entry.name.endswith(".pyc"):
+            folder = entry.is_dir(follow_symlinks=False)
+            if entry.name in IGNORED_DIRS if folder else entry.name.endswith(".pyc"):
                 continue
+            if listed is not None and child not in ALWAYS_SOURCES and (
+                    listed(child, folder) or not folder and EDITOR_FILES.fullmatch(entry.name)):
+                continue
+            if folder:
+                pending.append(child)
             found.append(child)
     return sorted(found)
 

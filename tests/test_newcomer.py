@@ -461,3 +461,85 @@ def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(
     shown = [e.text.split("\n")[0] for e in browser.find_elements("css selector", "#scores li")]
     assert shown == [f"{'AB'[seat]} · {name}" for seat, name in enumerate(old_records[0].seats)]
     assert console_errors(browser) == []
+
+
+# ---- reference bots hash the same however hexarena was installed (item 12) ----------------------------
+
+def installed_bots(dest: Path) -> Path:
+    """The reference bots as ``pip install .`` lays them out: the files the package data globs of pyproject.toml
+    take (setuptools reads them with glob, which skips hidden files unless a pattern names them)."""
+    import glob
+    import tomllib
+
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["bots"]
+    for pattern in globs:
+        for rel in glob.glob(pattern, root_dir=ROOT / "bots", recursive=True):
+            if (ROOT / "bots" / rel).is_file():
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / "bots" / rel, dest / rel)
+    return dest
+
+
+def with_leftovers(bots: Path) -> Path:
+    """Build outputs, caches and editor files, as they lie in a working copy that has been used."""
+    import py_compile
+
+    subprocess.run(["make", "-s"], cwd=bots / "cbot", check=True, capture_output=True, timeout=120)
+    py_compile.compile(str(bots / "greedy" / "bot.py"), cfile=str(bots / "greedy" / "__pycache__" / "bot.cpython-311.pyc"))
+    (bots / "random" / "bot.py~").write_text("an editor's backup")
+    (bots / "random" / ".bot.py.swp").write_bytes(b"\0swap")
+    return bots
+
+
+def test_reference_bots_hash_the_same_from_the_repository_and_as_installed(tmp_path: Path):
+    from leagues.registry import source_hash
+
+    installed = with_leftovers(installed_bots(tmp_path / "site-packages" / "bots"))
+    worn = with_leftovers(Path(shutil.copytree(ROOT / "bots", tmp_path / "repo" / "bots")))
+    assert (installed / "cbot" / "cbot").is_file() and (installed / "cbot" / ".gitignore").is_file()
+    names = sorted(p.parent.name for p in (ROOT / "bots").glob("*/bot.toml"))
+    assert len(names) == 7
+    expected = {name: source_hash(ROOT / "bots" / name) for name in names}
+    assert {name: source_hash(installed / name) for name in names} == expected
+    assert {name: source_hash(worn / name) for name in names} == expected
+
+
+def test_a_snapshot_never_includes_what_its_own_build_produced(tmp_path: Path):
+    from leagues import registry
+    from leagues.registry import source_hash, tree_hash
+    from leagues.workspace import Workspace
+    from referee.build import build
+    from referee.manifest import load_manifest
+
+    bot = tmp_path / "maker"
+    shutil.copytree(RANDOM, bot)
+    (bot / "bot.toml").write_text('name = "maker"\ncommand = ["python3", "bot.py"]\n'
+                                  'build = ["sh", "-c", "test ! -e out/model.bin && mkdir -p out && echo built > out/model.bin"]\n')
+    (bot / ".gitignore").write_text("# build outputs\nout/\n")
+    before = source_hash(bot)
+    build(bot, load_manifest(bot))  # the author builds in place
+    assert (bot / "out" / "model.bin").read_text() == "built\n"
+    assert source_hash(bot) == before != tree_hash(bot)
+    with Workspace(tmp_path / "home") as ws:
+        result = registry.submit(ws, bot, check=False)
+    assert result.status == "registered", result.reason  # its build ran in a copy without the author's out/
+    assert result.version_hash == before
+    assert (result.folder / "out" / "model.bin").read_text() == "built\n"  # made by the snapshot's own build
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.from_regex(r"[a-z0-9_.]{1,6}", fullmatch=True).filter(lambda n: n not in (".", "..")),
+                min_size=1, max_size=3, unique=True),
+       st.text(alphabet="ab*?[]!/\\#. \n-z", max_size=30))
+def test_a_gitignore_lists_what_it_names_and_never_fails(parts, noise):
+    from leagues.gitignore import matcher
+
+    rel = "/".join(parts)
+    name = parts[-1]
+    assert matcher(name)(rel, False)  # a name alone matches at any depth
+    assert matcher(f"/{rel}")(rel, False) and (len(parts) == 1 or not matcher(f"/{name}")(rel, False))
+    assert not matcher(f"{name}\n!{name}")(rel, False)  # the last rule decides
+    assert not matcher(f"{name}/")(rel, False) and matcher(f"{name}/")(rel, True)  # a folder only
+    assert matcher(f"{parts[0]}/")(rel, False) == (len(parts) > 1)  # under a listed folder
+    assert matcher("**/" + name)(rel, False) and not matcher(f"# {name}")(rel, False)
+    matcher(noise)(rel, False)  # any text: a matcher, never an exception
