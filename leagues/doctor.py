@@ -107,7 +107,7 @@ def salvage(home: Path, new_home: Path) -> tuple[Report, int]:
         db = _open(report.database)
         try:
             for name, league in report.leagues.items():
-                store.copy_schedule(ws, league, store.scan_schedule(db, name))
+                store.copy_schedule(ws, league, store.scan_schedule(db, name), store.scan_edition(db, name))
         finally:
             db.close()
         copied = sum(store.save_game(ws, league, record) for league, record in report.games)

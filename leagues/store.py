@@ -224,6 +224,15 @@ def scan_leagues(db: sqlite3.Connection) -> Iterator[tuple]:
     return scan(db, "leagues", "name, config")
 
 
+def scan_edition(db: sqlite3.Connection, league: str) -> int:
+    """The league's edition (``Definition``) in a plain, possibly damaged or older connection; 0 if unreadable."""
+    try:
+        row = db.execute("SELECT edition FROM leagues WHERE name = ?", (league,)).fetchone()
+    except sqlite3.DatabaseError:  # damaged, or a layout before schema 3
+        return 0
+    return row[0] if row is not None and isinstance(row[0], int) else 0
+
+
 def scan_games(db: sqlite3.Connection) -> Iterator[tuple]:
     """(id, league, record JSON) of every stored game."""
     return scan(db, "games", "id, league, record")

@@ -326,7 +326,8 @@ def test_replace_keeps_every_game_and_the_tables_show_the_new_definitions_schedu
 
     from leagues import store
     from leagues.config import load_league
-    from leagues.runner import run_league
+    from leagues.doctor import salvage
+    from leagues.runner import pending, run_league
     from leagues.workspace import Workspace
     from protocol.errors import ConfigError
 
@@ -346,6 +347,9 @@ def test_replace_keeps_every_game_and_the_tables_show_the_new_definitions_schedu
         assert {str(r.time_control) for r in store.records(ws, "club")} == {"2s"}
         assert len(store.seat_frame(ws, "club")) == 8  # the tables: the 4 games of this definition, 2 seats each
         assert run_league(ws, slower, progress=False).played == 0  # the same file again: nothing to replace
+    salvage(tmp_path / "home", tmp_path / "salvaged")  # hexarena doctor --salvage keeps the edition
+    with Workspace(tmp_path / "salvaged") as ws:
+        assert (len(pending(ws, slower).todo), store.definition(ws, slower).edition) == (0, 1)
 
 
 def test_status_and_dry_run_count_what_a_run_will_play_and_store_nothing(tmp_path: Path, capsys):
