@@ -59,8 +59,7 @@ def _rule(line: str) -> tuple[re.Pattern, bool, bool] | None:
     line = line.rstrip(" ") if not line.endswith("\\ ") else line
     negated = line.startswith("!")
     line = line[1:] if negated else line
-    if line.startswith("\\"):
-        line = line[1:]
+    line = line.removeprefix("\\")  # "\#name", "\!name": a name that starts with # or !
     folders_only = line.endswith("/")
     line = line.rstrip("/")
     if not line:

@@ -433,7 +433,7 @@ def test_match_says_which_greedy_it_runs_and_records_each_seats_version(tmp_path
 
 
 @needs_browser
-def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):
+def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):  # noqa: F811
     from leagues import store
     from leagues.config import load_league
     from leagues.publish import game_files, publish
