@@ -127,6 +127,7 @@ def test_migration_2_removes_the_doubled_rows_of_a_race_and_keeps_returns_to_ear
     with sqlite3.connect(home / "hexarena.db") as db:  # back to schema 1, as the previous release left it
         db.execute("DROP INDEX bot_versions_chain")
         db.execute("ALTER TABLE bot_versions DROP COLUMN follows")
+        db.execute("ALTER TABLE leagues DROP COLUMN edition")  # nor schema 3's column
         db.execute("PRAGMA user_version = 1")
         copy = ("INSERT INTO bot_versions (hash, bot, submitted, manifest, checks, build_log, source)"
                 " SELECT {hash}, bot, submitted, manifest, checks, build_log, source FROM bot_versions"
