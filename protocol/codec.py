@@ -5,7 +5,8 @@
 
 ``parse`` turns any string (or bytes) into a message or raises ``ProtocolError``
 with a one-line reason citing the spec section; it raises nothing else.
-Messages are frozen dataclasses: ``parse(m.to_text()) == m`` for every message.
+Messages are frozen dataclasses: ``parse(m.to_text()) == m`` for every message; ``m.wire`` is
+the text as UTF-8 bytes, made once however many seats the message is sent to.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from protocol.board import GEOMETRIES, Board, BoardError, parse_size
 from protocol.errors import ProtocolError
@@ -64,8 +66,18 @@ def _arity(words: list[str], low: int, high: int, usage: str, section: str) -> N
         raise ProtocolError(f"{words[0]} needs the form '{usage}', got {len(words) - 1} argument(s) (§{section})")
 
 
+class _Wire:
+    """The encoded text of a message, cached on the (frozen) value: an announcement is encoded once."""
+
+    __slots__ = ()
+
+    @cached_property
+    def wire(self) -> bytes:
+        return self.to_text().encode()
+
+
 @dataclass(frozen=True)
-class Hello:
+class Hello(_Wire):
     """§3.1, bot → referee."""
 
     version: str
@@ -89,7 +101,7 @@ class Hello:
 
 
 @dataclass(frozen=True)
-class Welcome:
+class Welcome(_Wire):
     """§3.2, referee → bot."""
 
     version: str = VERSION
@@ -120,7 +132,7 @@ class TimeSpec:
 
 
 @dataclass(frozen=True)
-class Game:
+class Game(_Wire):
     """§4.1, referee → bot: the whole game. ``board`` carries dots, lines and cells."""
 
     game: str
@@ -157,7 +169,7 @@ class Game:
 
 
 @dataclass(frozen=True)
-class Drawn:
+class Drawn(_Wire):
     """§4.2, referee → every bot: ``seat`` drew ``line`` and closed ``closed``."""
 
     seat: int
@@ -175,7 +187,7 @@ class Drawn:
 
 
 @dataclass(frozen=True)
-class Forfeit:
+class Forfeit(_Wire):
     """§4.3, referee → bots still in the game: ``seat`` is out for ``reason``."""
 
     seat: int
@@ -193,7 +205,7 @@ class Forfeit:
 
 
 @dataclass(frozen=True)
-class Turn:
+class Turn(_Wire):
     """§4.4, referee → the bot on turn: request ``id``, clock left and this move's limit."""
 
     id: int
@@ -209,7 +221,7 @@ class Turn:
 
 
 @dataclass(frozen=True)
-class Move:
+class Move(_Wire):
     """§4.5, bot → referee: the answer to TURN ``id``."""
 
     id: int
@@ -224,7 +236,7 @@ class Move:
 
 
 @dataclass(frozen=True)
-class End:
+class End(_Wire):
     """§4.6, referee → bots: the game is over."""
 
     termination: str
@@ -250,7 +262,7 @@ class End:
 
 
 @dataclass(frozen=True)
-class Bye:
+class Bye(_Wire):
     """§4.7, referee → bot: no more games."""
 
     reason: str = ""
