@@ -8,7 +8,8 @@ The commit's tree is extracted (``git archive``, no worktree registered in the r
 tree first and this interpreter's site-packages (the dependencies) after it. Its bots, started with
 that venv's interpreter, import the old ``protocol`` too, inside the sandbox as well (the sandbox
 binds the packages the referee imported; ``environment`` shares this venv's ``pyzmq.libs`` with the
-bots, which the sandbox finds only under the referee's own prefix). ``check`` proves which code a Python runs.
+bots, which the sandbox finds only under the referee's own prefix). ``check`` proves which code a Python runs. Run it outside the repository: ``python -m`` puts the
+working folder first on the path, and in the repository that is today's code.
 """
 
 from __future__ import annotations

@@ -121,6 +121,7 @@ def minimal_referee(games: int, size: str, seed: int = 1) -> float:
 
 
 def timed(command: list[str], **kwargs) -> float:
+    """Wall seconds of a command; run it in a folder without our packages (``-m`` puts the working folder first)."""
     began = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs)
     return time.perf_counter() - began
@@ -148,7 +149,7 @@ def league_file(folder: Path, games: int, size: str) -> Path:
 
 def seeded_home(python: str, home: Path, env: dict | None = None) -> None:
     subprocess.run([python, "-m", "hexarena", "bots", "--home", str(home)], check=True, env=env,  # not timed
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   cwd=home.parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def main() -> None:
@@ -185,12 +186,12 @@ def main() -> None:
                 python, env = codes[code]
                 row[f"match {code}"] = timed([python, "-m", "hexarena", "match", str(RANDOM_BOT), str(RANDOM_BOT),
                                               "--size", args.size, "--games", str(args.games), "--time", "1s",
-                                              "--seed", "1"], env=env)
+                                              "--seed", "1"], env=env, cwd=tmp)
             row["two floors"] = two_minimal_referees(args.games, args.size)
             for code in order:
                 python, env = codes[code]
                 row[f"league {code}"] = timed([python, "-m", "hexarena", "league", "run", str(league),
-                                               "--home", str(tmp / f"home-{code}")], env=env)
+                                               "--home", str(tmp / f"home-{code}")], env=env, cwd=tmp)
         rows.append(row)
         ratios = [f"match {c} {row[f'match {c}']:.2f} s ({row[f'match {c}'] / row['floor']:.2f}x)" for c in codes]
         ratios += [f"league {c} {row[f'league {c}']:.2f} s ({row[f'league {c}'] / row['two floors']:.2f}x)"
