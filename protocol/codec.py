@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import cached_property
 
 from protocol.board import GEOMETRIES, Board, BoardError, parse_size
 from protocol.errors import ProtocolError
@@ -32,14 +31,14 @@ FAULTS = (
 )
 TERMINATIONS = ("completed",) + FAULTS  # completed: every line drawn (or one seat left after forfeits)
 
-_NUMBER = re.compile(r"[0-9]{1,9}")  # §1.3: ASCII digits only (int() would also take "+1", "1_0", "١")
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,128}")  # §3.1
 _WORD = re.compile(r"\S{1,200}")
 _REASON = re.compile(r"[a-z_]{1,40}")
 
 
 def _number(text: str, what: str, section: str) -> int:
-    if not _NUMBER.fullmatch(text):
+    # §1.3: 1-9 ASCII digits (int() alone would also take "+1", "1_0", "١"); no regex: two per MOVE
+    if not (0 < len(text) < 10 and text.isascii() and text.isdigit()):
         raise ProtocolError(f"{what} must be a decimal number of 1-9 digits, got {text[:40]!r} (§{section})")
     return int(text)
 
@@ -71,9 +70,14 @@ class _Wire:
 
     __slots__ = ()
 
-    @cached_property
+    @property
     def wire(self) -> bytes:
-        return self.to_text().encode()
+        # in the instance's __dict__, not its fields: equality, hashing and repr do not see it (no lock either,
+        # unlike functools.cached_property in Python 3.11)
+        wire = self.__dict__.get("_wire")
+        if wire is None:
+            wire = self.__dict__["_wire"] = self.to_text().encode()
+        return wire
 
 
 @dataclass(frozen=True)
