@@ -55,8 +55,8 @@ def environment() -> dict[str, str]:
 
 def check(python: Path, src: Path) -> None:
     """Fail unless ``python`` imports protocol, referee, leagues and hexarena from ``src``."""
-    found = subprocess.run([str(python), "-c", "import protocol, referee, leagues, hexarena\n"
-                            "for m in (protocol, referee, leagues, hexarena): print(m.__file__)"],
+    program = "import protocol, referee, leagues, hexarena\nfor m in (protocol, referee, leagues, hexarena): print(m.__file__)"
+    found = subprocess.run([str(python), "-c", program],
                            check=True, capture_output=True, text=True, cwd="/").stdout.split()
     wrong = [path for path in found if not Path(path).is_relative_to(src)]
     if wrong or len(found) != 4:

@@ -33,9 +33,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import baseline
 import zmq
 
-import baseline
 from protocol.board import make_board  # the board numbering is the contract (protocol/BOARD.md)
 
 ROOT = Path(__file__).resolve().parent.parent

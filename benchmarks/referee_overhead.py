@@ -24,9 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import zmq
-
 import baseline
+import zmq
 
 ROOT = Path(__file__).resolve().parent.parent
 
