@@ -84,9 +84,9 @@ def referee_games(games: int) -> tuple[float, float, list[float]]:
     return wall, cpu, thinks
 
 
-def measured(python: str, games: int, env: dict | None = None) -> dict:
+def measured(python: str, games: int, env: dict | None = None, mode: str = "--referee-json") -> dict:
     """``referee_games`` in a child process of ``python`` (whose imports decide which code runs)."""
-    done = subprocess.run([python, __file__, "--referee-json", "--games", str(games)], check=True, env=env,
+    done = subprocess.run([python, __file__, mode, "--games", str(games)], check=True, env=env,
                           capture_output=True, text=True)
     return json.loads(done.stdout)
 
@@ -100,9 +100,18 @@ def main() -> None:
                         help="also measure this commit's referee in every round ('none': only today's)")
     parser.add_argument("--echo", help=argparse.SUPPRESS)
     parser.add_argument("--referee-json", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo:
         echo(args.echo)
+        return
+    if args.floor_json:  # the minimal referee's own CPU (benchmarks/floor.py), the same games
+        import floor
+
+        cpu = time.process_time()
+        wall = floor.minimal_referee(args.games, "4x4")
+        moves = args.games * 63  # every line of 4x4 is drawn, no faults
+        print(json.dumps({"wall": wall, "cpu": time.process_time() - cpu, "moves": moves}))
         return
     if args.referee_json:
         wall, cpu, thinks = referee_games(args.games)
@@ -118,7 +127,10 @@ def main() -> None:
     print(f"raw ROUTER/DEALER round trip over ipc:  median {raw_us:.0f} µs, mean {raw_mean_us:.0f} µs "
           f"({args.pings} pings)")
     runs: dict[str, list[dict]] = {code: [] for code in codes}
+    floors = []
     for number in range(1, args.rounds + 1):
+        floors.append(measured(sys.executable, args.games, mode="--floor-json"))
+        print(f"round {number} floor: referee CPU {floors[-1]['cpu'] / floors[-1]['moves'] * 1e6:.0f} µs/move", flush=True)
         for code in (list(codes) if number % 2 else list(codes)[::-1]):
             python, env = codes[code]
             run = measured(python, args.games, env)
@@ -126,14 +138,21 @@ def main() -> None:
             print(f"round {number} {code}: referee CPU {run['cpu'] / run['moves'] * 1e6:.0f} µs/move, wall "
                   f"{run['wall'] / run['moves'] * 1e6:.0f} µs/move, TURN->MOVE median {run['turn_median'] * 1e6:.0f} µs, "
                   f"{args.games / run['wall']:.1f} games/s", flush=True)
-    cpu = {code: statistics.median(r["cpu"] / r["moves"] * 1e6 for r in rs) for code, rs in runs.items()}
-    wall = {code: statistics.median(r["wall"] / r["moves"] * 1e6 for r in rs) for code, rs in runs.items()}
-    for code in codes:
-        print(f"median {code}: referee CPU {cpu[code]:.0f} µs/move, wall {wall[code]:.0f} µs/move "
-              f"({wall[code] / raw_mean_us:.2f}x the raw mean round trip)")
-    if "old" in codes:
-        print(f"referee CPU per move new / old: {cpu['new'] / cpu['old']:.2f}x; wall per move new / old: "
-              f"{wall['new'] / wall['old']:.2f}x ({args.rounds} rounds of {args.games} games)")
+    runs["floor"] = floors
+    cpu = {code: [r["cpu"] / r["moves"] * 1e6 for r in rs] for code, rs in runs.items()}
+    wall = {code: [r["wall"] / r["moves"] * 1e6 for r in rs] for code, rs in runs.items()}
+    for code in runs:
+        print(f"median {code}: referee CPU {statistics.median(cpu[code]):.0f} µs/move, wall "
+              f"{statistics.median(wall[code]):.0f} µs/move ({statistics.median(wall[code]) / raw_mean_us:.2f}x the raw "
+              "mean round trip)")
+    others = [code for code in ("old", "floor") if code in runs]
+    for other in others:  # ratios within a round (the same minute of a shared machine), then their median
+        ratios = [new / old for new, old in zip(cpu["new"], cpu[other])]
+        print(f"referee CPU per move new / {other}: {statistics.median(ratios):.2f}x (rounds "
+              f"{min(ratios):.2f}-{max(ratios):.2f}; {args.rounds} rounds of {args.games} games)")
+    if "old" in runs:
+        ratios = [floor / old for floor, old in zip(cpu["floor"], cpu["old"])]
+        print(f"referee CPU per move floor / old: {statistics.median(ratios):.2f}x")
 
 
 if __name__ == "__main__":
