@@ -139,6 +139,19 @@ def two_minimal_referees(games: int, size: str) -> float:
     return time.perf_counter() - began
 
 
+def two_matches(python: str, games: int, size: str, folder: Path, env: dict | None) -> float:
+    """Two ``hexarena match`` processes side by side, each half the games: one referee per process (no shared
+    GIL), what a league at concurrency 2 would cost with a referee process per core instead of threads."""
+    began = time.perf_counter()
+    command = [python, "-m", "hexarena", "match", str(RANDOM_BOT), str(RANDOM_BOT), "--size", size,
+               "--games", str(games // 2), "--time", "1s", "--seed", "1"]
+    runs = [subprocess.Popen(command, env=env, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for _ in range(2)]
+    if any(run.wait() != 0 for run in runs):
+        raise SystemExit("floor: a match failed")
+    return time.perf_counter() - began
+
+
 def league_file(folder: Path, games: int, size: str) -> Path:
     path = folder / "floor.toml"
     path.write_text(f'name = "floor"\nparticipants = ["{RANDOM_BOT}", "{folder / "random2"}"]\n'
@@ -160,6 +173,8 @@ def main() -> None:
     parser.add_argument("--minimal-only", action="store_true")
     parser.add_argument("--baseline-ref", default=baseline.DEFAULT_REF,
                         help="also run this commit's hexarena in every round ('none': only today's)")
+    parser.add_argument("--two-matches", action="store_true",
+                        help="also time two of today's matches side by side (a referee process per core)")
     args = parser.parse_args()
     if args.minimal_only:
         seconds = minimal_referee(args.games, args.size)
@@ -188,6 +203,8 @@ def main() -> None:
                                               "--size", args.size, "--games", str(args.games), "--time", "1s",
                                               "--seed", "1"], env=env, cwd=tmp)
             row["two floors"] = two_minimal_referees(args.games, args.size)
+            if args.two_matches:
+                row["two matches"] = two_matches(sys.executable, args.games, args.size, tmp, None)
             for code in order:
                 python, env = codes[code]
                 row[f"league {code}"] = timed([python, "-m", "hexarena", "league", "run", str(league),
@@ -196,6 +213,8 @@ def main() -> None:
         ratios = [f"match {c} {row[f'match {c}']:.2f} s ({row[f'match {c}'] / row['floor']:.2f}x)" for c in codes]
         ratios += [f"league {c} {row[f'league {c}']:.2f} s ({row[f'league {c}'] / row['two floors']:.2f}x)"
                    for c in codes]
+        if args.two_matches:
+            ratios.append(f"two matches new {row['two matches']:.2f} s ({row['two matches'] / row['two floors']:.2f}x)")
         print(f"round {number}: floor {row['floor']:.2f} s, two floors {row['two floors']:.2f} s; "
               + "; ".join(ratios), flush=True)
     print(f"median over {args.rounds} rounds of {args.games} games on {args.size}:")
@@ -204,6 +223,9 @@ def main() -> None:
             ratios = [row[f"{kind} {code}"] / row[floor] for row in rows]
             print(f"  {kind} run {code:>3} / {floor}: {statistics.median(ratios):.2f}x "
                   f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")
+    if args.two_matches:
+        ratios = [row["two matches"] / row["two floors"] for row in rows]
+        print(f"  two matches new / two floors: {statistics.median(ratios):.2f}x (rounds {min(ratios):.2f}-{max(ratios):.2f})")
 
 
 if __name__ == "__main__":
