@@ -3,6 +3,7 @@
     python3 benchmarks/floor.py                       # 300 games random vs random, 4x4 hexagons, 5 rounds
     python3 benchmarks/floor.py --games 100 --rounds 3 --size 3x3
     python3 benchmarks/floor.py --minimal-only        # just the minimal referee's games/s
+    python3 benchmarks/floor.py --baseline-ref none   # today's code only (default: also a0255e8's)
 
 The minimal referee is written from protocol/PROTOCOL.md, not from the referee's code. It does
 only what a correct referee must: start the bots (each in its own session), check each HELLO's
@@ -12,7 +13,9 @@ records, no logs, no clocks beyond a deadline per move, no fault policy beyond "
 
 The driver alternates, round by round: the minimal referee, ``hexarena match`` (whole process),
 two minimal referees side by side, ``hexarena league run`` at concurrency 2 (SQLite included), and
-prints each round's wall times and ratios, then the medians. The ratio is the figure: absolute times
+prints each round's wall times and ratios, then the medians. ``match`` and ``league run`` run twice a
+round: today's code and the ``--baseline-ref`` commit's (``benchmarks/baseline.py``), taking turns
+going first. The ratio is the figure: absolute times
 on these shared machines are not.
 """
 
@@ -30,6 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import baseline
 import zmq
 
 from protocol.board import make_board  # the board numbering is the contract (protocol/BOARD.md)
@@ -117,6 +121,7 @@ def minimal_referee(games: int, size: str, seed: int = 1) -> float:
 
 
 def timed(command: list[str], **kwargs) -> float:
+    """Wall seconds of a command; run it in a folder without our packages (``-m`` puts the working folder first)."""
     began = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs)
     return time.perf_counter() - began
@@ -134,6 +139,19 @@ def two_minimal_referees(games: int, size: str) -> float:
     return time.perf_counter() - began
 
 
+def two_matches(python: str, games: int, size: str, folder: Path, env: dict | None) -> float:
+    """Two ``hexarena match`` processes side by side, each half the games: one referee per process (no shared
+    GIL), what a league at concurrency 2 would cost with a referee process per core instead of threads."""
+    began = time.perf_counter()
+    command = [python, "-m", "hexarena", "match", str(RANDOM_BOT), str(RANDOM_BOT), "--size", size,
+               "--games", str(games // 2), "--time", "1s", "--seed", "1"]
+    runs = [subprocess.Popen(command, env=env, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for _ in range(2)]
+    if any(run.wait() != 0 for run in runs):
+        raise SystemExit("floor: a match failed")
+    return time.perf_counter() - began
+
+
 def league_file(folder: Path, games: int, size: str) -> Path:
     path = folder / "floor.toml"
     path.write_text(f'name = "floor"\nparticipants = ["{RANDOM_BOT}", "{folder / "random2"}"]\n'
@@ -142,42 +160,72 @@ def league_file(folder: Path, games: int, size: str) -> Path:
     return path
 
 
+def seeded_home(python: str, home: Path, env: dict | None = None) -> None:
+    subprocess.run([python, "-m", "hexarena", "bots", "--home", str(home)], check=True, env=env,  # not timed
+                   cwd=home.parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--size", default="4x4")
     parser.add_argument("--minimal-only", action="store_true")
+    parser.add_argument("--baseline-ref", default=baseline.DEFAULT_REF,
+                        help="also run this commit's hexarena in every round ('none': only today's)")
+    parser.add_argument("--two-matches", action="store_true",
+                        help="also time two of today's matches side by side (a referee process per core)")
     args = parser.parse_args()
     if args.minimal_only:
         seconds = minimal_referee(args.games, args.size)
         print(f"minimal referee: {args.games} games in {seconds:.2f} s ({args.games / seconds:.0f} games/s)")
         return
-    hexarena = [sys.executable, "-m", "hexarena"]
+    codes = {"new": (sys.executable, None)}
+    if args.baseline_ref != "none":
+        codes["old"] = (str(baseline.baseline_python(args.baseline_ref)), baseline.environment())
+        print(f"old: {args.baseline_ref} ({codes['old'][0]}); new: this worktree ({ROOT})", flush=True)
     rows = []
     for number in range(1, args.rounds + 1):
+        order = list(codes) if number % 2 else list(codes)[::-1]  # old and new take turns going first
+        row = {}
         with tempfile.TemporaryDirectory(prefix="floor-") as tmp:
             tmp = Path(tmp)
             shutil.copytree(RANDOM_BOT, tmp / "random2")  # a second bot folder: a league needs two participants
             (tmp / "random2" / "bot.toml").write_text((RANDOM_BOT / "bot.toml").read_text().replace(
                 'name = "random"', 'name = "random2"'))
-            subprocess.run([*hexarena, "bots", "--home", str(tmp / "home")], check=True,  # seeding is not timed
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            floor = minimal_referee(args.games, args.size)
-            match = timed([*hexarena, "match", str(RANDOM_BOT), str(RANDOM_BOT), "--size", args.size,
-                           "--games", str(args.games), "--time", "1s", "--seed", "1"])
-            floors = two_minimal_referees(args.games, args.size)
-            league = timed([*hexarena, "league", "run", str(league_file(tmp, args.games, args.size)),
-                            "--home", str(tmp / "home")])
-        rows.append((floor, match, floors, league))
-        print(f"round {number}: floor {floor:.2f} s, match {match:.2f} s ({match / floor:.2f}x); "
-              f"two floors {floors:.2f} s, league run {league:.2f} s ({league / floors:.2f}x)", flush=True)
-    match_ratios = [m / f for f, m, _, _ in rows]
-    league_ratios = [lg / fs for _, _, fs, lg in rows]
-    print(f"median over {args.rounds} rounds of {args.games} games on {args.size}: "
-          f"match / floor {statistics.median(match_ratios):.2f}x (rounds {min(match_ratios):.2f}-{max(match_ratios):.2f}); "
-          f"league run / two floors {statistics.median(league_ratios):.2f}x "
-          f"(rounds {min(league_ratios):.2f}-{max(league_ratios):.2f})")
+            for code, (python, env) in codes.items():
+                seeded_home(python, tmp / f"home-{code}", env)
+            league = league_file(tmp, args.games, args.size)
+            row["floor"] = minimal_referee(args.games, args.size)
+            for code in order:
+                python, env = codes[code]
+                row[f"match {code}"] = timed([python, "-m", "hexarena", "match", str(RANDOM_BOT), str(RANDOM_BOT),
+                                              "--size", args.size, "--games", str(args.games), "--time", "1s",
+                                              "--seed", "1"], env=env, cwd=tmp)
+            row["two floors"] = two_minimal_referees(args.games, args.size)
+            if args.two_matches:
+                row["two matches"] = two_matches(sys.executable, args.games, args.size, tmp, None)
+            for code in order:
+                python, env = codes[code]
+                row[f"league {code}"] = timed([python, "-m", "hexarena", "league", "run", str(league),
+                                               "--home", str(tmp / f"home-{code}")], env=env, cwd=tmp)
+        rows.append(row)
+        ratios = [f"match {c} {row[f'match {c}']:.2f} s ({row[f'match {c}'] / row['floor']:.2f}x)" for c in codes]
+        ratios += [f"league {c} {row[f'league {c}']:.2f} s ({row[f'league {c}'] / row['two floors']:.2f}x)"
+                   for c in codes]
+        if args.two_matches:
+            ratios.append(f"two matches new {row['two matches']:.2f} s ({row['two matches'] / row['two floors']:.2f}x)")
+        print(f"round {number}: floor {row['floor']:.2f} s, two floors {row['two floors']:.2f} s; "
+              + "; ".join(ratios), flush=True)
+    print(f"median over {args.rounds} rounds of {args.games} games on {args.size}:")
+    for code in codes:
+        for kind, floor in (("match", "floor"), ("league", "two floors")):
+            ratios = [row[f"{kind} {code}"] / row[floor] for row in rows]
+            print(f"  {kind} run {code:>3} / {floor}: {statistics.median(ratios):.2f}x "
+                  f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")
+    if args.two_matches:
+        ratios = [row["two matches"] / row["two floors"] for row in rows]
+        print(f"  two matches new / two floors: {statistics.median(ratios):.2f}x (rounds {min(ratios):.2f}-{max(ratios):.2f})")
 
 
 if __name__ == "__main__":

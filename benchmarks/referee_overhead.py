@@ -1,6 +1,6 @@
 """The referee's cost per move against a raw pyzmq ROUTER/DEALER ping-pong, measured in the same run.
 
-    python3 benchmarks/referee_overhead.py [--games 200] [--pings 5000]
+    python3 benchmarks/referee_overhead.py [--games 200] [--pings 5000] [--rounds 3] [--baseline-ref a0255e8]
 
 1. Raw: this script as a child process echoes over ipc with a DEALER; the parent is a ROUTER
    waiting with a poller timeout (as the referee does). Result: µs per round trip.
@@ -9,11 +9,14 @@
    choice), the wall time per move with everything (DRAWN to both bots, rules, records, the
    start and end of each game) and the referee's own CPU per move; games per second.
 The ratios compare (2) with (1) from the same run; on a loaded machine the means carry its tail.
+(2) runs in child processes, today's code and the ``--baseline-ref`` commit's (``benchmarks/baseline.py``)
+taking turns, so old and new are measured in one run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
@@ -21,10 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
+import baseline
 import zmq
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def echo(endpoint: str) -> None:
@@ -81,31 +84,75 @@ def referee_games(games: int) -> tuple[float, float, list[float]]:
     return wall, cpu, thinks
 
 
+def measured(python: str, games: int, env: dict | None = None, mode: str = "--referee-json") -> dict:
+    """``referee_games`` in a child process of ``python`` (whose imports decide which code runs)."""
+    done = subprocess.run([python, __file__, mode, "--games", str(games)], check=True, env=env,
+                          capture_output=True, text=True)
+    return json.loads(done.stdout)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--pings", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=3, help="old and new, taking turns going first")
+    parser.add_argument("--baseline-ref", default=baseline.DEFAULT_REF,
+                        help="also measure this commit's referee in every round ('none': only today's)")
     parser.add_argument("--echo", help=argparse.SUPPRESS)
+    parser.add_argument("--referee-json", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--floor-json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo:
         echo(args.echo)
         return
+    if args.floor_json:  # the minimal referee's own CPU (benchmarks/floor.py), the same games
+        import floor
+
+        cpu = time.process_time()
+        wall = floor.minimal_referee(args.games, "4x4")
+        moves = args.games * 63  # every line of 4x4 is drawn, no faults
+        print(json.dumps({"wall": wall, "cpu": time.process_time() - cpu, "moves": moves}))
+        return
+    if args.referee_json:
+        wall, cpu, thinks = referee_games(args.games)
+        print(json.dumps({"wall": wall, "cpu": cpu, "moves": len(thinks), "turn_median": statistics.median(thinks),
+                          "turn_mean": statistics.fmean(thinks)}))
+        return
+    codes = {"new": (sys.executable, None)}
+    if args.baseline_ref != "none":
+        codes["old"] = (str(baseline.baseline_python(args.baseline_ref)), baseline.environment())
+        print(f"old: {args.baseline_ref} ({codes['old'][0]}); new: this worktree ({ROOT})")
     raw = raw_round_trip(args.pings)
-    wall, cpu, thinks = referee_games(args.games)
-    moves = len(thinks)
     raw_us, raw_mean_us = statistics.median(raw) * 1e6, statistics.fmean(raw) * 1e6
-    turn_us, turn_mean_us = statistics.median(thinks) * 1e6, statistics.fmean(thinks) * 1e6
-    per_move_us = wall / moves * 1e6
     print(f"raw ROUTER/DEALER round trip over ipc:  median {raw_us:.0f} µs, mean {raw_mean_us:.0f} µs "
           f"({args.pings} pings)")
-    print(f"referee TURN -> MOVE, random bot, 4x4:  median {turn_us:.0f} µs, mean {turn_mean_us:.0f} µs "
-          f"({moves} moves)")
-    print(f"referee per move, all included (wall):  {per_move_us:.0f} µs, of which referee CPU "
-          f"{cpu / moves * 1e6:.0f} µs")
-    print(f"ratio TURN->MOVE / raw round trip:      {turn_us / raw_us:.2f}x (median), "
-          f"{turn_mean_us / raw_mean_us:.2f}x (mean)")
-    print(f"ratio wall per move / raw round trip:   {per_move_us / raw_mean_us:.2f}x (vs mean)")
-    print(f"games per second (bots kept running):   {args.games / wall:.1f}")
+    runs: dict[str, list[dict]] = {code: [] for code in codes}
+    floors = []
+    for number in range(1, args.rounds + 1):
+        floors.append(measured(sys.executable, args.games, mode="--floor-json"))
+        print(f"round {number} floor: referee CPU {floors[-1]['cpu'] / floors[-1]['moves'] * 1e6:.0f} µs/move", flush=True)
+        for code in (list(codes) if number % 2 else list(codes)[::-1]):
+            python, env = codes[code]
+            run = measured(python, args.games, env)
+            runs[code].append(run)
+            print(f"round {number} {code}: referee CPU {run['cpu'] / run['moves'] * 1e6:.0f} µs/move, wall "
+                  f"{run['wall'] / run['moves'] * 1e6:.0f} µs/move, TURN->MOVE median {run['turn_median'] * 1e6:.0f} µs, "
+                  f"{args.games / run['wall']:.1f} games/s", flush=True)
+    runs["floor"] = floors
+    cpu = {code: [r["cpu"] / r["moves"] * 1e6 for r in rs] for code, rs in runs.items()}
+    wall = {code: [r["wall"] / r["moves"] * 1e6 for r in rs] for code, rs in runs.items()}
+    for code in runs:
+        print(f"median {code}: referee CPU {statistics.median(cpu[code]):.0f} µs/move, wall "
+              f"{statistics.median(wall[code]):.0f} µs/move ({statistics.median(wall[code]) / raw_mean_us:.2f}x the raw "
+              "mean round trip)")
+    others = [code for code in ("old", "floor") if code in runs]
+    for other in others:  # ratios within a round (the same minute of a shared machine), then their median
+        ratios = [new / old for new, old in zip(cpu["new"], cpu[other])]
+        print(f"referee CPU per move new / {other}: {statistics.median(ratios):.2f}x (rounds "
+              f"{min(ratios):.2f}-{max(ratios):.2f}; {args.rounds} rounds of {args.games} games)")
+    if "old" in runs:
+        ratios = [floor / old for floor, old in zip(cpu["floor"], cpu["old"])]
+        print(f"referee CPU per move floor / old: {statistics.median(ratios):.2f}x")
 
 
 if __name__ == "__main__":

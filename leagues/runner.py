@@ -3,7 +3,7 @@
     summary = run_league(ws, load_league("leagues/demo.toml"), concurrency=2)
 
 Games are played through an ``Executor``: it takes jobs and yields finished records in any order.
-``LocalExecutor`` plays them on threads, each owning one ``Referee`` (which keeps its bots running
+``LocalExecutor`` plays them on threads, each owning one ``Referee`` (``referee/pool.py``) (which keeps its bots running
 across the games it plays). A distributed engine can plug in by implementing ``Executor.run``.
 
 Resuming is the normal case: the schedule is computed afresh on every run and only games whose id is
@@ -14,9 +14,7 @@ SIGKILL or Ctrl-C loses at most the games in flight.
 from __future__ import annotations
 
 import os
-import queue
 import sys
-import threading
 import time
 from abc import ABC, abstractmethod
 from collections import Counter
@@ -36,6 +34,7 @@ from leagues.tables import seat_rows
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError, HexarenaError
 from referee.local import BotSpec
+from referee.pool import RefereePool
 from referee.record import BoardConfig, GameRecord
 from referee.referee import Referee
 
@@ -78,38 +77,15 @@ class LocalExecutor(Executor):
         self.concurrency = max(1, concurrency)
 
     def run(self, jobs: Sequence[Job]) -> Iterator[GameRecord]:
-        pending: queue.Queue[Job] = queue.Queue()
-        for job in jobs:
-            pending.put(job)
-        done: queue.Queue[GameRecord | BaseException] = queue.Queue()
-        stop = threading.Event()
-        workers = [threading.Thread(target=self._work, args=(pending, done, stop), daemon=True, name=f"referee-{i}")
-                   for i in range(min(self.concurrency, len(jobs)))]
-        for worker in workers:
-            worker.start()
+        pool = RefereePool(self.make_referee, min(self.concurrency, len(jobs)))
         try:
-            for _ in jobs:
-                item = done.get()
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
+            yield from pool.map(play_job, jobs)
         finally:
-            stop.set()
-            for worker in workers:
-                worker.join()
+            pool.close()
 
-    def _work(self, pending: queue.Queue, done: queue.Queue, stop: threading.Event) -> None:
-        try:
-            with self.make_referee() as referee:
-                while not stop.is_set():
-                    try:
-                        job = pending.get_nowait()
-                    except queue.Empty:
-                        return
-                    done.put(referee.play(list(job.seats), job.config, game_id=job.id, seed=job.seed,
-                                          prelude=job.opening))
-        except BaseException as exc:  # noqa: BLE001 - the consumer re-raises it: a referee bug must not hang the run
-            done.put(exc)
+
+def play_job(referee: Referee, job: Job) -> GameRecord:
+    return referee.play(list(job.seats), job.config, game_id=job.id, seed=job.seed, prelude=job.opening)
 
 
 @dataclass(frozen=True)

@@ -110,13 +110,18 @@ def save_game(ws: Workspace, league: str, record: GameRecord) -> bool:
             return False
         db.executemany(
             "INSERT INTO moves (game, number, seat, line, closed, ms, substituted) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(record.id, n, m.seat, m.line, json.dumps(m.closed), m.ms, int(m.substituted))
+            [(record.id, n, m.seat, m.line, _json_ints(m.closed), m.ms, int(m.substituted))
              for n, m in enumerate(record.moves)])
         rows = seat_rows(record)
         db.executemany(f"INSERT INTO results ({', '.join(RESULT_COLUMNS)})"
                        f" VALUES ({', '.join('?' * len(RESULT_COLUMNS))})",
                        [tuple(row[c] for c in RESULT_COLUMNS) for row in rows])
     return True
+
+
+def _json_ints(values: list[int]) -> str:
+    """``json.dumps`` of a list of ints, the same text (``[3, 17]``) at a fraction of its cost per move."""
+    return "[" + ", ".join(map(str, values)) + "]"
 
 
 def _time(moment: datetime | None) -> str | None:

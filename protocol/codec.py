@@ -5,7 +5,8 @@
 
 ``parse`` turns any string (or bytes) into a message or raises ``ProtocolError``
 with a one-line reason citing the spec section; it raises nothing else.
-Messages are frozen dataclasses: ``parse(m.to_text()) == m`` for every message.
+Messages are frozen dataclasses: ``parse(m.to_text()) == m`` for every message; ``m.wire`` is
+the text as UTF-8 bytes, made once however many seats the message is sent to.
 """
 
 from __future__ import annotations
@@ -30,14 +31,14 @@ FAULTS = (
 )
 TERMINATIONS = ("completed",) + FAULTS  # completed: every line drawn (or one seat left after forfeits)
 
-_NUMBER = re.compile(r"[0-9]{1,9}")  # §1.3: ASCII digits only (int() would also take "+1", "1_0", "١")
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{1,128}")  # §3.1
 _WORD = re.compile(r"\S{1,200}")
 _REASON = re.compile(r"[a-z_]{1,40}")
 
 
 def _number(text: str, what: str, section: str) -> int:
-    if not _NUMBER.fullmatch(text):
+    # §1.3: 1-9 ASCII digits (int() alone would also take "+1", "1_0", "١"); no regex: two per MOVE
+    if not (0 < len(text) < 10 and text.isascii() and text.isdigit()):
         raise ProtocolError(f"{what} must be a decimal number of 1-9 digits, got {text[:40]!r} (§{section})")
     return int(text)
 
@@ -64,8 +65,23 @@ def _arity(words: list[str], low: int, high: int, usage: str, section: str) -> N
         raise ProtocolError(f"{words[0]} needs the form '{usage}', got {len(words) - 1} argument(s) (§{section})")
 
 
+class _Wire:
+    """The encoded text of a message, cached on the (frozen) value: an announcement is encoded once."""
+
+    __slots__ = ()
+
+    @property
+    def wire(self) -> bytes:
+        # in the instance's __dict__, not its fields: equality, hashing and repr do not see it (no lock either,
+        # unlike functools.cached_property in Python 3.11)
+        wire = self.__dict__.get("_wire")
+        if wire is None:
+            wire = self.__dict__["_wire"] = self.to_text().encode()
+        return wire
+
+
 @dataclass(frozen=True)
-class Hello:
+class Hello(_Wire):
     """§3.1, bot → referee."""
 
     version: str
@@ -89,7 +105,7 @@ class Hello:
 
 
 @dataclass(frozen=True)
-class Welcome:
+class Welcome(_Wire):
     """§3.2, referee → bot."""
 
     version: str = VERSION
@@ -120,7 +136,7 @@ class TimeSpec:
 
 
 @dataclass(frozen=True)
-class Game:
+class Game(_Wire):
     """§4.1, referee → bot: the whole game. ``board`` carries dots, lines and cells."""
 
     game: str
@@ -157,7 +173,7 @@ class Game:
 
 
 @dataclass(frozen=True)
-class Drawn:
+class Drawn(_Wire):
     """§4.2, referee → every bot: ``seat`` drew ``line`` and closed ``closed``."""
 
     seat: int
@@ -175,7 +191,7 @@ class Drawn:
 
 
 @dataclass(frozen=True)
-class Forfeit:
+class Forfeit(_Wire):
     """§4.3, referee → bots still in the game: ``seat`` is out for ``reason``."""
 
     seat: int
@@ -193,7 +209,7 @@ class Forfeit:
 
 
 @dataclass(frozen=True)
-class Turn:
+class Turn(_Wire):
     """§4.4, referee → the bot on turn: request ``id``, clock left and this move's limit."""
 
     id: int
@@ -209,7 +225,7 @@ class Turn:
 
 
 @dataclass(frozen=True)
-class Move:
+class Move(_Wire):
     """§4.5, bot → referee: the answer to TURN ``id``."""
 
     id: int
@@ -224,7 +240,7 @@ class Move:
 
 
 @dataclass(frozen=True)
-class End:
+class End(_Wire):
     """§4.6, referee → bots: the game is over."""
 
     termination: str
@@ -250,7 +266,7 @@ class End:
 
 
 @dataclass(frozen=True)
-class Bye:
+class Bye(_Wire):
     """§4.7, referee → bot: no more games."""
 
     reason: str = ""

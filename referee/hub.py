@@ -138,7 +138,7 @@ class ZmqSeat:
         if hello.version != codec.VERSION:
             self.retire(BotFault("malformed_message", f"HELLO names protocol {hello.version!r}, not v1 (§3.5)"))
             return
-        self.hub.transport.send(self, codec.Welcome().to_text())
+        self.hub.transport.send(self, codec.Welcome().wire)
         self.state = SeatState.READY
 
     # ---- playing -------------------------------------------------------------------------------
@@ -148,13 +148,13 @@ class ZmqSeat:
 
     def send(self, message: codec.Message) -> None:
         if self.state is not SeatState.CLOSED:
-            self.hub.transport.send(self, message.to_text())
+            self.hub.transport.send(self, message.wire)
 
     def request(self, left_ms: int, limit_ms: int) -> None:
         self._last_id += 1
         self._outstanding = self._last_id
         self._limit_ms = limit_ms
-        self.hub.transport.send(self, codec.Turn(self._last_id, left_ms, limit_ms).to_text())
+        self.hub.transport.send(self, codec.Turn(self._last_id, left_ms, limit_ms).wire)
         self._sent = time.perf_counter()
 
     def gone(self) -> str | None:
@@ -213,7 +213,7 @@ class ZmqSeat:
             self.note_fault(fault)
         if self.state is SeatState.CLOSED:
             return
-        self.hub.transport.send(self, codec.Bye(f"fault {fault.reason}" if fault else reason).to_text())
+        self.hub.transport.send(self, codec.Bye(f"fault {fault.reason}" if fault else reason).wire)
         self.hub.transport.forget(self)
         self.state = SeatState.CLOSED
 

@@ -57,6 +57,7 @@ class ProcessSeat(ZmqSeat):
         self._broken = broken
         self.process: BotProcess | None = None
         self._exit_seen = False  # the poller saw the process exit
+        self._log_queued = False  # the next game's log waits for the bot's first reply in it
 
     def start_bot(self, env: dict[str, str]) -> None:
         if self._broken is not None:
@@ -104,11 +105,15 @@ class ProcessSeat(ZmqSeat):
     def begin_game(self, log_path: Path | None) -> None:
         if self.process is not None:
             self.process.queue_log(log_path)
+            self._log_queued = True
 
     def await_move(self, allowance: float) -> tuple[int, float]:
+        if not self._log_queued:  # every move but a game's first: nothing to switch
+            return super().await_move(allowance)
         try:
             return super().await_move(allowance)
         finally:
+            self._log_queued = False
             self.process.take_queued_log()  # from its first reply on, the bot's output is this game's
 
     def note(self, text: str) -> None:

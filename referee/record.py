@@ -7,6 +7,7 @@ referee-measured think time, and the result with its termination reason and offe
 from __future__ import annotations
 
 from datetime import datetime
+from functools import cache
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, field_validator
@@ -61,7 +62,7 @@ class BoardConfig(BaseModel):
         return make_board(self.size, self.geometry)
 
     def rules(self) -> Rules:
-        return Rules(self.board(), Options(self.players, self.misere, self.border))
+        return _rules(self)
 
     def game_message(self, game_id: str, seat: int, names: tuple[str, ...], time: codec.TimeSpec,
                      seed: int) -> codec.Game:
@@ -69,6 +70,12 @@ class BoardConfig(BaseModel):
         board = self.board()
         predrawn = tuple(board.border) if self.border else ()
         return codec.Game(game_id, seat, self.players, names, board, self.misere, self.border, predrawn, time, seed)
+
+
+@cache
+def _rules(config: BoardConfig) -> Rules:
+    """The engine of a configuration, made once per process (it is read-only): a game starts without precomputing."""
+    return Rules(config.board(), Options(config.players, config.misere, config.border))
 
 
 class MoveRecord(BaseModel):

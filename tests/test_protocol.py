@@ -70,6 +70,18 @@ def test_every_message_round_trips(message):
     text = message.to_text()
     assert codec.parse(text) == message
     assert codec.parse(text.encode() + b"\n") == message
+    assert message.wire == text.encode() and message.wire is message.wire  # encoded once, for every seat
+    assert message == codec.parse(message.wire) and repr(message) == repr(codec.parse(text))  # not a field
+
+
+@given(st.text(max_size=12) | st.from_regex(r"[0-9]{0,11}", fullmatch=True))
+def test_a_number_is_one_to_nine_ascii_digits(word):
+    """§1.3, as the grammar says it (the codec checks it without a regex, twice per MOVE)."""
+    if re.fullmatch(r"[0-9]{1,9}", word, flags=re.ASCII):
+        assert codec.parse(f"MOVE {word} 1") == codec.Move(int(word), 1)
+    elif word and " " not in word and word.strip() == word and "\n" not in word and "\r" not in word:
+        with pytest.raises(ProtocolError, match="decimal number of 1-9 digits"):
+            codec.parse(f"MOVE {word} 1")
 
 
 def assert_parses_or_protocol_error(data) -> None:

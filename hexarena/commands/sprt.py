@@ -8,10 +8,7 @@ after each whole batch, so the stopping point does not depend on which game fini
 from __future__ import annotations
 
 import json
-import queue
 import secrets
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -21,42 +18,10 @@ from hexarena.commands.board import geometry_option
 from protocol.errors import ConfigError
 
 
-class PairPool:
-    """Worker threads, each with its own referee, each playing whole pairs; ``play`` returns when all are done."""
-
-    def __init__(self, make_referee: Callable, size: int) -> None:
-        self.jobs: queue.Queue = queue.Queue()
-        self.done: queue.Queue = queue.Queue()
-        self.threads = [threading.Thread(target=self._work, args=(make_referee,), daemon=True, name=f"pair-{i}")
-                        for i in range(size)]
-        for thread in self.threads:
-            thread.start()
-
-    def _work(self, make_referee: Callable) -> None:
-        try:
-            with make_referee() as referee:
-                while (job := self.jobs.get()) is not None:
-                    number, games = job
-                    self.done.put((number, [referee.play(*game[:2], **game[2]) for game in games]))
-        except BaseException as exc:  # noqa: BLE001 - re-raised by play: a referee bug must not hang the run
-            self.done.put(exc)
-
-    def play(self, pairs: list, arrived: Callable) -> None:
-        """Play ``pairs`` (number, [(specs, config, kwargs), ...]); ``arrived(number, records)`` as each ends."""
-        for pair in pairs:
-            self.jobs.put(pair)
-        for _ in pairs:
-            item = self.done.get()
-            if isinstance(item, BaseException):
-                raise item
-            arrived(*item)
-
-    def close(self, wait: bool = True) -> None:
-        for _ in self.threads:
-            self.jobs.put(None)
-        if wait:
-            for thread in self.threads:
-                thread.join()
+def play_pair(referee, pair: tuple) -> tuple:
+    """One pair on one referee: ``(number, [(specs, config, kwargs), ...])`` → ``(number, records)``."""
+    number, games = pair
+    return number, [referee.play(specs, config, **kwargs) for specs, config, kwargs in games]
 
 
 def sprt(
@@ -92,6 +57,7 @@ def sprt(
     from leagues.openings import start_positions
     from protocol.board import parse_size
     from referee.clock import TimeControl
+    from referee.pool import RefereePool
     from referee.record import BoardConfig
     from referee.referee import Referee
 
@@ -135,13 +101,14 @@ def sprt(
     def state() -> dict:
         return stats.report(counts, hypotheses, draws[0], games[0])
 
-    pool = PairPool(lambda: Referee(log_dir=logs, time_control=control), min(concurrency, max_pairs))
+    pool = RefereePool(lambda: Referee(log_dir=logs, time_control=control), min(concurrency, max_pairs), name="pair")
     played = 0
     result = state()
     try:
         while played < max_pairs and result["verdict"] is None:
             batch = [pair(n) for n in range(played, min(played + concurrency, max_pairs))]
-            pool.play(batch, arrived)
+            for number, records in pool.map(play_pair, batch):
+                arrived(number, records)
             played += len(batch)
             result = state()
             say(f"pairs {played}: {counts_line(result)}")

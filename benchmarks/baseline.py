@@ -1,0 +1,63 @@
+"""An older commit's code, runnable beside today's: for benchmarks that measure old and new in one run.
+
+    python = baseline_python("a0255e8")     # a Python that imports that commit's protocol, referee, hexarena
+    subprocess.run([str(python), "-m", "hexarena", "match", ...])
+
+The commit's tree is extracted (``git archive``, no worktree registered in the repository) into
+``~/.cache/hexarena-benchmarks/<commit>/src`` beside a small venv whose only ``.pth`` puts that
+tree first and this interpreter's site-packages (the dependencies) after it. Its bots, started with
+that venv's interpreter, import the old ``protocol`` too, inside the sandbox as well (the sandbox
+binds the packages the referee imported; ``environment`` shares this venv's ``pyzmq.libs`` with the
+bots, which the sandbox finds only under the referee's own prefix). ``check`` proves which code a Python runs. Run it outside the repository: ``python -m`` puts the
+working folder first on the path, and in the repository that is today's code.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_REF = "a0255e8"  # main when issue 18 was taken up
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hexarena-benchmarks"
+
+
+def baseline_python(ref: str) -> Path:
+    """The interpreter of the venv that runs commit ``ref``'s code; made on first use."""
+    commit = subprocess.run(["git", "rev-parse", "--verify", f"{ref}^{{commit}}"], cwd=ROOT, check=True,
+                            capture_output=True, text=True).stdout.strip()
+    home = CACHE / commit[:12]
+    src, venv = home / "src", home / "venv"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        src.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=ROOT, check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              check=True, capture_output=True, text=True).stdout.strip()
+        # a plain path line: this venv's own .pth files (the editable install of today's code) are not read
+        Path(site, "hexarena-baseline.pth").write_text(f"{src}\n{sysconfig.get_paths()['purelib']}\n")
+    check(python, src)
+    return python
+
+
+def environment() -> dict[str, str]:
+    """The environment to run the baseline's Python with: ours, plus the shared library folder zmq needs."""
+    libs = Path(sysconfig.get_paths()["purelib"]) / "pyzmq.libs"
+    shared = [part for part in os.environ.get("HEXARENA_SANDBOX_SHARE", "").split(":") if part]
+    return {**os.environ, "HEXARENA_SANDBOX_SHARE": ":".join(shared + [str(libs)] * libs.is_dir())}
+
+
+def check(python: Path, src: Path) -> None:
+    """Fail unless ``python`` imports protocol, referee, leagues and hexarena from ``src``."""
+    program = "import protocol, referee, leagues, hexarena\nfor m in (protocol, referee, leagues, hexarena): print(m.__file__)"
+    found = subprocess.run([str(python), "-c", program],
+                           check=True, capture_output=True, text=True, cwd="/").stdout.split()
+    wrong = [path for path in found if not Path(path).is_relative_to(src)]
+    if wrong or len(found) != 4:
+        raise SystemExit(f"baseline: {python} imports {wrong or found}, not the code in {src}")
