@@ -5,6 +5,7 @@ the rows own the statements that read and write them:
 
     leagues.store      leagues, league_games, games, moves, results     (league schedules and played games)
     leagues.registry   bots, bot_versions, registry_meta               (the bot registry)
+    leagues.authors    authors                                         (the server's authors and their tokens)
 
 ``PRAGMA user_version`` is the layout's version, for the whole file. ``Workspace`` calls ``upgrade`` on
 every open, before anything reads a table:
@@ -31,6 +32,7 @@ Versions:
         append to it, while content may come back later (A, B, A: three rows, distinct ``follows``).
         The step first deletes what a racing older release may have left: a row with the same hash as
         the bot's row just before it (the first is kept)
+    3   authors: who may write to ``hexarena serve`` (name, the SHA-256 of their token, admin, created, revoked)
 
 A new layout is a new version: append its step to ``MIGRATIONS`` (a function of the connection, run
 inside the upgrade's transaction), write the new layout into ``TABLES`` and raise ``VERSION``. A step
@@ -175,11 +177,28 @@ def _from_1(db: sqlite3.Connection) -> None:
     db.execute(_ONE_CHAIN)
 
 
+# ---------------------------------------------------------------- version 3
+
+_AUTHORS_3 = """CREATE TABLE IF NOT EXISTS authors (
+        name          TEXT PRIMARY KEY,
+        token_sha256  TEXT NOT NULL UNIQUE,    -- hex SHA-256 of the token; the token itself is never stored
+        admin         INTEGER NOT NULL DEFAULT 0,  -- 1: the organiser (may start league runs)
+        created       TEXT NOT NULL,
+        revoked       TEXT                     -- when the token was revoked; NULL while it is valid
+    )"""
+_TABLES_3 = _TABLES_2 + (_AUTHORS_3,)
+
+
+def _from_2(db: sqlite3.Connection) -> None:
+    """2 → 3: the authors table (new, empty)."""
+    db.execute(_AUTHORS_3)
+
+
 # ---------------------------------------------------------------- the current layout and the way up to it
 
-VERSION = 2
-TABLES: tuple[str, ...] = _TABLES_2  # the layout at VERSION: what a new database is created with
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1}  # step from N to N + 1
+VERSION = 3
+TABLES: tuple[str, ...] = _TABLES_3  # the layout at VERSION: what a new database is created with
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1, 2: _from_2}  # N → N + 1
 
 
 def upgrade(db: sqlite3.Connection, where: str) -> int | None:
