@@ -101,7 +101,7 @@ class Game:
         """Tell the observer; its failure is logged once per game and never stops the game."""
         try:
             getattr(self.observer, event)(*args)
-        except Exception:  # noqa: BLE001 - an observer's bug must not decide a game
+        except Exception:  # an observer's bug must not decide a game
             if not self.observer_failed:
                 self.observer_failed = True
                 log.exception("game %s: the observer failed on %r (the game plays on)", self.game_id, event)

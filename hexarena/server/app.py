@@ -25,6 +25,7 @@ from fastapi.responses import JSONResponse
 
 from hexarena.server import api_read, api_write, events
 from hexarena.server.scheduler import LeagueScheduler
+from hexarena.server.site import LiveSite
 from leagues import registry
 from leagues.config import load_league
 from leagues.workspace import Workspace
@@ -51,16 +52,19 @@ def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimit
         registry.ensure_reference_bots(ws)
 
     hub = events.EventHub()
+    site = LiveSite(home, [config.name for config, _ in configs], hub)  # the results site, kept current
     scheduler = LeagueScheduler(home, configs, observer=hub.observer,
                                 **({"retry": retry} if retry is not None else {}))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        site.start()
         scheduler.start()
         try:
             yield
         finally:
             scheduler.stop()
+            site.stop()
             hub.close()
 
     app = FastAPI(title="hexarena", version="1", lifespan=lifespan,
@@ -74,6 +78,7 @@ def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimit
     app.include_router(api_read.router)
     app.include_router(api_write.router)
     app.include_router(events.router)
+    app.include_router(site.router)
     app.add_exception_handler(Exception, _internal_error)
     return app
 
