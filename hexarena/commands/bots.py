@@ -133,7 +133,12 @@ def submit_to_server(folder: Path, server: str, token: str | None) -> None:
             print("build output (tail):\n" + indent(answer["build_log"]), file=sys.stderr)
         raise typer.Exit(1) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise ConfigError(f"--server {server}: no answer ({getattr(exc, 'reason', exc)})") from None
+        reason = getattr(exc, "reason", exc)
+        if isinstance(reason, (BrokenPipeError, ConnectionResetError)):
+            raise ConfigError(f"--server {server}: the server closed the connection while the archive "
+                              f"({len(body) / 2**20:.1f} MB) was being sent: it is probably over the server's size "
+                              "limit; leave out data and build outputs") from None
+        raise ConfigError(f"--server {server}: no answer ({reason})") from None
     print(answer["message"])
     if answer["checks"]:
         print(checks_table([(c["name"], c["passed"], c["detail"]) for c in answer["checks"]]))

@@ -39,6 +39,7 @@ from protocol.errors import ConfigError, OutOfSpace
 
 router = APIRouter(tags=["write"])
 MULTIPART_SLACK = 64 * 1024  # bytes of multipart framing allowed beyond the archive itself
+DRAIN_FACTOR = 4  # a refused body up to this many times the cap is read to its end (the 413 then reaches the client)
 BUILD_LOG_TAIL = 4000  # characters of a failed build's output sent back
 
 
@@ -125,11 +126,13 @@ async def _read_file_field(request: Request, limits: UploadLimits) -> bytes:
     cap = limits.max_archive + MULTIPART_SLACK
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:
+        await _drain(request, DRAIN_FACTOR * cap)
         raise _too_large(limits)
+    stream = request.stream()
 
     async def capped():
         seen = 0
-        async for chunk in request.stream():
+        async for chunk in stream:
             seen += len(chunk)
             if seen > cap:
                 raise _TooLarge
@@ -138,6 +141,7 @@ async def _read_file_field(request: Request, limits: UploadLimits) -> bytes:
     try:
         form = await MultiPartParser(request.headers, capped(), max_files=1, max_fields=4).parse()
     except _TooLarge:
+        await _drain(request, DRAIN_FACTOR * cap, stream)
         raise _too_large(limits) from None
     except MultiPartException as exc:
         raise HTTPException(422, f"the form cannot be read ({exc.message}); send one field 'file'") from None
@@ -148,6 +152,19 @@ async def _read_file_field(request: Request, limits: UploadLimits) -> bytes:
         return await upload.read()
     finally:
         await form.close()
+
+
+async def _drain(request: Request, budget: int, stream=None) -> None:
+    """Read and drop the rest of a refused body, ``budget`` bytes at most: a client still sending it then reads
+    the 413 instead of a broken pipe; past the budget the connection is simply closed."""
+    seen = 0
+    try:
+        async for chunk in stream if stream is not None else request.stream():
+            seen += len(chunk)
+            if seen > budget:
+                return
+    except Exception:  # noqa: BLE001 - the client went away: nothing to drain
+        return
 
 
 class _TooLarge(Exception):
