@@ -327,7 +327,7 @@ def test_a_fuzz_run_from_the_openapi_schema_finds_no_500_and_no_traceback(served
 # ---------------------------------------------------------------- a crash and a restart
 
 
-def test_sigkill_during_a_league_and_a_restart_lose_and_double_nothing(tmp_path):
+def test_sigkill_and_sigterm_during_a_league_and_restarts_lose_and_double_nothing(tmp_path):
     home = tmp_path / "home"
     (tmp_path / "long.toml").write_text("""name = "long"
 participants = ["random", "greedy", "chains"]
@@ -351,6 +351,17 @@ size = "2x3"
         stop(server)  # SIGKILL, the whole process group
     before = stored()
     assert 5 <= before < total
+    # restarted, it carries on; SIGTERM mid-league stops it at once, its bots with it
+    server = start(home, "--league", str(tmp_path / "long.toml"))
+    try:
+        wait_for(lambda: stored() >= before + 3, 90, "the restarted league plays on")
+        wait_for(lambda: processes_running_from(home), 30, "bots running")
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=20) == -signal.SIGTERM  # uvicorn re-raises the signal once it has stopped
+        wait_for(lambda: not processes_running_from(home), 10, "no bot outlives the server")
+    finally:
+        stop(server)
+    assert stored() < total
     server = start(home, "--league", str(tmp_path / "long.toml"))
     try:
         wait_for(lambda: server.get("/api/queue")[1][0]["state"] == "idle", 240, "the restarted league finishes")
@@ -361,6 +372,19 @@ size = "2x3"
         assert server.get("/api/queue")[1][0]["games_left"] == 0
     finally:
         stop(server)
+
+
+def processes_running_from(home: Path) -> list[int]:
+    """Pids of live processes whose command line names a snapshot of the workspace's registry (sandboxed bots)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(home / "registry").encode() in (proc / "cmdline").read_bytes() \
+                    and (proc / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z":
+                found.append(int(proc.name))
+        except OSError:
+            pass
+    return found
 
 
 # ---------------------------------------------------------------- the command line
