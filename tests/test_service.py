@@ -416,3 +416,44 @@ def test_serve_without_the_extra_is_one_line():
     base = subprocess.run([sys.executable, "-c", "import sys, hexarena.cli; print('fastapi' in sys.modules)"],
                           capture_output=True, text=True, timeout=60)
     assert base.stdout == "False\n"
+
+
+def test_authors_add_prints_a_token_once_and_stores_only_its_hash(tmp_path, capsys):
+    from hexarena.cli import main
+
+    def cli(*args: str) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as exit_:
+            main([*args, "--home", str(tmp_path / "home")])
+        out, err = capsys.readouterr()
+        return exit_.value.code, out, err
+
+    code, out, _ = cli("authors", "add", "alice")
+    token = out.strip()
+    assert code == 0 and len(token) >= 40
+    with Workspace(tmp_path / "home") as ws:
+        stored = [tuple(row) for row in ws.db.execute("SELECT name, token_sha256, admin FROM authors")]
+        assert authors.authenticate(ws, token).name == "alice" and authors.authenticate(ws, token + "x") is None
+    assert stored == [("alice", hashlib.sha256(token.encode()).hexdigest(), 0)]
+    assert token.encode() not in (tmp_path / "home" / "hexarena.db").read_bytes()
+    assert cli("authors", "add", "alice")[0::2] == (2, "hexarena: error: author 'alice' exists already (see "
+                                                       "'hexarena authors list'); choose another name\n")
+    assert cli("authors", "add", "hexarena")[0] == 2
+    assert cli("authors", "add", "org", "--admin")[0] == 0
+    code, out, _ = cli("authors", "list")
+    assert [(line.split()[0], line.split()[1], line.split()[-1]) for line in out.splitlines()] == [
+        ("NAME", "ROLE", "STATUS"), ("alice", "author", "active"), ("org", "admin", "active")]
+    assert cli("authors", "revoke", "alice")[:2] == (0, "revoked alice's token: it is refused from now on\n")
+    with Workspace(tmp_path / "home") as ws:
+        assert authors.authenticate(ws, token) is None
+    assert cli("authors", "revoke", "nobody")[0] == 2
+
+
+def test_serve_refuses_a_bad_league_file_in_one_line(tmp_path):
+    (tmp_path / "open.toml").write_text('name = "open"\nparticipants = ["all"]\nsandbox = false\n[[boards]]\n'
+                                        'size = "2x2"\n')
+    done = subprocess.run([shutil.which("hexarena"), "serve", "--home", str(tmp_path / "home"), "--port",
+                           str(free_port()), "--league", str(tmp_path / "open.toml")], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and done.stderr == (f"hexarena: error: --league {tmp_path / 'open.toml'}: sandbox = "
+                                                    "false: a served league runs uploaded code, which runs only in "
+                                                    "the sandbox; remove the line\n")

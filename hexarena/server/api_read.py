@@ -120,11 +120,18 @@ def leagues(request: Request) -> list[LeagueOut]:
     counts = store.schedule_counts(ws)
     found = []
     for name in sorted(set(counts) | set(served)):
-        description = served[name].config.description if name in served else store.league_config(ws, name).description
+        description = served[name].config.description if name in served else _description(ws, name)
         total, played = counts.get(name, (0, 0))
         found.append(LeagueOut(name=name, description=description, served=name in served, games_total=total,
                                games_played=played))
     return found
+
+
+def _description(ws, name: str) -> str:
+    try:
+        return store.league_config(ws, name).description
+    except ConfigError:  # a garbled stored definition: listed all the same ('hexarena doctor' names it)
+        return ""
 
 
 _standings_cache: dict[tuple, dict] = {}
@@ -143,10 +150,10 @@ def standings(request: Request, name: str) -> StandingsOut:
     with _standings_lock:
         payload = _standings_cache.get(key)
     if payload is None:
-        if not store.played_ids(ws, name):
-            payload = {"league": name, "generated": "", "facts": {}, "standings": []}
-        else:
+        try:
             payload = publish.standings_payload(publish.league_view(ws, name))
+        except ConfigError:  # no finished game of its current schedule yet
+            payload = {"league": name, "generated": "", "facts": {}, "standings": []}
         with _standings_lock:
             for old in [k for k in _standings_cache if k[:2] == key[:2]]:
                 del _standings_cache[old]
@@ -181,7 +188,10 @@ def game(request: Request, game_id: str) -> GameRecord:
     if data is None:
         raise HTTPException(404, f"no finished game has the id {game_id!r} (ids are listed by "
                                  "/api/leagues/NAME/games; at least 4 characters of one)")
-    return publish.without_paths(GameRecord.model_validate(data))
+    try:
+        return publish.without_paths(GameRecord.model_validate(data))
+    except ValueError:  # pydantic's ValidationError: a garbled stored record
+        raise HTTPException(404, f"game {game_id!r}: its stored record is garbled (see 'hexarena doctor')") from None
 
 
 @router.get("/api/bots")
