@@ -107,6 +107,33 @@ def test_an_observer_that_raises_is_logged_once_and_the_game_is_the_same(caplog)
     assert len(failures) == 1 and "obs1" in failures[0].getMessage()
 
 
+class StoreFails(Recorder):
+    def stored(self, record):
+        self.calls.append(("stored", record.id))
+        raise RuntimeError("observer bug on stored")
+
+
+def test_a_league_tells_its_observer_of_each_stored_record_and_plays_on_when_it_fails(tmp_path, caplog):
+    from leagues import registry, store
+    from leagues.config import parse_league
+    from leagues.runner import run_league
+    from leagues.workspace import Workspace
+
+    league = parse_league('name = "seen"\nparticipants = ["random", "greedy"]\ngames_per_pairing = 2\n'
+                          'time_control = "2s,startup=20s"\n\n[[boards]]\nsize = "2x2"\n')
+    observer = StoreFails()
+    with Workspace(tmp_path / "home") as ws, caplog.at_level(logging.ERROR, logger="hexarena.leagues.runner"):
+        registry.ensure_reference_bots(ws)
+        summary = run_league(ws, league, concurrency=1, progress=False, observer=observer)
+        stored = {record.id: record for record in store.records(ws, "seen")}
+    assert summary.played == 2 and len(stored) == 2
+    assert [c[1] for c in observer.calls if c[0] == "stored"] == [c[1] for c in observer.calls if c[0] == "ended"]
+    assert {c[1]: c[2] for c in observer.calls if c[0] == "ended"} == {i: r.result.scores for i, r in stored.items()}
+    for game, record in stored.items():  # every move of every game, in order
+        assert [c[2] for c in observer.calls if c[0] == "moved" and c[1] == game] == list(range(len(record.moves)))
+    assert sorted(r.getMessage().split()[2].rstrip(":") for r in caplog.records) == sorted(stored)
+
+
 # ---- the hub: bounded memory whatever the clients do ----------------------------------------------------
 
 def test_a_subscriber_that_falls_behind_is_dropped_and_keepalives_fill_quiet_streams():
@@ -242,6 +269,12 @@ class EventReader(threading.Thread):
         finally:
             connection.close()
 
+    def after(self, first: tuple[str, str], kind: str) -> list[dict]:
+        """The events of ``kind`` that came after the ``(kind, game)`` event ``first``."""
+        seen = list(self.events)
+        at = next((i for i, (_, k, d) in enumerate(seen) if (k, d.get("game")) == first), len(seen))
+        return [d for _, k, d in seen[at + 1:] if k == kind]
+
     def of(self, kind: str, game: str | None = None) -> list[dict]:
         return [d for _, k, d in list(self.events) if k == kind and (game is None or d.get("game") == game)]
 
@@ -312,7 +345,7 @@ def test_an_sse_client_sees_a_game_start_its_moves_and_its_end_with_the_stored_s
                            30, "the game is in progress with moves")
     assert [g["game"] for g in in_progress] == [game]
     ended = wait_for(lambda: events.of("game_ended", game), 60, "the game ends")[0]
-    wait_for(lambda: events.of("standings"), 30, "the standings are announced")
+    wait_for(lambda: events.after(("game_ended", game), "standings"), 30, "the stored game's standings announced")
     record = get_json(port, f"/api/games/{game}")
     assert ended == {"league": "live", "game": game, "scores": record["result"]["scores"],
                      "placements": record["result"]["placements"], "termination": record["result"]["termination"],
@@ -388,27 +421,34 @@ def _epoch(text: str) -> float:
 def test_the_games_page_lists_games_in_progress_and_a_spectator_sees_moves_appear(server, browser):  # noqa: F811
     port, events = server["port"], server["events"]
     browser.get(f"http://127.0.0.1:{port}/leagues/live/games.html")
-    watch = wait_for(lambda: browser.find_elements("css selector", "#live-rows tr a"), 60, "a game in progress listed")
-    game = browser.find_element("css selector", "#live-rows tr").get_attribute("data-game")
-    assert watch[0].get_attribute("href").endswith(f"replay.html?live={game}")
-    watch[0].click()
+
+    def listed() -> list[str] | None:  # the list is redrawn as games start and end: read it in one go
+        return browser.execute_script(
+            "const row = document.querySelector('#live-rows tr');"
+            "return row && Number(row.querySelector('.live-moves').textContent) <= 8 &&"  # with moves left to see
+            "  [row.dataset.game, row.querySelector('a').href];")
+
+    game, watch = wait_for(listed, 60, "a game in progress listed near its start")
+    assert watch.endswith(f"/leagues/live/replay.html?live={game}")
+    browser.get(watch)
     wait_for(lambda: browser.find_element("id", "viewer").is_displayed(), 20, "the spectator's viewer opens")
 
     def shown() -> int:
         counter = browser.find_element("id", "counter").text  # "Move k / n"
         return int(counter.split("/")[1]) if "/" in counter else -1
 
+    browser.execute_script("window.__mark = 'spectating'")
     first = shown()
-    if not events.of("game_ended", game):
-        wait_for(lambda: shown() > first, 20, "a move appears")
-        assert browser.execute_script("return window.__reloaded") is None
+    assert not events.of("game_ended", game), "the game ended before the viewer opened: the test's bot is too fast"
+    wait_for(lambda: shown() > first, 20, "a move appears")
     ended = wait_for(lambda: events.of("game_ended", game), 60, "the game ends")[0]
     wait_for(lambda: browser.execute_script("return window.HEXARENA_LIVE.ended"), 10, "the viewer shows the end")
+    assert browser.execute_script("return window.__mark") == "spectating"  # followed without a reload
+    link = wait_for(lambda: browser.find_elements("id", "record-link"), 30, "a link to the stored record")
     record = get_json(port, f"/api/games/{game}")
     assert shown() == len(record["moves"])
     assert [int(e.text) for e in browser.find_elements("css selector", "#scores li .score")] == record["result"]["scores"]
     assert browser.find_element("id", "final-scores").text == "final scores " + "–".join(map(str, ended["scores"]))
-    link = wait_for(lambda: browser.find_elements("id", "record-link"), 30, "a link to the stored record")
     link[0].click()
     wait_for(lambda: "final scores" in browser.find_element("id", "final-scores").text and
              browser.find_element("id", "viewer").is_displayed(), 20, "the finished game's replay")

@@ -111,7 +111,9 @@
   function liveGamesCard() {
     const card = html("div", undefined, "card");
     card.id = "live-games";
-    card.append(html("h2", "In progress"), html("p", "No game is being played right now.", "muted"));
+    const heading = html("h2", "In progress");
+    heading.style.marginTop = "0";
+    card.append(heading, html("p", "No game is being played right now.", "muted"));
     const table = html("table");
     table.innerHTML = "<thead><tr><th>Seats</th><th class=\"fold\">Configuration</th><th class=\"num\">Moves</th>" +
       "<th class=\"fold\">Started</th><th></th></tr></thead>";
@@ -119,8 +121,7 @@
     body.id = "live-rows";
     table.appendChild(body);
     card.appendChild(table);
-    const heading = document.querySelector("main h1");
-    heading.after(card);
+    document.querySelector("main h1").after(card);
     return card;
   }
 
@@ -139,7 +140,7 @@
       link.href = "replay.html?live=" + encodeURIComponent(game.game);
       const watch = html("td", undefined, "replay");
       watch.appendChild(link);
-      tr.append(seats, html("td", game.config_label, "fold"), html("td", String(game.moves.length), "num moves"),
+      tr.append(seats, html("td", game.config_label, "fold"), html("td", String(game.moves.length), "num live-moves"),
         html("td", game.started.replace("T", " ").slice(0, 19), "muted fold"), watch);
       return tr;
     }));
@@ -152,7 +153,7 @@
     on("game_started", load);
     on("game_ended", load);
     on("move", (move) => {
-      const cell = card.querySelector("tr[data-game='" + CSS.escape(move.game) + "'] .moves");
+      const cell = card.querySelector("tr[data-game='" + CSS.escape(move.game) + "'] .live-moves");
       if (cell) cell.textContent = String(move.ply + 1);
     });
   }
