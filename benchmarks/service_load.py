@@ -37,8 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from leagues import authors, registry, uploads  # noqa: E402
-from leagues.workspace import Workspace  # noqa: E402
+from leagues import authors, registry, uploads
+from leagues.workspace import Workspace
 
 LEAGUE = """name = "bench"
 participants = ["all"]

@@ -235,7 +235,7 @@ def _check_tree(members: list[Member]) -> None:
         if member.path in seen and not (seen[member.path] and member.data is None):
             raise UploadRefused(f"{member.path}: in the archive twice")
         seen[member.path] = member.data is None
-    for path, folder in seen.items():
+    for path in seen:
         parents = path.split("/")[:-1]
         for depth in range(1, len(parents) + 1):
             if seen.get("/".join(parents[:depth])) is False:

@@ -209,7 +209,8 @@ def test_the_upload_lifecycle_and_the_league_that_plays_each_new_version(served,
     assert (status, second["status"]) == (201, "new_version") and second["hash"] != new["hash"]
     assert second["message"] == f"registered {second['bot']}: submission 2 of alpha"
     old_ids = {game["id"] for game in alpha_games["games"]}
-    wait_for(lambda: league_settled(served, 6) and served.get("/api/queue")[1][0]["last_run"] != league_before["last_run"],
+    wait_for(lambda: league_settled(served, 6)
+             and served.get("/api/queue")[1][0]["last_run"] != league_before["last_run"],
              90, "tiny replays alpha's games")
     new_ids = {game["id"] for game in served.get("/api/leagues/tiny/games?bot=alpha")[1]["games"]}
     assert len(new_ids) == 4 and not new_ids & old_ids
@@ -393,7 +394,7 @@ def processes_running_from(home: Path) -> list[int]:
 def test_submit_server_end_to_end(served, tmp_path):
     folder = bot_folder(tmp_path, "delta")
     command = [shutil.which("hexarena"), "submit", str(folder), "--server", served.url]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=180,
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=180,
                           env={**os.environ, "HEXARENA_TOKEN": served.tokens["bob"]})
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -401,7 +402,8 @@ def test_submit_server_end_to_end(served, tmp_path):
     assert lines[1].split() == ["CHECK", "RESULT", "DETAIL"]
     assert served.get("/api/bots/delta")[1]["author"] == "bob"
 
-    refused = subprocess.run([*command, "--token", "not-a-token"], capture_output=True, text=True, timeout=60)
+    refused = subprocess.run([*command, "--token", "not-a-token"], capture_output=True, text=True, check=False,
+                             timeout=60)
     assert refused.returncode == 1 and refused.stdout == ""
     assert refused.stderr.splitlines()[-1] == (f"hexarena: error: {served.url} refused the bot (401): the token is "
                                                "not valid (unknown, or revoked): ask the organiser for a new one")
@@ -410,11 +412,11 @@ def test_submit_server_end_to_end(served, tmp_path):
 def test_serve_without_the_extra_is_one_line():
     blocked = ("import sys; sys.modules['fastapi'] = sys.modules['uvicorn'] = None; "
                "from hexarena.cli import main; main(['serve'])")
-    done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stderr) == (2, "hexarena: error: hexarena serve needs the server's packages "
-                                                 "(uvicorn is missing): pip install 'hexarena[serve]'\n")
+    done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, check=False, timeout=60)
+    assert (done.returncode, done.stderr) == (2, ("hexarena: error: hexarena serve needs the server's packages "
+                                                  "(uvicorn is missing): pip install 'hexarena[serve]'\n"))
     base = subprocess.run([sys.executable, "-c", "import sys, hexarena.cli; print('fastapi' in sys.modules)"],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, check=False, timeout=60)
     assert base.stdout == "False\n"
 
 
@@ -435,8 +437,8 @@ def test_authors_add_prints_a_token_once_and_stores_only_its_hash(tmp_path, caps
         assert authors.authenticate(ws, token).name == "alice" and authors.authenticate(ws, token + "x") is None
     assert stored == [("alice", hashlib.sha256(token.encode()).hexdigest(), 0)]
     assert token.encode() not in (tmp_path / "home" / "hexarena.db").read_bytes()
-    assert cli("authors", "add", "alice")[0::2] == (2, "hexarena: error: author 'alice' exists already (see "
-                                                       "'hexarena authors list'); choose another name\n")
+    assert cli("authors", "add", "alice")[0::2] == (2, ("hexarena: error: author 'alice' exists already (see "
+                                                        "'hexarena authors list'); choose another name\n"))
     assert cli("authors", "add", "hexarena")[0] == 2
     assert cli("authors", "add", "org", "--admin")[0] == 0
     code, out, _ = cli("authors", "list")
@@ -453,7 +455,7 @@ def test_serve_refuses_a_bad_league_file_in_one_line(tmp_path):
                                         'size = "2x2"\n')
     done = subprocess.run([shutil.which("hexarena"), "serve", "--home", str(tmp_path / "home"), "--port",
                            str(free_port()), "--league", str(tmp_path / "open.toml")], capture_output=True, text=True,
-                          timeout=60)
+                          check=False, timeout=60)
     assert done.returncode == 2 and done.stderr == (f"hexarena: error: --league {tmp_path / 'open.toml'}: sandbox = "
                                                     "false: a served league runs uploaded code, which runs only in "
                                                     "the sandbox; remove the line\n")

@@ -7,8 +7,9 @@
     app.state.scheduler   the continuous leagues (``hexarena.server.scheduler``), started with the app
     app.state.uploads     the upload limits and the per-author rate (``hexarena.server.api_write``)
 
-Every request thread gets its own ``Workspace`` (``api_common.workspace``). Any error the code did not mean is answered 500 with one line and no traceback (which
-goes to the server's stderr); a misbehaving bot or upload never stops the server.
+Every request thread gets its own ``Workspace`` (``api_common.workspace``). Any error the code did not mean
+is answered 500 with one line and no traceback (which goes to the server's stderr); a misbehaving bot or
+upload never stops the server.
 """
 
 from __future__ import annotations
