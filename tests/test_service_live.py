@@ -139,9 +139,10 @@ def test_a_league_tells_its_observer_of_each_stored_record_and_plays_on_when_it_
 def test_a_subscriber_that_falls_behind_is_dropped_and_keepalives_fill_quiet_streams():
     async def scenario():
         hub = EventHub(queue_size=5, keepalive=0.05)
-        reader, lagging = hub.stream(), hub.stream()
+        reader, lagging, elsewhere = hub.stream(), hub.stream(), hub.stream(league="y")
         assert (await anext(reader)).startswith("retry: ")
         assert (await anext(lagging)).startswith("retry: ")  # subscribed, then never read while events come
+        assert (await anext(elsewhere)).startswith("retry: ")  # follows another league: hears none of these
         assert await anext(reader) == ": keep-alive\n\n"
 
         async def read_all() -> list[str]:
@@ -157,10 +158,14 @@ def test_a_subscriber_that_falls_behind_is_dropped_and_keepalives_fill_quiet_str
         await asyncio.to_thread(send)
         await asyncio.sleep(0.1)
         assert [frame async for frame in lagging] == []  # 5 events behind: its queue emptied and its stream ended
-        assert len(hub._subscribers) == 1
+        assert len(hub._subscribers) == 2
+        hub.publish("standings", {"league": "y"})
+        assert '"league":"y"' in await anext(elsewhere)  # the first it hears: none of league x's 20
         hub.close()
         frames = await reading
-        assert [json.loads(frame.split("data: ")[1])["n"] for frame in frames] == list(range(20))
+        heard = [json.loads(frame.split("data: ")[1]) for frame in frames]  # every league's
+        assert heard == [{"league": "x", "n": n} for n in range(20)] + [{"league": "y"}]
+        assert [frame async for frame in elsewhere] == []  # closed too
         assert not hub._subscribers
 
     asyncio.run(scenario())

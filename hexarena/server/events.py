@@ -46,8 +46,9 @@ RETRY_MS = 2000  # a dropped browser reconnects after this long
 class Subscriber:
     """One open event stream: a bounded queue filled on its event loop's thread (``None`` ends the stream)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, size: int) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, size: int, league: str | None = None) -> None:
         self.loop = loop
+        self.league = league  # only this league's events (None: every league's)
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(size + 1)  # + 1: room for the end
         self.size = size
         self.dropped = False
@@ -101,13 +102,14 @@ class EventHub:
     # ---- publishing -------------------------------------------------------------------------------
 
     def publish(self, kind: str, data: dict) -> None:
-        """Send one event to every open stream (from any thread)."""
+        """Send one event to every open stream that follows its league (from any thread)."""
+        league = data.get("league")
         with self._lock:
-            if not self._subscribers:
+            subscribers = [s for s in self._subscribers if s.league is None or s.league == league]
+            if not subscribers:
                 return
             self._next_id += 1
             frame = f"id: {self._next_id}\nevent: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
-            subscribers = list(self._subscribers)
         for subscriber in subscribers:
             _deliver(subscriber, frame)
 
@@ -164,10 +166,10 @@ class EventHub:
         with self._lock:
             return self._closed or len(self._subscribers) >= self.max_subscribers
 
-    async def stream(self) -> AsyncIterator[str]:
-        """The text of one event stream: its events as they come, a keep-alive comment when quiet.
-        It subscribes when the response starts (so a client gone before then leaves nothing behind)."""
-        subscriber = Subscriber(asyncio.get_running_loop(), self.queue_size)
+    async def stream(self, league: str | None = None) -> AsyncIterator[str]:
+        """The text of one event stream (of one league's events, or all): its events as they come, a keep-alive
+        comment when quiet. It subscribes when the response starts (a client gone before leaves nothing behind)."""
+        subscriber = Subscriber(asyncio.get_running_loop(), self.queue_size, league)
         with self._lock:
             if self._closed:
                 return
@@ -248,13 +250,14 @@ def hub_of(request: Request) -> EventHub:
 
 
 @router.get("/api/events", include_in_schema=False)  # a stream that never ends: no place in a fuzzed schema
-async def events(request: Request) -> StreamingResponse:
-    """Server-sent events: game_started, move, game_ended, standings (see ``hexarena.server.events``)."""
+async def events(request: Request, league: Annotated[str | None, Query(max_length=60)] = None) -> StreamingResponse:
+    """Server-sent events: game_started, move, game_ended, standings (see ``hexarena.server.events``); with
+    ``?league=NAME`` only that league's (a page of one league is not sent every other league's moves)."""
     hub = hub_of(request)
     if hub.full():
         raise HTTPException(503, f"no event stream can open now (at most {hub.max_subscribers} are open, or the "
                                  "server is stopping); try again later")
-    return StreamingResponse(hub.stream(), media_type="text/event-stream",
+    return StreamingResponse(hub.stream(league), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 

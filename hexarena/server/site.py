@@ -98,6 +98,8 @@ class LiveSite:
             pass
         except HexarenaError as exc:  # a full disk: the old site stays served, the next game tries again
             log.warning("league %s: the site was not published: %s", league, exc)
+        except Exception:  # a bug must not stop the publisher thread: the next game tries again
+            log.exception("league %s: the site was not published", league)
         self.hub.publish("standings", {"league": league})
 
     # ---- serving ----------------------------------------------------------------------------------

@@ -47,7 +47,7 @@
   let connected = false;
 
   function connect() {
-    const source = new EventSource(new URL("api/events", root));
+    const source = new EventSource(new URL("api/events?league=" + encodeURIComponent(league), root));
     Object.keys(handlers).filter((kind) => kind !== "open").forEach((kind) => source.addEventListener(kind, (event) => {
       const data = JSON.parse(event.data);
       if (data.league === league) handlers[kind].forEach((handler) => handler(data));
