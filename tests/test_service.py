@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -272,6 +273,22 @@ def test_a_broken_manifest_and_a_failed_check_are_422_with_the_cli_line(served, 
     assert refused["checks"] and not all(check["passed"] for check in refused["checks"])
     assert written_state(served.home) == before
     assert served.get("/api/bots/silent")[0] == 404
+
+
+def test_reads_are_answered_while_an_upload_builds(served, tmp_path):
+    folder = bot_folder(tmp_path, "slowbuild")
+    manifest = folder / "bot.toml"
+    manifest.write_text(manifest.read_text() + 'build = ["sleep", "4"]\n')
+    answers: list = []
+    uploading = threading.Thread(target=lambda: answers.append(served.upload(uploads.pack(folder))))
+    uploading.start()
+    time.sleep(1)
+    began = time.monotonic()
+    assert served.get("/api/bots")[0] == 200 and served.get("/api/queue")[0] == 200
+    waited = time.monotonic() - began
+    assert uploading.is_alive()  # still building
+    uploading.join(120)
+    assert answers[0][0] == 201 and waited < 2.5
 
 
 def test_over_the_upload_rate_is_429(served):
