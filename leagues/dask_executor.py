@@ -60,6 +60,7 @@ from leagues.runner import Executor, ExecutorLost, Job
 from protocol.errors import ConfigError, HexarenaError
 from referee import sandbox
 from referee.clock import TimeControl
+from referee.game import GameObserver
 from referee.local import BotSpec
 from referee.record import BoardConfig, GameRecord
 from referee.referee import Referee
@@ -161,7 +162,9 @@ class DaskExecutor(Executor):
         hosts = ", ".join(f"{host} {count}" for host, count in sorted(self.hosts.items()))
         return f"{self._workers} workers, {self.in_flight} cycles in flight; games by host: {hosts}"
 
-    def run(self, jobs: Sequence[Job]) -> Iterator[GameRecord]:
+    def run(self, jobs: Sequence[Job], observer: GameObserver | None = None) -> Iterator[GameRecord]:
+        """The games, as their seat cycles finish on the workers; ``observer`` is ignored (the moves are played
+        on the workers: of an observer, only ``LeagueObserver.stored`` is called, by the runner)."""
         distributed = _distributed()
         packs = self._packs(jobs)
         futures, cycles = [], {}

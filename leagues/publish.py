@@ -63,6 +63,20 @@ class League:
 
 def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     """Write the site and the standings files of ``league`` into ``out_dir``; returns the index page."""
+    site = league_view(ws, league)
+    out = Path(out_dir).resolve()
+    check_out_folder(out)
+    try:  # written whole beside the folder, then moved in: never half a site (and a user's files stay)
+        return write_site(out, site)
+    except OSError as exc:
+        if is_out_of_space(exc):
+            raise OutOfSpace(out) from None
+        raise
+
+
+def league_view(ws: Workspace, league: str) -> League:
+    """What the site of ``league`` shows, from the store (the server's read API shows the same);
+    ConfigError for an unknown league or one without finished games."""
     from leagues import store
 
     config = store.league_config(ws, league)
@@ -74,14 +88,7 @@ def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     description = " · ".join(filter(None, [config.description, covered]))
     site = compute(league, records, config.flag_threshold, description, logs_dir=ws.logs_dir / league)
     site.versions = registered_versions(ws, {seat.partition("@")[0] for r in records for seat in r.seats})
-    out = Path(out_dir).resolve()
-    check_out_folder(out)
-    try:  # written whole beside the folder, then moved in: never half a site (and a user's files stay)
-        return write_site(out, site)
-    except OSError as exc:
-        if is_out_of_space(exc):
-            raise OutOfSpace(out) from None
-        raise
+    return site
 
 
 def participant_label(text: str) -> str:
@@ -105,7 +112,7 @@ def strip_paths(text: str) -> str:
     return ABSOLUTE_DIRS.sub("", text)
 
 
-def _without_paths(record: GameRecord) -> GameRecord:
+def without_paths(record: GameRecord) -> GameRecord:
     if not any(ABSOLUTE_DIRS.search(f.detail) for f in record.result.forfeits):
         return record
     forfeits = [f.model_copy(update={"detail": strip_paths(f.detail)}) for f in record.result.forfeits]
@@ -132,7 +139,7 @@ def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, d
     """Standings and ratings of a list of records (``logs_dir``: where the referee wrote the bots' logs)."""
     from leagues.ratings import ratings
 
-    records = [_without_paths(record) for record in records]  # the site shows no paths of this machine
+    records = [without_paths(record) for record in records]  # the site shows no paths of this machine
     frame = tables.seat_frame(records)
     rated = ratings(frame)[["bot", "elo", "elo_low", "elo_high", "gap", "gap_low", "gap_high", "los"]]
     standings = tables.standings(frame, flag_threshold).merge(rated, on="bot", how="left")
@@ -449,15 +456,20 @@ def _cell(fmt: str, value: object) -> str:
 def write_exports(out: Path, league: League) -> None:
     (out / "standings.md").write_text(standings_markdown(league), encoding="utf-8")
     league.standings.to_csv(out / "standings.csv", index=False, float_format="%.6g")
-    payload = {
+    (out / "standings.json").write_text(json.dumps(standings_payload(league), indent=1, ensure_ascii=False) + "\n",
+                                        encoding="utf-8")
+    with open(out / "games.jsonl", "w", encoding="utf-8") as handle:
+        handle.writelines(record.model_dump_json() + "\n" for record in league.records)
+
+
+def standings_payload(league: League) -> dict:
+    """The content of ``standings.json`` (and of the server's ``GET /api/leagues/NAME/standings``)."""
+    return {
         "league": league.name,
         "generated": league.generated.isoformat(timespec="seconds"),
         "facts": facts(league.records),
         "standings": json.loads(league.standings.to_json(orient="records", double_precision=6)),
     }
-    (out / "standings.json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    with open(out / "games.jsonl", "w", encoding="utf-8") as handle:
-        handle.writelines(record.model_dump_json() + "\n" for record in league.records)
 
 
 def _format_number(value: object, digits: int | None = None) -> str:

@@ -133,6 +133,10 @@ class VersionInfo:
     source: str
 
 
+class NameTaken(ConfigError):
+    """The bot's name belongs to another author (the server answers 403)."""
+
+
 class _Rejected(Exception):
     """The build or the check failed: the bot is not registered, ``reason`` says why."""
 
@@ -178,6 +182,7 @@ def submit(
     check: bool = True,
     progress: Callable[[str], None] = lambda step: None,
     author: str | None = None,
+    source: str | None = None,
 ) -> SubmitResult:
     """Register the bot in ``folder`` (see the module docstring for the steps) for ``author`` (default: the OS
     user; for a reference bot's own folder in ``bots/``, ``REFERENCE_AUTHOR``).
@@ -185,7 +190,8 @@ def submit(
     Bad input (manifest, name clash, unreadable folder, symlink leading outside, too big) raises
     ConfigError and changes nothing. A failed build or check returns status "rejected" with the reason.
     ``check=False`` skips the conformance check (recorded as such); used for reference bots only.
-    ``progress`` hears about the slow steps (build, check) before they start.
+    ``progress`` hears about the slow steps (build, check) before they start. ``source``: where it came from,
+    as ``bots show`` lists it (default: the folder's path; the server says "upload by AUTHOR").
     """
     folder = Path(folder)
     manifest = load_manifest(folder)
@@ -204,7 +210,8 @@ def submit(
             return _unchanged(ws, latest)
         earlier = _version_row(ws, digest)
         if earlier is not None:  # back to an earlier version: its snapshot was built and checked already
-            return _store(ws, manifest, author, digest, None, _checks_of(earlier), earlier["build_log"], folder)
+            return _store(ws, manifest, author, digest, None, _checks_of(earlier), earlier["build_log"],
+                          source or str(folder.resolve()))
         try:
             if manifest.build:
                 progress(f"building {manifest.name}: {' '.join(manifest.build)}")
@@ -215,7 +222,7 @@ def submit(
         except _Rejected as rejected:
             return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,
                                 rejected.build_log, rejected.reason)
-        return _store(ws, manifest, author, digest, staging, checks, build_log, folder)
+        return _store(ws, manifest, author, digest, staging, checks, build_log, source or str(folder.resolve()))
     except OSError as exc:  # copying the folder: the staging copy goes, nothing is registered
         if is_out_of_space(exc):
             raise OutOfSpace(ws.registry_dir) from None
@@ -229,7 +236,7 @@ def _check_owner(ws: Workspace, name: str, author: str) -> None:
     row = ws.db.execute("SELECT author FROM bots WHERE name = ?", (name,)).fetchone()
     owner = REFERENCE_AUTHOR if name in reference_names() else row["author"] if row is not None else author
     if owner != author:
-        raise ConfigError(f"bot name {name!r} is taken by author {owner!r} (you submit as {author!r}: "
+        raise NameTaken(f"bot name {name!r} is taken by author {owner!r} (you submit as {author!r}: "
                           "--author, by default your user name); choose another name")
 
 
@@ -266,7 +273,7 @@ def _unchanged(ws: Workspace, latest, db=None) -> SubmitResult:
 
 
 def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging: Path | None, checks: list,
-           build_log: str, source: Path) -> SubmitResult:
+           build_log: str, source: str) -> SubmitResult:
     """Record the version and move the built copy (None: the snapshot exists already) into place, atomically."""
     final = _snapshot(ws, digest)
     now = _now()
@@ -283,7 +290,7 @@ def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging:
             "INSERT INTO bot_versions (hash, bot, submitted, manifest, checks, build_log, source, follows)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bot, follows) DO NOTHING",
             (digest, manifest.name, now, manifest.model_dump_json(), json.dumps(checks), build_log,
-             str(source.resolve()), latest["id"] if latest is not None else 0))
+             source, latest["id"] if latest is not None else 0))
         if not appended.rowcount:
             raise ConfigError(f"bot {manifest.name!r}: another submit changed its versions meanwhile; submit again")
         if staging is not None:

@@ -6,6 +6,10 @@ Games are played through an ``Executor``: it takes jobs and yields finished reco
 ``LocalExecutor`` plays them on threads, each owning one ``Referee`` (``referee/pool.py``) (which keeps its bots running
 across the games it plays). A distributed engine can plug in by implementing ``Executor.run``.
 
+An ``observer`` (``LeagueObserver``, e.g. the server's live results) hears of every game's start, moves
+and end from the game loop (the local executor; the Dask executor ignores it: its games run on workers),
+and of every record once it is stored.
+
 Resuming is the normal case: the schedule is computed afresh on every run and only games whose id is
 not stored yet are played. Every finished game is stored in one transaction as soon as it arrives, so
 SIGKILL or Ctrl-C loses at most the games in flight.
@@ -13,6 +17,7 @@ SIGKILL or Ctrl-C loses at most the games in flight.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import time
@@ -21,8 +26,10 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
+from functools import partial
 from math import comb
 from pathlib import Path
+from typing import Protocol
 
 import pandas as pd
 
@@ -33,6 +40,7 @@ from leagues.schedule import Entrant, ScheduledGame, gauntlet_entrant, schedule
 from leagues.tables import seat_rows
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError, HexarenaError
+from referee.game import GameObserver
 from referee.local import BotSpec
 from referee.pool import RefereePool
 from referee.record import BoardConfig, GameRecord
@@ -50,6 +58,15 @@ class Job:
     opening: tuple[int, ...] = ()  # the start position, played as the referee's prelude
 
 
+log = logging.getLogger("hexarena.leagues.runner")
+
+
+class LeagueObserver(GameObserver, Protocol):
+    """A ``GameObserver`` that also hears when a finished game's record is stored (called from the runner's thread)."""
+
+    def stored(self, record: GameRecord) -> None: ...
+
+
 class ExecutorLost(HexarenaError):
     """An executor lost what plays its games (a cluster's scheduler): one line; the games stored so far are kept."""
 
@@ -58,11 +75,12 @@ class Executor(ABC):
     """Plays jobs, several at once, and yields each record as its game finishes (in any order).
 
     Closing the iterator early (or an exception while consuming it) stops the executor: games not yet
-    started are not played, games in flight are abandoned or finished but not yielded.
+    started are not played, games in flight are abandoned or finished but not yielded. ``observer`` is
+    handed to each game loop where the games are played in this process (others may ignore it).
     """
 
     @abstractmethod
-    def run(self, jobs: Sequence[Job]) -> Iterator[GameRecord]: ...
+    def run(self, jobs: Sequence[Job], observer: GameObserver | None = None) -> Iterator[GameRecord]: ...
 
     def status(self) -> str:
         """A few words for the progress display (e.g. workers and games in flight); empty by default."""
@@ -76,16 +94,17 @@ class LocalExecutor(Executor):
         self.make_referee = make_referee
         self.concurrency = max(1, concurrency)
 
-    def run(self, jobs: Sequence[Job]) -> Iterator[GameRecord]:
+    def run(self, jobs: Sequence[Job], observer: GameObserver | None = None) -> Iterator[GameRecord]:
         pool = RefereePool(self.make_referee, min(self.concurrency, len(jobs)))
         try:
-            yield from pool.map(play_job, jobs)
+            yield from pool.map(partial(play_job, observer=observer), jobs)
         finally:
             pool.close()
 
 
-def play_job(referee: Referee, job: Job) -> GameRecord:
-    return referee.play(list(job.seats), job.config, game_id=job.id, seed=job.seed, prelude=job.opening)
+def play_job(referee: Referee, job: Job, observer: GameObserver | None = None) -> GameRecord:
+    return referee.play(list(job.seats), job.config, game_id=job.id, seed=job.seed, prelude=job.opening,
+                        observer=observer)
 
 
 @dataclass(frozen=True)
@@ -175,7 +194,7 @@ def pending(ws: Workspace, league: LeagueConfig, source: str = "<league>", repla
 
 def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = None, progress: bool = True,
                source: str = "<league>", executor: Executor | None = None, scheduler: str | None = None,
-               replace: bool = False) -> RunSummary:
+               replace: bool = False, observer: LeagueObserver | None = None) -> RunSummary:
     """Play every game of the league that is not stored yet (see the module docstring). One runner per
     league and workspace (``leagues.locks``): ConfigError naming the running one's pid. A league stored
     under the same name with another definition is refused unless ``replace`` (``pending``).
@@ -191,14 +210,15 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
             executor = owned = DaskExecutor(scheduler or league.scheduler or "", time_control=league.time_control,
                                             fault_policy=league.fault_policy, log_dir=ws.logs_dir / league.name)
         try:
-            return _run_league(ws, league, concurrency, progress, source, executor, replace)
+            return _run_league(ws, league, concurrency, progress, source, executor, replace, observer)
         finally:
             if owned is not None:
                 owned.close()
 
 
 def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
-                executor: Executor | None, replace: bool) -> RunSummary:
+                executor: Executor | None, replace: bool,
+                observer: LeagueObserver | None) -> RunSummary:
     to_play = pending(ws, league, source, replace)
     games, todo = to_play.games, to_play.todo
     store.save_schedule(ws, league, games, to_play.definition.edition)
@@ -212,18 +232,28 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
     already = len(games) - len(todo)
     display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None
     played = 0
-    with closing(executor.run(jobs)) as finished:
+    # an executor written before observers takes the jobs alone
+    with closing(executor.run(jobs, observer) if observer is not None else executor.run(jobs)) as finished:
         try:
             for record in finished:
                 # named here too, as not every executor's referee has the BotSpecs (a cluster's gets folders)
                 record = record.model_copy(update={"versions": versions.get(record.id, record.versions)})
                 played += store.save_game(ws, league.name, record)
+                if observer is not None:
+                    _tell_stored(observer, record)
                 if display:
                     display.update(record, executor.status())
         finally:
             if display:
                 display.close()
     return RunSummary(league.name, len(games), already, played)
+
+
+def _tell_stored(observer: LeagueObserver, record: GameRecord) -> None:
+    try:
+        observer.stored(record)
+    except Exception:  # an observer's bug must not stop the league (the record is stored)
+        log.exception("league game %s: the observer failed on 'stored' (the league plays on)", record.id)
 
 
 class ProgressDisplay:

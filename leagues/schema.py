@@ -5,6 +5,7 @@ the rows own the statements that read and write them:
 
     leagues.store      leagues, league_games, games, moves, results     (league schedules and played games)
     leagues.registry   bots, bot_versions, registry_meta               (the bot registry)
+    leagues.authors    authors                                         (the server's authors and their tokens)
 
 ``PRAGMA user_version`` is the layout's version, for the whole file. ``Workspace`` calls ``upgrade`` on
 every open, before anything reads a table:
@@ -33,6 +34,7 @@ Versions:
         the bot's row just before it (the first is kept)
     3   leagues.edition: how many times ``league run --replace`` changed the league's terms of play (time
         control, fault policy, seed), which game ids do not otherwise hash; 0 for every existing league
+    4   authors: who may write to ``hexarena serve`` (name, the SHA-256 of their token, admin, created, revoked)
 
 A new layout is a new version: append its step to ``MIGRATIONS`` (a function of the connection, run
 inside the upgrade's transaction), write the new layout into ``TABLES`` and raise ``VERSION``. A step
@@ -193,11 +195,29 @@ def _from_2(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE leagues ADD COLUMN edition INTEGER NOT NULL DEFAULT 0")
 
 
+# ---------------------------------------------------------------- version 4
+
+_AUTHORS_4 = """CREATE TABLE IF NOT EXISTS authors (
+        name          TEXT PRIMARY KEY,
+        token_sha256  TEXT NOT NULL UNIQUE,    -- hex SHA-256 of the token; the token itself is never stored
+        admin         INTEGER NOT NULL DEFAULT 0,  -- 1: the organiser (may start league runs)
+        created       TEXT NOT NULL,
+        revoked       TEXT                     -- when the token was revoked; NULL while it is valid
+    )"""
+_TABLES_4 = _TABLES_3 + (_AUTHORS_4,)
+
+
+def _from_3(db: sqlite3.Connection) -> None:
+    """3 → 4: the authors table (new, empty)."""
+    db.execute(_AUTHORS_4)
+
+
 # ---------------------------------------------------------------- the current layout and the way up to it
 
-VERSION = 3
-TABLES: tuple[str, ...] = _TABLES_3  # the layout at VERSION: what a new database is created with
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1, 2: _from_2}  # step N → N + 1
+VERSION = 4
+TABLES: tuple[str, ...] = _TABLES_4  # the layout at VERSION: what a new database is created with
+# step N → N + 1
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1, 2: _from_2, 3: _from_3}
 
 
 def upgrade(db: sqlite3.Connection, where: str) -> int | None:

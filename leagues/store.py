@@ -206,6 +206,52 @@ def time_per_move(ws: Workspace, league: str) -> tuple[float, int]:
     return (row[0] / row[1], row[1]) if row[1] else (0.0, 0)
 
 
+def schedule_counts(ws: Workspace) -> dict[str, tuple[int, int]]:
+    """Every league's (games in its current schedule, of them played), by name."""
+    rows = ws.db.execute("SELECT l.name, COUNT(s.game) AS total, COUNT(g.id) AS played FROM leagues l"
+                         " LEFT JOIN league_games s ON s.league = l.name LEFT JOIN games g ON g.id = s.game"
+                         " GROUP BY l.name ORDER BY l.name")
+    return {r["name"]: (r["total"], r["played"]) for r in rows}
+
+
+def games_stamp(ws: Workspace, league: str) -> tuple:
+    """Changes whenever the league's stored games or its schedule change (a cache key for its tables)."""
+    games = ws.db.execute("SELECT COUNT(*), MAX(rowid) FROM games WHERE league = ?", (league,)).fetchone()
+    updated = ws.db.execute("SELECT updated FROM leagues WHERE name = ?", (league,)).fetchone()
+    return tuple(games) + (updated[0] if updated else None,)
+
+
+def games_page(ws: Workspace, league: str, *, bot: str | None = None, configuration: str | None = None,
+               offset: int = 0, limit: int = 50) -> tuple[int, list[dict]]:
+    """The stored games of the league's current schedule, newest first: (how many match, the page asked for).
+    ``bot``: games it sat in (its name, any version, or a name@hash label); ``configuration``: a board label."""
+    where, params = ["s.league = ?"], [league]
+    if configuration is not None:
+        where.append("g.configuration = ?")
+        params.append(configuration)
+    if bot is not None:
+        where.append("EXISTS (SELECT 1 FROM results r WHERE r.game = g.id AND (r.bot = ? OR substr(r.bot, 1, ?) = ?))")
+        params += [bot, len(bot) + 1, f"{bot}@"]
+    clause = " AND ".join(where)
+    total = ws.db.execute(f"SELECT COUNT(*) FROM league_games s JOIN games g ON g.id = s.game WHERE {clause}",
+                          params).fetchone()[0]
+    rows = ws.db.execute(f"SELECT g.id, g.configuration, g.seats, g.termination, g.offender, g.started, g.finished,"
+                         f" g.record FROM league_games s JOIN games g ON g.id = s.game WHERE {clause}"
+                         f" ORDER BY g.finished DESC, g.id LIMIT ? OFFSET ?", [*params, limit, offset])
+    page = []
+    for row in rows:
+        try:
+            result = json.loads(row["record"])["result"]
+        except (ValueError, KeyError, TypeError):
+            result = {}  # a garbled record: listed without scores ('hexarena doctor' reports it)
+        page.append({"id": row["id"], "configuration": row["configuration"], "seats": json.loads(row["seats"]),
+                     "scores": result.get("scores"), "placements": result.get("placements"),
+                     "termination": row["termination"], "offender": row["offender"], "started": row["started"],
+                     "finished": row["finished"]})
+    return total, page
+
+
+
 # ---------------------------------------------------------------- reading a damaged database (hexarena doctor)
 
 

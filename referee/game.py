@@ -11,15 +11,19 @@ policy the referee draws a random line for the faulting seat and the bot plays o
 ``prelude`` (lines, or ``("forfeit", seat)``) is played before the first TURN and
 announced like any move: the check uses it for crafted positions. ``grace`` waits that
 much longer than the clock allows before a reply is a timeout (the check judges lateness
-itself, from the record's think times).
+itself, from the record's think times). ``observer`` (a ``GameObserver``, e.g. the server's
+live results) hears of the game's start, each recorded move and its end; an observer that
+raises is logged once and the game plays on.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 from protocol import codec
 from protocol.errors import BotFault
@@ -32,6 +36,17 @@ FAULT_POLICIES = ("forfeit", "substitute")
 GONE = ("crashed", "no_connection")  # faults after which a bot cannot play on, whatever the policy
 
 Prelude = Sequence[int | tuple[str, int]]
+log = logging.getLogger("hexarena.referee.game")
+
+
+class GameObserver(Protocol):
+    """Hears of a game as it is played (``ply``: the move's index in the record's ``moves``; ``ms``: its think time)."""
+
+    def started(self, game_id: str, seats: list[str], config: BoardConfig) -> None: ...
+
+    def moved(self, game_id: str, ply: int, seat: int, line: int, ms: float) -> None: ...
+
+    def ended(self, record: GameRecord) -> None: ...
 
 
 class Game:
@@ -39,7 +54,7 @@ class Game:
 
     def __init__(self, seats: list[Seat], config: BoardConfig, *, game_id: str, seed: int,
                  time_control: TimeControl, fault_policy: str = "forfeit", log_dir: Path | None = None,
-                 prelude: Prelude = (), grace: float = 0.0) -> None:
+                 prelude: Prelude = (), grace: float = 0.0, observer: GameObserver | None = None) -> None:
         self.seats = seats
         self.config = config
         self.game_id = game_id
@@ -58,9 +73,13 @@ class Game:
         self.faulted: set[int] = set()
         self.decided: tuple[str, int] | None = None  # (termination, offender) of a 2-player forfeit
         self.pending: list[tuple[Seat, codec.Message]] = []  # DRAWN announcements not sent yet (see draw)
+        self.observer = observer
+        self.observer_failed = False
 
     def run(self) -> GameRecord:
         started = datetime.now(UTC)
+        if self.observer is not None:
+            self.observe("started", self.game_id, [seat.name for seat in self.seats], self.config)
         self.open()
         while not self.state.is_over() and self.decided is None:
             self.turn(self.state.to_move)
@@ -71,9 +90,21 @@ class Game:
             self.seats[seat].retire()  # restarted before its next game
         result = Result(scores=list(outcome.scores), placements=list(outcome.placements), termination=termination,
                         offender=offender, forfeits=self.forfeits)
-        return GameRecord(id=self.game_id, config=self.config, seats=[seat.name for seat in self.seats],
-                          time_control=self.time_control, seed=self.seed, started=started,
-                          finished=datetime.now(UTC), moves=self.moves, result=result, opening=self.opening())
+        record = GameRecord(id=self.game_id, config=self.config, seats=[seat.name for seat in self.seats],
+                            time_control=self.time_control, seed=self.seed, started=started,
+                            finished=datetime.now(UTC), moves=self.moves, result=result, opening=self.opening())
+        if self.observer is not None:
+            self.observe("ended", record)
+        return record
+
+    def observe(self, event: str, *args) -> None:
+        """Tell the observer; its failure is logged once per game and never stops the game."""
+        try:
+            getattr(self.observer, event)(*args)
+        except Exception:  # an observer's bug must not decide a game
+            if not self.observer_failed:
+                self.observer_failed = True
+                log.exception("game %s: the observer failed on %r (the game plays on)", self.game_id, event)
 
     def opening(self) -> list[int]:
         """The prelude as the record's start position: its lines, when it has no forfeit (the check's crafted ones)."""
@@ -129,6 +160,8 @@ class Game:
         if record:  # built from values the referee made itself: no validation on the per-move path
             self.moves.append(MoveRecord.model_construct(seat=number, line=line, closed=list(step.closed),
                                                          ms=round(ms, 3), substituted=substituted))
+            if self.observer is not None:
+                self.observe("moved", self.game_id, len(self.moves) - 1, number, line, round(ms, 3))
         message = codec.Drawn(number, line, step.closed)
         self.flush()  # earlier announcements first (after substituted moves nothing has flushed them)
         mover = None if self.state.is_over() else self.state.to_move

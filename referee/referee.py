@@ -24,7 +24,7 @@ from typing import Self
 
 from protocol.errors import BotFault, ConfigError
 from referee.clock import Deadline, TimeControl
-from referee.game import FAULT_POLICIES, Game, Prelude
+from referee.game import FAULT_POLICIES, Game, GameObserver, Prelude
 from referee.hub import Hub
 from referee.process import Limits, stop_all
 from referee.record import BoardConfig, GameRecord
@@ -84,8 +84,9 @@ class Referee:
         self.close()
 
     def play(self, specs: list[SeatSpec], config: BoardConfig, *, game_id: str, seed: int | None = None,
-             prelude: Prelude = (), grace: float = 0.0) -> GameRecord:
-        """Play one game (``referee/game.py``); seats are started on first use, restarted after a fault."""
+             prelude: Prelude = (), grace: float = 0.0, observer: GameObserver | None = None) -> GameRecord:
+        """Play one game (``referee/game.py``); seats are started on first use, restarted after a fault.
+        ``observer`` hears of the game's start, moves and end (``GameObserver``)."""
         if len(specs) != config.players:
             raise ConfigError(f"{len(specs)} bots for a {config.players}-player game")
         if seed is None:
@@ -93,7 +94,8 @@ class Referee:
         seats = self.seat_bots(specs)
         self.start(seats)
         game = Game(seats, config, game_id=game_id, seed=seed, time_control=self.time_control,
-                    fault_policy=self.fault_policy, log_dir=self.log_dir, prelude=prelude, grace=grace)
+                    fault_policy=self.fault_policy, log_dir=self.log_dir, prelude=prelude, grace=grace,
+                    observer=observer)
         try:
             record = game.run()
         finally:

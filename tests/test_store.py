@@ -18,6 +18,7 @@ from protocol.errors import ConfigError
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "workspace-957ae21"
 STORE_TABLES = {"leagues", "league_games", "games", "moves", "results"}
 REGISTRY_TABLES = {"bots", "bot_versions", "registry_meta"}
+AUTHOR_TABLES = {"authors"}  # schema 3 (leagues.authors)
 
 # What the code of commit 957ae21 printed for the fixture (`league table tiny`, `league table tiny --by
 # configuration --table standings`, `bots list`), byte for byte.
@@ -108,7 +109,7 @@ def test_a_new_workspace_is_created_at_the_current_version(tmp_path: Path, count
     with Workspace(tmp_path / "home") as ws:
         assert ws.migrated_from is None
     assert user_version(tmp_path / "home") == schema.VERSION
-    assert tables(tmp_path / "home") == STORE_TABLES | REGISTRY_TABLES
+    assert tables(tmp_path / "home") == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES
     assert count_migrations == []  # created from the current layout, not by replaying the steps
     with Workspace(tmp_path / "home") as ws:
         assert ws.migrated_from is None
@@ -135,7 +136,7 @@ def test_a_957ae21_workspace_migrates_once_and_shows_the_same_tables(
     with Workspace(old_home) as ws:
         assert ws.migrated_from is None
     assert count_migrations == list(range(schema.VERSION))
-    assert tables(old_home) == STORE_TABLES | REGISTRY_TABLES
+    assert tables(old_home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES
 
     assert cli(capsys, "league", "table", "tiny", "--home", str(old_home)) == (0, OLD_TABLE, "")
     assert cli(capsys, "league", "table", "tiny", "--by", "configuration", "--table", "standings",
@@ -191,7 +192,7 @@ def test_a_version_0_database_that_lacks_tables_gets_them(tmp_path: Path) -> Non
         assert ws.migrated_from == 0
         assert store.played_ids(ws, "any") == set()
         assert registry.list_bots(ws) == []
-    assert tables(home) == STORE_TABLES | REGISTRY_TABLES
+    assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES
 
 
 def test_a_version_0_database_with_other_columns_is_refused(tmp_path: Path) -> None:

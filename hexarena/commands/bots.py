@@ -1,4 +1,4 @@
-"""``hexarena submit FOLDER`` and ``hexarena bots [list | show NAME | retire NAME]``: the bot registry."""
+"""``hexarena submit FOLDER [--server URL]`` and ``hexarena bots [list | show NAME | retire NAME]``: the bot registry."""
 
 from __future__ import annotations
 
@@ -62,8 +62,16 @@ def submit(
     author: Annotated[str | None, typer.Option(help="who submits: a bot's name belongs to the author who first "
                                                "submitted it [default: your user name]", show_default=False)] = None,
     no_sandbox: NoSandboxOption = False,
+    server: Annotated[str | None, typer.Option(help="submit to a hexarena server instead (e.g. https://arena.example."
+                                               "org): the folder is packed and uploaded, the server builds and "
+                                               "checks it", show_default=False)] = None,
+    token: Annotated[str | None, typer.Option(envvar="HEXARENA_TOKEN", help="your token for --server (from the "
+                                              "organiser's 'hexarena authors add')", show_default=False)] = None,
 ) -> None:
     """Build, check and register a bot folder; the registry keeps an exact copy, one per content version."""
+    if server is not None:
+        submit_to_server(folder, server, token)
+        return
     choose(no_sandbox)
     ws = Workspace(home)
     result = registry.submit(ws, folder, max_bytes=int(max_size * 2**20), build_timeout=build_timeout, author=author,
@@ -81,9 +89,64 @@ def submit(
         "reactivated": f"reactivated {label(result)}: the bot was retired and takes part in leagues again",
     }[result.status])
     if result.checks:
-        print(format_table(["CHECK", "RESULT", "DETAIL"],
-                           [[name, "ok" if passed else "FAILED", reason] for name, passed, reason in result.checks]))
+        print(checks_table(result.checks))
     print(f"snapshot: {result.folder}")
+
+
+def submit_to_server(folder: Path, server: str, token: str | None) -> None:
+    """``submit --server``: pack the folder, POST it to ``SERVER/api/bots`` (standard library only), print what a
+    local submit prints; the server's one-line refusal and exit status 1 on any error answer."""
+    import json
+    import secrets
+    import urllib.error
+    import urllib.request
+
+    from leagues.uploads import pack
+    from protocol.errors import ConfigError
+
+    if not token:
+        raise ConfigError("--server needs your token: --token TOKEN or HEXARENA_TOKEN (the organiser makes one "
+                          "with 'hexarena authors add NAME')")
+    if not server.startswith(("http://", "https://")):
+        raise ConfigError(f"--server {server!r}: give the server's URL, http:// or https://")
+    if not (folder / "bot.toml").is_file():
+        raise ConfigError(f"{folder}: not a bot folder (no bot.toml)")
+    boundary = secrets.token_hex(16)
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"bot.tar.gz\"\r\n"
+            "Content-Type: application/gzip\r\n\r\n").encode() + pack(folder) + f"\r\n--{boundary}--\r\n".encode()
+    request = urllib.request.Request(server.rstrip("/") + "/api/bots", data=body, method="POST", headers={
+        "Authorization": f"Bearer {token}", "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    print(f"hexarena: uploading {folder} to {server} (the server builds and checks it)", file=sys.stderr, flush=True)
+    try:
+        with urllib.request.urlopen(request, timeout=900) as response:
+            answer = json.loads(response.read())
+    except urllib.error.HTTPError as refused:
+        try:
+            answer = json.loads(refused.read())
+        except ValueError:
+            answer = {}
+        detail = answer.get("detail") if isinstance(answer.get("detail"), str) else f"HTTP {refused.code}"
+        print(f"hexarena: error: {server} refused the bot ({refused.code}): {detail}", file=sys.stderr)
+        if answer.get("checks"):
+            print(checks_table([(c["name"], c["passed"], c["detail"]) for c in answer["checks"]]), file=sys.stderr)
+        if answer.get("build_log", "").strip():
+            print("build output (tail):\n" + indent(answer["build_log"]), file=sys.stderr)
+        raise typer.Exit(1) from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        if isinstance(reason, (BrokenPipeError, ConnectionResetError)):
+            raise ConfigError(f"--server {server}: the server closed the connection while the archive "
+                              f"({len(body) / 2**20:.1f} MB) was being sent: it is probably over the server's size "
+                              "limit; leave out data and build outputs") from None
+        raise ConfigError(f"--server {server}: no answer ({reason})") from None
+    print(answer["message"])
+    if answer["checks"]:
+        print(checks_table([(c["name"], c["passed"], c["detail"]) for c in answer["checks"]]))
+
+
+def checks_table(checks: list[tuple[str, bool, str]]) -> str:
+    return format_table(["CHECK", "RESULT", "DETAIL"],
+                        [[name, "ok" if passed else "FAILED", reason] for name, passed, reason in checks])
 
 
 def indent(text: str) -> str:

@@ -75,7 +75,7 @@
     svg.setAttribute("viewBox", [Math.min(...xs) - pad, Math.min(...ys) - pad,
       Math.max(...xs) - Math.min(...xs) + 2 * pad, Math.max(...ys) - Math.min(...ys) + 2 * pad].join(" "));
 
-    const { closed } = analyse(game);
+    let { closed } = analyse(game);
     const predrawn = new Set(startLines(game));
     const cellNodes = [], labelNodes = [], lineNodes = [];
     const cellLayer = el("g"), lineLayer = el("g"), dotLayer = el("g"), labelLayer = el("g");
@@ -130,8 +130,7 @@
       tr.appendChild(td);
       body.appendChild(tr);
     };
-    game.moves.forEach((move, i) => {
-      (faultsAt[i] || []).forEach(faultRow);
+    const addRow = (move, i) => {
       const tr = html("tr");
       tr.dataset.move = i + 1;
       const seat = html("td");
@@ -142,10 +141,14 @@
       tr.addEventListener("click", () => show(i + 1));
       body.appendChild(tr);
       rows.push(tr);
+    };
+    game.moves.forEach((move, i) => {
+      (faultsAt[i] || []).forEach(faultRow);
+      addRow(move, i);
     });
     (faultsAt[game.moves.length] || []).forEach(faultRow);
 
-    const total = game.moves.length;
+    let total = game.moves.length;
     const scrub = $("scrub");
     scrub.max = total;
     let position = 0, timer = null;
@@ -244,7 +247,21 @@
     $("viewer").hidden = false;
     const asked = parseInt(new URLSearchParams(location.search).get("move") || "0", 10);
     show(Number.isNaN(asked) ? 0 : asked);
+
+    // a game in progress (live.js, on a served site): one more move; a viewer at the last move follows it
+    function append(move) {
+      const following = position === total;
+      game.moves.push(move);
+      closed = analyse(game).closed;
+      addRow(move, total);
+      total = scrub.max = $("jump-to").max = game.moves.length;
+      show(following ? total : position);
+    }
+    return { append };
   }
+
+  window.HEXARENA_REPLAY = { start };
+  if (window.HEXARENA_LIVE && window.HEXARENA_LIVE.spectating) return;  // live.js loads the game in progress
 
   const file = new URLSearchParams(location.search).get("game") || "";
   if (!/^[A-Za-z0-9_.-]+$/.test(file)) {

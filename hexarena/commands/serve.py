@@ -1,0 +1,62 @@
+"""``hexarena serve``: the workspace as a network service (uploads, read API, continuous leagues, live results).
+
+FastAPI and uvicorn are the optional extra ``hexarena[serve]``: without it the command is one line saying so.
+Uploaded bots run only in the sandbox: there is no ``--no-sandbox`` here, and a machine without bubblewrap
+is refused before the server starts.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from protocol.errors import ConfigError
+
+HOME_HELP = "workspace folder (default: $HEXARENA_HOME, else ./hexarena-home)"
+
+
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on; keep the loopback default behind a TLS reverse "
+                                           "proxy (docs/service.md)")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="port to listen on")] = 8000,
+    league: Annotated[list[Path] | None, typer.Option("--league", help="a league file to play continuously (a new "
+                                                                       "bot version's games start at once); "
+                                                                       "repeat for more")] = None,
+    home: Annotated[Path | None, typer.Option("--home", help=HOME_HELP, show_default=False)] = None,
+    upload_rate: Annotated[int, typer.Option(min=1, max=10_000, help="uploads per author per minute")] = 10,
+    max_upload: Annotated[float, typer.Option(min=0.01, max=1024, help="size limit of an uploaded archive, "
+                                                                       "in MB")] = 20,
+) -> None:
+    """Serve the workspace over HTTP: authors upload bots (POST /api/bots, a token from 'hexarena authors add'),
+    the --league files are played continuously, results are read at /api/... (schema at /docs)."""
+    try:
+        import uvicorn
+
+        from hexarena.server.api_write import UploadLimits
+        from hexarena.server.app import create_app
+    except ImportError as exc:
+        raise ConfigError(f"hexarena serve needs the server's packages ({exc.name} is missing): "
+                          "pip install 'hexarena[serve]'") from None
+    from leagues.workspace import default_home
+    from referee import sandbox
+
+    sandbox.configure(enabled=True)
+    if sandbox.bwrap() is None:
+        raise ConfigError("hexarena serve runs uploaded bots only in the sandbox, and this machine has no bubblewrap: "
+                          "install it (apt-get install bubblewrap)")
+    workspace = home if home is not None else default_home()
+    app = create_app(workspace, list(league or []),
+                     limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate))
+    print(f"hexarena serve: workspace {workspace}, leagues: {', '.join(sorted(app.state.scheduler.runners)) or 'none'}"
+          f"; listening on http://{host}:{port} (API schema at /docs)", file=sys.stderr, flush=True)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(serve)

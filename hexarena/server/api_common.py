@@ -1,0 +1,37 @@
+"""What the API's endpoints share: this thread's workspace, and who a request's bearer token says it is."""
+
+from __future__ import annotations
+
+from fastapi import HTTPException, Request
+
+from leagues import authors
+from leagues.workspace import Workspace
+
+BEARER = {"WWW-Authenticate": "Bearer"}
+
+
+def workspace(request: Request) -> Workspace:
+    """This thread's workspace connection (opened on first use, then kept: SQLite connections stay in their
+    thread). Call it in a sync endpoint's body, never from a dependency: FastAPI may run a dependency in
+    another thread than the endpoint."""
+    local = request.app.state.workspaces
+    if getattr(local, "ws", None) is None:
+        local.ws = Workspace(request.app.state.home)
+    return local.ws
+
+
+def author_of(request: Request, *, admin: bool = False) -> authors.Author:
+    """The author of the request's ``Authorization: Bearer TOKEN``: 401 without a valid one, 403 when ``admin``
+    is asked for and the author is not. Call it from a thread (it reads the database)."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise HTTPException(401, "no token: send 'Authorization: Bearer TOKEN' (the organiser gives you one with "
+                                 "'hexarena authors add NAME')", headers=BEARER)
+    author = authors.authenticate(workspace(request), token.strip())
+    if author is None:
+        raise HTTPException(401, "the token is not valid (unknown, or revoked): ask the organiser for a new one",
+                            headers=BEARER)
+    if admin and not author.admin:
+        raise HTTPException(403, f"author {author.name!r} is not an organiser: only an admin token "
+                                 "('hexarena authors add NAME --admin') may do this")
+    return author

@@ -1,0 +1,237 @@
+"""The write API (``Authorization: Bearer TOKEN``): uploading a bot, starting a league's run.
+
+    POST /api/bots                  multipart field ``file``: a .tar.gz or .zip of a bot folder
+        201  a new bot or a new version     {"bot": "name@hash", "status", "message", "checks", ...}
+        200  unchanged (or a retired bot's latest version again: reactivated)
+        401  no token, or not a valid one (unknown, revoked)
+        403  the bot's name belongs to another author
+        413  the archive or its unpacked content over the caps, or too many files
+        422  not an archive, an unsafe entry (absolute, '..', link, special file), a broken bot.toml, a failed
+             build or check: ``detail`` is the one line the CLI prints, ``checks`` the check's items
+        429  over the author's upload rate (``UploadLimits.per_minute``)
+    POST /api/leagues/{name}/run    an admin token: the league plans and runs again now (202)
+
+The upload is the same pipeline as ``hexarena submit`` (``leagues.registry.submit``: manifest, copy and hash,
+build and check in the sandbox) on the archive unpacked by ``leagues.uploads`` into a private temp folder,
+always removed. The body is read with a cap (no Content-Length needed to refuse a huge one); the slow build
+and check run in a worker thread, ``builds`` at once, so the server keeps answering reads meanwhile. A new
+version wakes the continuous leagues (``hexarena.server.scheduler``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.formparsers import MultiPartException, MultiPartParser
+
+from hexarena.server.api_common import author_of, workspace
+from leagues import registry, uploads
+from leagues.publish import strip_paths
+from protocol.errors import ConfigError, OutOfSpace
+
+router = APIRouter(tags=["write"])
+MULTIPART_SLACK = 64 * 1024  # bytes of multipart framing allowed beyond the archive itself
+DRAIN_FACTOR = 4  # a refused body up to this many times the cap is read to its end (the 413 then reaches the client)
+BUILD_LOG_TAIL = 4000  # characters of a failed build's output sent back
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    max_archive: int = uploads.MAX_ARCHIVE_BYTES  # bytes as sent
+    max_bytes: int = registry.MAX_BOT_BYTES  # bytes once unpacked
+    max_files: int = uploads.MAX_FILES
+    per_minute: int = 10  # uploads per author per minute
+    builds: int = 2  # builds and checks at once (each starts the bot a dozen times)
+
+
+@dataclass
+class UploadState:
+    limits: UploadLimits
+    recent: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    building: threading.BoundedSemaphore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.building = threading.BoundedSemaphore(self.limits.builds)
+
+    def admit(self, author: str) -> None:
+        """Count one upload of ``author``; 429 if it would be over the rate (a sliding minute)."""
+        now = time.monotonic()
+        with self.lock:
+            times = self.recent[author]
+            while times and now - times[0] >= 60:
+                times.popleft()
+            if len(times) >= self.limits.per_minute:
+                wait = 60 - (now - times[0])
+                raise HTTPException(429, f"over the upload rate of {self.limits.per_minute} per minute for author "
+                                         f"{author!r}; try again in {wait:.0f} s",
+                                    headers={"Retry-After": str(max(1, round(wait)))})
+            times.append(now)
+
+
+class CheckItem(BaseModel):
+    name: str
+    passed: bool
+    detail: str
+
+
+class UploadOut(BaseModel):
+    bot: str  # name@hash (short hash)
+    name: str
+    hash: str
+    status: str  # registered (a new bot), new_version, unchanged, reactivated
+    message: str  # the line 'hexarena submit' prints
+    author: str
+    checks: list[CheckItem]
+
+
+class Refused(BaseModel):
+    detail: str
+    checks: list[CheckItem] = []
+    build_log: str = ""
+
+
+UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+    "type": "object", "required": ["file"],
+    "properties": {"file": {"type": "string", "format": "binary",
+                            "description": "a .tar.gz or .zip of the bot's folder (bot.toml at its top)"}}}}}}}
+
+
+@router.post("/api/bots", status_code=201, openapi_extra=UPLOAD_BODY, responses={
+    200: {"model": UploadOut, "description": "unchanged: already the latest version"},
+    401: {"model": Refused}, 403: {"model": Refused}, 413: {"model": Refused}, 422: {"model": Refused},
+    429: {"model": Refused}})
+async def upload(request: Request) -> UploadOut:
+    """Register a bot from an archive of its folder: the pipeline of ``hexarena submit`` (build and check in the
+    sandbox). The name is the uploading author's from then on."""
+    state: UploadState = request.app.state.uploads
+    author = await run_in_threadpool(author_of, request)
+    state.admit(author.name)
+    data = await _read_file_field(request, state.limits)
+    return await run_in_threadpool(_submit, request, state, author.name, data)
+
+
+async def _read_file_field(request: Request, limits: UploadLimits) -> bytes:
+    """The bytes of the multipart field ``file``; 413 past the cap (counted as the body arrives), 422 if absent."""
+    if "multipart/form-data" not in request.headers.get("content-type", ""):
+        raise HTTPException(422, "send the archive as multipart/form-data in the field 'file'")
+    cap = limits.max_archive + MULTIPART_SLACK
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        await _drain(request, DRAIN_FACTOR * cap)
+        raise _too_large(limits)
+    stream = request.stream()
+
+    async def capped():
+        seen = 0
+        async for chunk in stream:
+            seen += len(chunk)
+            if seen > cap:
+                raise _TooLarge
+            yield chunk
+
+    try:
+        form = await MultiPartParser(request.headers, capped(), max_files=1, max_fields=4).parse()
+    except _TooLarge:
+        await _drain(request, DRAIN_FACTOR * cap, stream)
+        raise _too_large(limits) from None
+    except MultiPartException as exc:
+        raise HTTPException(422, f"the form cannot be read ({exc.message}); send one field 'file'") from None
+    try:
+        upload = form.get("file")
+        if upload is None or isinstance(upload, str):
+            raise HTTPException(422, "no file in the form: send the archive in the multipart field 'file'")
+        return await upload.read()
+    finally:
+        await form.close()
+
+
+async def _drain(request: Request, budget: int, stream=None) -> None:
+    """Read and drop the rest of a refused body, ``budget`` bytes at most: a client still sending it then reads
+    the 413 instead of a broken pipe; past the budget the connection is simply closed."""
+    seen = 0
+    try:
+        async for chunk in stream if stream is not None else request.stream():
+            seen += len(chunk)
+            if seen > budget:
+                return
+    except Exception:  # noqa: BLE001 - the client went away: nothing to drain
+        return
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def _too_large(limits: UploadLimits) -> HTTPException:
+    return HTTPException(413, f"the upload is over the limit of {limits.max_archive / 2**20:g} MB")
+
+
+def _submit(request: Request, state: UploadState, author: str, data: bytes) -> UploadOut | JSONResponse:
+    """In a worker thread: unpack, submit as ``author``, answer as the module docstring says."""
+    limits = state.limits
+    try:
+        with uploads.unpacked(data, max_bytes=limits.max_bytes, max_files=limits.max_files,
+                              max_archive=limits.max_archive) as folder, state.building:
+            try:
+                result = registry.submit(workspace(request), folder, author=author, max_bytes=limits.max_bytes,
+                                         source=f"upload by {author}")
+            except ConfigError as exc:  # the manifest, the copy: name the archive's files, not the temp folder
+                raise type(exc)(_relative(str(exc), folder)) from None
+    except uploads.UploadRefused as exc:
+        raise HTTPException(413 if exc.too_large else 422, str(exc)) from None
+    except registry.NameTaken as exc:
+        raise HTTPException(403, str(exc)) from None
+    except OutOfSpace:
+        raise HTTPException(507, "the server's disk is full; nothing was registered: tell the organiser") from None
+    except ConfigError as exc:
+        raise HTTPException(422, str(exc).splitlines()[0]) from None
+    checks = [CheckItem(name=n, passed=p, detail=d) for n, p, d in result.checks]
+    if not result.accepted:
+        body = Refused(detail=f"{result.name} was not registered: {strip_paths(result.reason)}", checks=checks,
+                       build_log=strip_paths(result.build_log[-BUILD_LOG_TAIL:]))
+        return JSONResponse(body.model_dump(), status_code=422)
+    label = f"{result.name}@{result.version_hash[:registry.SHORT_HASH]}"
+    versions = len(registry.bot_history(workspace(request), result.name))
+    message = {
+        "registered": f"registered {label}: a new bot",
+        "new_version": f"registered {label}: submission {versions} of {result.name}",
+        "unchanged": f"unchanged: {label} is already the latest version; nothing registered",
+        "reactivated": f"reactivated {label}: the bot was retired and takes part in leagues again",
+    }[result.status]
+    if result.status != "unchanged":
+        request.app.state.scheduler.wake()
+    body: dict[str, Any] = UploadOut(bot=label, name=result.name, hash=result.version_hash, status=result.status,
+                                     message=message, author=author, checks=checks).model_dump()
+    return JSONResponse(body, status_code=201 if result.status in ("registered", "new_version") else 200)
+
+
+def _relative(message: str, folder) -> str:
+    return message.replace(f"{folder}/", "").replace(str(folder), "the bot's folder")
+
+
+class RunOut(BaseModel):
+    league: str
+    state: str
+
+
+@router.post("/api/leagues/{name}/run", status_code=202, responses={
+    401: {"model": Refused}, 403: {"model": Refused}, 404: {"model": Refused}})
+def run(request: Request, name: str) -> RunOut:
+    """The organiser (an admin token): plan and run the league again now (it runs after any run in progress)."""
+    author_of(request, admin=True)
+    scheduler = request.app.state.scheduler
+    if name not in scheduler.runners:
+        served = ", ".join(sorted(scheduler.runners)) or "none"
+        raise HTTPException(404, f"league {name!r} is not run by this server (served leagues: {served}; "
+                                 "give it to 'hexarena serve --league FILE')")
+    scheduler.wake(name)
+    return RunOut(league=name, state=scheduler.runners[name].state)

@@ -1,0 +1,90 @@
+"""The server's FastAPI application: the read API, uploads, continuous leagues and the live events.
+
+    app = create_app(home, [Path("leagues/club.toml")])     # uvicorn.run(app, ...) (hexarena serve)
+
+    app.state.home        the workspace folder (the same one the CLI uses)
+    app.state.events      the one ``EventHub`` (``hexarena.server.events``: SSE, games in progress)
+    app.state.scheduler   the continuous leagues (``hexarena.server.scheduler``), started with the app
+    app.state.uploads     the upload limits and the per-author rate (``hexarena.server.api_write``)
+
+Every request thread gets its own ``Workspace`` (``api_common.workspace``). Any error the code did not mean
+is answered 500 with one line and no traceback (which goes to the server's stderr); a misbehaving bot or
+upload never stops the server.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from hexarena.server import api_read, api_write, events
+from hexarena.server.scheduler import LeagueScheduler
+from hexarena.server.site import LiveSite
+from leagues import registry
+from leagues.config import load_league
+from leagues.workspace import Workspace
+from protocol.errors import ConfigError
+
+
+def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimits | None = None,
+               retry: float | None = None) -> FastAPI:
+    """The application over the workspace ``home``, playing the league files ``leagues`` continuously.
+
+    ConfigError (one line) for a league file that cannot be read, is given twice, or turns its sandbox off:
+    uploaded code runs only in the sandbox.
+    """
+    configs = []
+    for path in leagues:
+        config = load_league(path)
+        if not config.sandbox:
+            raise ConfigError(f"--league {path}: sandbox = false: a served league runs uploaded code, which runs "
+                              "only in the sandbox; remove the line")
+        if config.name in {c.name for c, _ in configs}:
+            raise ConfigError(f"--league {path}: league {config.name!r} is given twice")
+        configs.append((config, str(path)))
+    with Workspace(home) as ws:  # migrate once, before any request; seed the reference bots of a new workspace
+        registry.ensure_reference_bots(ws)
+
+    hub = events.EventHub()
+    site = LiveSite(home, [config.name for config, _ in configs], hub)  # the results site, kept current
+    scheduler = LeagueScheduler(home, configs, observer=hub.observer,
+                                **({"retry": retry} if retry is not None else {}))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        site.start()
+        scheduler.start()
+        try:
+            yield
+        finally:
+            scheduler.stop()
+            site.stop()
+            hub.close()
+
+    app = FastAPI(title="hexarena", version="1", lifespan=lifespan,
+                  description="Dots and Hexagons bot leagues: upload bots, read standings, games and the queue. "
+                              "Writes need `Authorization: Bearer TOKEN` (`hexarena authors add NAME`).")
+    app.state.home = home
+    app.state.events = hub
+    app.state.scheduler = scheduler
+    app.state.uploads = api_write.UploadState(limits or api_write.UploadLimits())
+    app.state.workspaces = threading.local()
+    app.include_router(api_read.router)
+    app.include_router(api_write.router)
+    app.include_router(events.router)
+    app.include_router(site.router)
+    app.add_exception_handler(Exception, _internal_error)
+    return app
+
+
+async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
+    print(f"hexarena serve: internal error on {request.method} {request.url.path}:", file=sys.stderr)
+    traceback.print_exception(exc, file=sys.stderr)
+    return JSONResponse({"detail": "internal error (the server's log has the details)"}, status_code=500)

@@ -1,0 +1,167 @@
+"""The results site of every league the server runs, kept current and served with its live script.
+
+    site = LiveSite(home, ["demo"], app.state.events)   # publishes HOME/site/demo now, again as games are stored
+    app.include_router(site.router); site.start() … site.stop()
+
+    /                               the leagues, each a link to its site
+    /leagues/NAME/                  the league's site as ``hexarena publish`` writes it (index, bot pages, games,
+                                    replay, data and exports), its pages with ``live.js`` added
+    /leagues/NAME/replay.html?live=GAME    a game in progress, followed move by move
+    /live.js                        subscribes to /api/events and updates the page in place
+
+Why publish rather than render pages on request: ``leagues.publish`` stays the one writer of the site (the
+live pages are the static pages, nothing is rendered twice), a request costs a file read whoever asks (a
+hundred spectators do not recompute the standings a hundred times when a game ends), and a burst of finished
+games is one publish: a record stored marks its league dirty, and a background thread publishes each dirty
+league after ``DEBOUNCE`` seconds, then announces ``standings`` so that the pages fetch the new files. The
+folder is the one ``hexarena publish`` writes by default (HOME/site/NAME); a static copy (``hexarena
+publish``) has no live script, so it never tries to reach a server.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import threading
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+
+from hexarena.server.events import EventHub
+from leagues.publish import MANIFEST, SITE, publish
+from leagues.workspace import Workspace
+from protocol.errors import ConfigError, HexarenaError
+from referee.record import GameRecord
+
+DEBOUNCE = 0.2  # seconds a stored record waits for others before its league is published
+LIVE_SCRIPT = '<script src="../../live.js"></script>\n</head>'  # pages sit at /leagues/NAME/<page>
+NO_CACHE = {"Cache-Control": "no-cache"}  # the files change as games end: always revalidate
+log = logging.getLogger("hexarena.server.site")
+
+
+class LiveSite:
+    """The served, self-updating sites of ``leagues`` in the workspace at ``home``."""
+
+    def __init__(self, home: Path, leagues: list[str], hub: EventHub, debounce: float = DEBOUNCE) -> None:
+        self.home = Path(home)
+        self.leagues = list(dict.fromkeys(leagues))
+        self.hub = hub
+        self.debounce = debounce
+        self._dirty = set(self.leagues)  # published once at start: the site shows the games stored before
+        self._wake = threading.Condition()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        hub.on_stored = self.stored
+        self.router = self._routes()
+
+    def folder(self, league: str) -> Path:
+        return self.home / "site" / league
+
+    # ---- publishing -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._publisher, name="site-publisher", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        with self._wake:
+            self._stopping = True
+            self._wake.notify()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    def stored(self, league: str, record: GameRecord) -> None:
+        """A league runner stored ``record``: publish its league soon (from the runner's thread)."""
+        with self._wake:
+            self._dirty.add(league)
+            self._wake.notify()
+
+    def _publisher(self) -> None:
+        while True:
+            with self._wake:
+                while not self._dirty and not self._stopping:
+                    self._wake.wait()
+                if self._stopping:
+                    return
+                self._wake.wait(self.debounce)  # more records of the same burst join this publish
+                leagues, self._dirty = sorted(self._dirty), set()
+            for league in leagues:
+                self.publish(league)
+
+    def publish(self, league: str) -> None:
+        """Write the league's site (the one writer: ``leagues.publish``), then tell the pages."""
+        try:
+            with Workspace(self.home) as ws:
+                publish(ws, league, self.folder(league))
+        except ConfigError:  # no finished game yet: the placeholder page is served
+            pass
+        except HexarenaError as exc:  # a full disk: the old site stays served, the next game tries again
+            log.warning("league %s: the site was not published: %s", league, exc)
+        except Exception:  # a bug must not stop the publisher thread: the next game tries again
+            log.exception("league %s: the site was not published", league)
+        self.hub.publish("standings", {"league": league})
+
+    # ---- serving ----------------------------------------------------------------------------------
+
+    def _routes(self) -> APIRouter:
+        router = APIRouter(include_in_schema=False)  # pages, not the API
+
+        @router.get("/")
+        def leagues() -> HTMLResponse:
+            items = "".join(f'<li><a href="leagues/{html.escape(name)}/">{html.escape(name)}</a></li>'
+                            for name in self.leagues)
+            return HTMLResponse(_page("hexarena", f"<h1>Leagues</h1><ul>{items}</ul>"), headers=NO_CACHE)
+
+        @router.get("/live.js")
+        def live_script() -> FileResponse:
+            return FileResponse(SITE / "live.js", media_type="text/javascript", headers=NO_CACHE)
+
+        @router.get("/leagues/{league}")
+        def league_root(league: str) -> RedirectResponse:
+            self._known(league)
+            return RedirectResponse(f"{league}/")
+
+        @router.get("/leagues/{league}/{path:path}")
+        def league_file(league: str, path: str) -> Response:
+            self._known(league)
+            return self._file(league, path or "index.html")
+
+        return router
+
+    def _known(self, league: str) -> None:
+        if league not in self.leagues:
+            raise HTTPException(404, f"no league {league!r} on this server (leagues: {', '.join(self.leagues)})")
+
+    def _file(self, league: str, path: str) -> Response:
+        """A file of the league's published site; its pages with the live script."""
+        folder = self.folder(league).resolve()
+        missing = HTTPException(404, f"no file {path[:200]!r} in the site of {league!r}")
+        if "\x00" in path or "\\" in path or Path(path).is_absolute() or any(p.startswith(".") for p in Path(path).parts):
+            raise missing  # the published site has no hidden file (its manifest stays private)
+        try:
+            target = (folder / path).resolve()
+            found = folder in target.parents and target.is_file()
+        except OSError:  # a name too long for the file system
+            raise missing from None
+        if not found:
+            if path == "index.html" and not (folder / MANIFEST).is_file():
+                return HTMLResponse(_waiting(league), headers=NO_CACHE)
+            raise missing
+        if target.suffix != ".html":
+            return FileResponse(target, headers=NO_CACHE)
+        page = target.read_text(encoding="utf-8").replace("</head>", LIVE_SCRIPT, 1)
+        return HTMLResponse(page, headers=NO_CACHE)
+
+
+def _page(title: str, body: str) -> str:
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            f'<link rel="icon" href="data:,"></head><body>{body}</body></html>')
+
+
+def _waiting(league: str) -> str:
+    """The index of a league without a finished game: live.js lists its games in progress and reloads on the first."""
+    name = html.escape(league)
+    return _page(f"{league} · hexarena", f'<main><h1>{name}</h1><p id="waiting">No game of {name} has finished yet; '
+                                         'this page shows the first as soon as it is stored.</p></main>'
+                                         '<script src="../../live.js"></script>')
