@@ -1,6 +1,6 @@
 """The tcp relay: a bot whose manifest says ``transport = "tcp"`` reaches the referee's ipc socket over loopback tcp.
 
-    python3 -I -S relay.py SOCKET -- COMMAND...      # inside the bot's sandbox, before the bot (``command``)
+    python3 -I -S -c "$(cat relay.py)" SOCKET -- COMMAND...   # inside the bot's sandbox, before the bot (``command``)
 
 Some ZeroMQ implementations have no ``ipc://`` (JeroMQ, NetMQ on Windows builds). The bot's sandbox
 has no network but its own loopback, so the referee cannot listen where the bot could connect; this
@@ -33,8 +33,16 @@ PR_SET_PDEATHSIG = 1
 
 
 def command(python: str, socket_path: str) -> list[str]:
-    """The relay's command line, to put in front of the bot's."""
-    return [python, "-I", "-S", __file__, socket_path, "--"]
+    """The relay's command line, to put in front of the bot's: its source given with ``-c``, so that no file of
+    the referee's needs to be in the sandbox."""
+    global _source
+    if _source is None:
+        with open(__file__, encoding="utf-8") as file:
+            _source = file.read()
+    return [python, "-I", "-S", "-c", _source, socket_path, "--"]
+
+
+_source: str | None = None
 
 
 def start(program: list[str], endpoint: str) -> int:
