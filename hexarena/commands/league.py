@@ -76,12 +76,12 @@ def demo(
            "--no-sandbox" if no_sandbox else "no sandbox on this machine (no bubblewrap, no user namespaces), and the "
            "demo plays only hexarena's own reference bots; install bubblewrap (apt-get install bubblewrap) to "
            "sandbox them")
-    if sandbox.enabled() and sandbox.path() is not None:  # the Quick start says which path this machine took
-        print(f"hexarena: bots run in a sandbox: {sandbox.describe()}", file=sys.stderr)
     if out is not None and out.exists() and not out.is_dir():  # before any game is played
         raise ConfigError(f"--out {out}: is a file; the site needs a folder (a new one is made where none exists)")
     if out is not None:
         check_out_folder(out)  # a place no folder can be made in, too
+    if sandbox.enabled() and sandbox.path() is not None:  # the Quick start says which path this machine took
+        print(f"hexarena: bots run in a sandbox: {sandbox.describe()}", file=sys.stderr)
     ws = play_and_show(league, str(DEMO), concurrency, home)
     index = publish(ws, league.name, out if out is not None else ws.home / "site" / league.name)
     print(f"results site: {index} (open it in a browser; the folder can go to any static host)", file=sys.stderr)
