@@ -37,7 +37,6 @@ import errno
 import fcntl
 import json
 import os
-import platform
 import signal
 import socket
 import struct
@@ -109,9 +108,9 @@ def enter_namespaces(net: bool) -> None:
 
 
 def pivot_root(new_root: str, put_old: str) -> None:
-    number = SYS_PIVOT_ROOT.get(platform.machine())
+    number = SYS_PIVOT_ROOT.get(os.uname().machine)
     if number is None:
-        raise Failed(f"pivot_root: unknown system call number on {platform.machine()}")
+        raise Failed(f"pivot_root: unknown system call number on {os.uname().machine}")
     _check(_libc.syscall(ctypes.c_long(number), _c(new_root), _c(put_old)), f"pivot_root to {new_root}")
 
 
