@@ -25,7 +25,8 @@ mounts need, ``mount(8)`` refuses a non-root user's bind mounts), mounts can be 
 recursively, the pid namespace's init reaps and ignores the signals a bot sends it (like bwrap's), and
 any failure is one line ``hexarena sandbox: cannot STEP: REASON`` on stderr with exit status 125.
 
-``SPEC`` is JSON: ``{"mounts": [[op, ...], ...], "chdir": PATH, "hostname": NAME, "net": bool,
+``SPEC`` is a dict in ``marshal`` format, in hex (this interpreter's own format: no ``json`` and ``re`` to
+import at every launch): ``{"mounts": [[op, ...], ...], "chdir": PATH, "hostname": NAME, "net": bool,
 "tmpfs_root_bytes": N, "dev_bytes": N, "parent": PID}`` with ops ``["bind"|"ro-bind"|"dev-bind", SOURCE, DEST]``,
 ``["symlink", TARGET, PATH]``, ``["proc", PATH]``, ``["dev", PATH]``, ``["tmpfs", PATH, BYTES]``,
 sources already resolved (``os.path.realpath``) by the caller: symlinks in them would resolve
@@ -35,7 +36,7 @@ against the wrong root here.
 import ctypes
 import errno
 import fcntl
-import json
+import marshal
 import os
 import signal
 import socket
@@ -281,7 +282,7 @@ def fail(step: str) -> None:
 def main(argv: list[str]) -> None:
     if len(argv) < 4 or argv[2] != "--":
         fail("start: usage: namespaces.py SPEC -- COMMAND...")
-    spec, command = json.loads(argv[1]), argv[3:]
+    spec, command = marshal.loads(bytes.fromhex(argv[1])), argv[3:]
     try:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "set the parent-death signal")
         if os.getppid() != spec["parent"]:  # the referee died before the signal was set

@@ -36,7 +36,7 @@ turned the sandbox off.
 from __future__ import annotations
 
 import errno
-import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -207,7 +207,7 @@ def _unshare_command(mounts: list[tuple], folder: str, net: bool) -> list[str]:
     tmp = next(operands[1] for op, *operands in mounts if op == "tmpfs")
     spec = {"mounts": resolved, "chdir": folder, "hostname": "bot", "net": net, "tmpfs_root_bytes": MiB,
             "dev_bytes": tmp, "parent": os.getpid()}
-    return [sys.executable, "-I", "-S", namespaces.__file__, json.dumps(spec), "--"]
+    return [sys.executable, "-I", "-S", namespaces.__file__, marshal.dumps(spec).hex(), "--"]
 
 
 def _base_environment() -> dict[str, str]:
