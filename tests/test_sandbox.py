@@ -334,3 +334,32 @@ def test_sigterm_reaches_the_bot_inside_its_sandbox(tmp_path, sandbox_path):
     process.kill_all()
     process.close()
     assert process.returncode == 0 and process.stderr_tail.decode().endswith("finishing\n")
+
+
+def test_limits_hold_from_the_bots_first_instruction(tmp_path, sandbox_path):
+    """No race with the launch: what a bot's first command reads of its limits (and a child forked at once) is set."""
+    from referee.manifest import Manifest
+    from referee.process import BotProcess
+
+    script = "echo $(ulimit -v) $(ulimit -p) $(ulimit -n) $(ulimit -c) $(sh -c 'ulimit -v') >&2"  # dash: -p processes
+    limits = Limits(memory_mb=300, processes=9, open_files=33)
+    for _ in range(3):
+        process = BotProcess.start(tmp_path, Manifest(name="limits", command=["sh", "-c", script]), {}, limits)
+        wait_until(process.exited, 10)
+        process.drain()
+        process.kill_all()
+        process.close()
+        assert process.stderr_tail.decode() == f"{300 * 1024} 9 33 0 {300 * 1024}\n"
+
+
+def test_a_sandbox_that_cannot_be_made_is_one_line_in_the_bots_log(tmp_path, monkeypatch):
+    """The namespaces path: a folder to bind that is gone by the launch is the launcher's one line, exit 125."""
+    if (why := _unavailable("unshare")) is not None:
+        pytest.skip(why)
+    monkeypatch.setenv(sandbox.CHOICE, "unshare")
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    command, env = sandbox.wrap(["true"], folder, {}, Limits().sandboxed())
+    folder.rmdir()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30, check=False)
+    assert (done.returncode, done.stderr) == (125, f"hexarena sandbox: cannot bind {folder}: no such file or folder\n")
