@@ -242,10 +242,11 @@ def init(spec: dict, command: list[str]) -> None:
             raise Failed(f"bring the loopback up: {exc.strerror}") from None
     build_filesystem(spec["mounts"], spec["tmpfs_root_bytes"], spec["dev_bytes"])
     drop_privileges()
+    null = os.open("/dev/null", os.O_RDWR | os.O_CLOEXEC)
     child = os.fork()
     if child == 0:
         run(command, spec["chdir"])
-    _away_from_the_bots_pipes()
+    _away_from_the_bots_pipes(null)
     while True:
         try:
             pid, status = os.waitpid(-1, 0)
@@ -266,9 +267,8 @@ def run(command: list[str], folder: str) -> None:
         os._exit(127)
 
 
-def _away_from_the_bots_pipes() -> None:
+def _away_from_the_bots_pipes(null: int) -> None:
     """The bot's stdin and stdout are its own: a stdio bot's pipe closes when the bot closes it."""
-    null = os.open("/dev/null", os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
@@ -288,14 +288,17 @@ def main(argv: list[str]) -> None:
         if os.getppid() != spec["parent"]:  # the referee died before the signal was set
             os._exit(FAILED)
         enter_namespaces(spec["net"])
+        # opened now: the init's pivot_root moves this process's root too (one mount namespace), /dev/null with it
+        null = os.open("/dev/null", os.O_RDWR | os.O_CLOEXEC)
         child = os.fork()
         if child == 0:
+            os.close(null)
             init(spec, command)
     except Failed as exc:
         fail(str(exc))
     except OSError as exc:  # a step without a name of its own (a mount point's folder, a symlink)
         fail(f"build the sandbox: {exc}")
-    _away_from_the_bots_pipes()
+    _away_from_the_bots_pipes(null)
     while True:
         pid, status = os.waitpid(child, 0)
         if pid == child:

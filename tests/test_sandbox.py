@@ -7,6 +7,7 @@ the files the bot aimed at.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -74,6 +75,17 @@ def tree(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def daemons(marker: str) -> list[int]:
+    """The hostile daemons once double-forked: not a session leader (the processes on the way there are, for a
+    moment, with the same command line)."""
+    found = []
+    for pid in processes_with("BROKEN_PIDS", marker, "time.sleep(300)"):
+        with contextlib.suppress(OSError):  # gone since
+            if int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[3]) != pid:
+                found.append(pid)
+    return found
+
+
 @pytest.fixture
 def marked(monkeypatch, tmp_path):
     """A marker forwarded to the bots: every process they start carries it, so the test can find survivors."""
@@ -126,7 +138,8 @@ def test_double_forked_setsid_daemons_die_with_the_bot(make_referee, tmp_path, m
     record = referee.play([hostile("daemons"), RANDOM], BoardConfig(size="2x2"), game_id="daemons", seed=1)
     assert record.result.termination == "completed"
     assert said(tmp_path / "logs", "daemons", 0, "daemons") == "2 daemons started"
-    assert len(processes_with("BROKEN_PIDS", marked, "time.sleep(300)")) == 2  # running during the match
+    wait_until(lambda: len(daemons(marked)) == 2, 10)  # the bot waited for their first fork only
+    assert len(daemons(marked)) == 2  # running during the match
     referee.close()  # BYE, SIGTERM (the daemons ignore it), SIGKILL
     assert processes_with("BROKEN_PIDS", marked) == []
 
@@ -144,8 +157,9 @@ def test_daemons_die_with_a_referee_that_was_killed(tmp_path, marked, sandbox_pa
     match = subprocess.Popen(["hexarena", "match", str(HOSTILE / "daemons"), str(RANDOM.folder), "--size", "6x6",
                               "--games", "500", "--time", "1s"], env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
-    wait_until(lambda: len(processes_with("BROKEN_PIDS", marked, "time.sleep(300)")) == 2, 30)
-    assert len(processes_with("BROKEN_PIDS", marked, "time.sleep(300)")) == 2 and match.poll() is None
+    seen = []  # the count of the last look, right before the kill
+    wait_until(lambda: seen.append(len(daemons(marked))) or seen[-1] == 2, 30)
+    assert seen[-1] == 2 and match.poll() is None
     assert survivors_of_a_killed(match, "BROKEN_PIDS", marked) == []
 
 
