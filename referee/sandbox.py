@@ -99,10 +99,11 @@ _namespaces_problem: list[str | None] = []  # computed once: None if the namespa
 
 def user_namespaces() -> str | None:
     """Why ``referee/namespaces.py`` cannot make a sandbox on this machine (None: it can), tried once per process
-    with a real launch of ``true`` in a sandbox."""
+    with a real launch of ``prlimit -- true`` in a sandbox (so a missing util-linux ``prlimit`` shows here too)."""
     if not _namespaces_problem:
         limits = SandboxLimits(None, None, None, None, None, 1)
-        command = _unshare_command(_mounts(limits.tmp_mb, "/", False, None), "/", net=True) + ["true"]
+        command = _unshare_command(_mounts(limits.tmp_mb, "/", False, None), "/", net=True) + [
+            *_prlimit(limits), "--", "true"]
         try:
             done = subprocess.run(command, env=_base_environment(), stdin=subprocess.DEVNULL,
                                   capture_output=True, text=True, timeout=30, check=False)
