@@ -7,7 +7,8 @@ The paths: bubblewrap, the kernel's namespaces without it (``referee/namespaces.
 
 1. Start: a Referee launches the random bot and waits for its HELLO (process start, interpreter,
    imports, connect), ``--starts`` times each way, alternating.
-2. TURN → MOVE: random vs random on 4x4 hexagons, bots kept running, the referee's recorded
+2. Bare launch: ``true`` run to its exit in the sandbox (no interpreter, no bot): the sandbox's own cost.
+3. TURN → MOVE: random vs random on 4x4 hexagons, bots kept running, the referee's recorded
    thinking time per move (one round trip plus the bot's choice).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 from referee import sandbox
 from referee.clock import TimeControl
 from referee.local import BotSpec
+from referee.process import Limits
 from referee.record import BoardConfig
 from referee.referee import Referee
 
@@ -38,6 +41,13 @@ def start_seconds() -> float:
         begun = time.perf_counter()
         referee.start(seats)
         return time.perf_counter() - begun
+
+
+def bare_launch_seconds() -> float:
+    command, env = sandbox.wrap(["true"], ROOT, {}, Limits().sandboxed())
+    begun = time.perf_counter()
+    subprocess.run(command, env=env, cwd=ROOT, check=True)
+    return time.perf_counter() - begun
 
 
 def turn_to_move(games: int) -> list[float]:
@@ -68,6 +78,11 @@ def main() -> None:
         for path in paths:
             use(path)
             starts[path].append(start_seconds())
+    bare: dict[str, list[float]] = {path: [] for path in paths}
+    for _ in range(args.starts):
+        for path in paths:
+            use(path)
+            bare[path].append(bare_launch_seconds())
     moves = {}
     for path in paths:
         use(path)
@@ -76,10 +91,13 @@ def main() -> None:
     for path in paths:
         start = statistics.median(starts[path])
         print(f"{path:>10}: bot start to HELLO median {start * 1e3:.1f} ms ({start / base:.2f} x unconfined); "
+              f"bare launch of true {statistics.median(bare[path]) * 1e3:.1f} ms; "
               f"TURN -> MOVE median {statistics.median(moves[path]) * 1e6:.0f} µs ({len(moves[path])} moves)")
     if {"bwrap", "unshare"} <= set(paths):
         ratio = statistics.median(starts["unshare"]) / statistics.median(starts["bwrap"])
-        print(f"the kernel-namespaces path starts a bot in {ratio:.2f} x bubblewrap's time")
+        bare_ratio = statistics.median(bare["unshare"]) / statistics.median(bare["bwrap"])
+        print(f"the kernel-namespaces path starts a bot in {ratio:.2f} x bubblewrap's time "
+              f"(a bare launch: {bare_ratio:.2f} x)")
 
 
 if __name__ == "__main__":
