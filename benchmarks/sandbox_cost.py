@@ -1,17 +1,23 @@
-"""The sandbox's cost (referee/sandbox.py): bot start time and TURN → MOVE, with and without it, in one run.
+"""The sandbox's cost (referee/sandbox.py): bot start time and TURN → MOVE on each path, in one run.
 
     python3 benchmarks/sandbox_cost.py [--starts 20] [--games 100]
 
+The paths: bubblewrap, the kernel's namespaces without it (``referee/namespaces.py``, forced with
+``HEXARENA_SANDBOX=unshare``), and unconfined (``--no-sandbox``); those this machine cannot take are left out.
+
 1. Start: a Referee launches the random bot and waits for its HELLO (process start, interpreter,
    imports, connect), ``--starts`` times each way, alternating.
-2. TURN → MOVE: random vs random on 4x4 hexagons, bots kept running, the referee's recorded
+2. Bare launch: ``true`` run to its exit in the sandbox (no interpreter, no bot): the sandbox's own cost.
+3. TURN → MOVE: random vs random on 4x4 hexagons, bots kept running, the referee's recorded
    thinking time per move (one round trip plus the bot's choice).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 from referee import sandbox
 from referee.clock import TimeControl
 from referee.local import BotSpec
+from referee.process import Limits
 from referee.record import BoardConfig
 from referee.referee import Referee
 
@@ -36,6 +43,13 @@ def start_seconds() -> float:
         return time.perf_counter() - begun
 
 
+def bare_launch_seconds() -> float:
+    command, env = sandbox.wrap(["true"], ROOT, {}, Limits().sandboxed())
+    begun = time.perf_counter()
+    subprocess.run(command, env=env, cwd=ROOT, check=True)
+    return time.perf_counter() - begun
+
+
 def turn_to_move(games: int) -> list[float]:
     config = BoardConfig(size="4x4")
     with Referee(time_control=TimeControl.parse("1s")) as referee:
@@ -44,28 +58,46 @@ def turn_to_move(games: int) -> list[float]:
                 for move in referee.play([RANDOM, RANDOM], config, game_id=f"g{n}", seed=n).moves]
 
 
+def use(path: str) -> None:
+    """Sandbox this process's bots by ``path``: "bwrap", "unshare" or "unconfined"."""
+    sandbox.configure(path != "unconfined")
+    if path != "unconfined":
+        os.environ[sandbox.CHOICE] = path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--starts", type=int, default=20)
     parser.add_argument("--games", type=int, default=100)
     args = parser.parse_args()
-    print(f"sandbox: {sandbox.describe()}")
-    starts: dict[bool, list[float]] = {True: [], False: []}
+    paths = [p for p in ("bwrap", "unshare") if (p == "bwrap" and sandbox.bwrap()) or
+             (p == "unshare" and sandbox.user_namespaces() is None)] + ["unconfined"]
+    print(f"sandbox by default: {sandbox.describe()}; measured: {', '.join(paths)}")
+    starts: dict[str, list[float]] = {path: [] for path in paths}
     for _ in range(args.starts):
-        for enabled in (True, False):
-            sandbox.configure(enabled)
-            starts[enabled].append(start_seconds())
+        for path in paths:
+            use(path)
+            starts[path].append(start_seconds())
+    bare: dict[str, list[float]] = {path: [] for path in paths}
+    for _ in range(args.starts):
+        for path in paths:
+            use(path)
+            bare[path].append(bare_launch_seconds())
     moves = {}
-    for enabled in (True, False):
-        sandbox.configure(enabled)
-        moves[enabled] = turn_to_move(args.games)
-    sandbox.configure(True)
-    for enabled, label in ((True, "sandboxed"), (False, "unconfined")):
-        print(f"{label:>10}: bot start to HELLO median {statistics.median(starts[enabled]) * 1e3:.1f} ms; "
-              f"TURN -> MOVE median {statistics.median(moves[enabled]) * 1e6:.0f} µs "
-              f"({len(moves[enabled])} moves)")
-    extra = statistics.median(starts[True]) - statistics.median(starts[False])
-    print(f"the sandbox adds {extra * 1e3:.1f} ms to a bot's start")
+    for path in paths:
+        use(path)
+        moves[path] = turn_to_move(args.games)
+    base = statistics.median(starts["unconfined"])
+    for path in paths:
+        start = statistics.median(starts[path])
+        print(f"{path:>10}: bot start to HELLO median {start * 1e3:.1f} ms ({start / base:.2f} x unconfined); "
+              f"bare launch of true {statistics.median(bare[path]) * 1e3:.1f} ms; "
+              f"TURN -> MOVE median {statistics.median(moves[path]) * 1e6:.0f} µs ({len(moves[path])} moves)")
+    if {"bwrap", "unshare"} <= set(paths):
+        ratio = statistics.median(starts["unshare"]) / statistics.median(starts["bwrap"])
+        bare_ratio = statistics.median(bare["unshare"]) / statistics.median(bare["bwrap"])
+        print(f"the kernel-namespaces path starts a bot in {ratio:.2f} x bubblewrap's time "
+              f"(a bare launch: {bare_ratio:.2f} x)")
 
 
 if __name__ == "__main__":

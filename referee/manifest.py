@@ -3,7 +3,8 @@
     name = "greedy"                     # a safe identifier: a-z, 0-9, '-' and '_', 1–40 characters
     command = ["python3", "bot.py"]     # run in the bot's folder, as a list of arguments
     build = ["make"]                    # optional, run once in the folder before the first game
-    transport = "zmq"                   # "zmq" (the bot speaks ZeroMQ) or "stdio" (hexarena relays)
+    transport = "zmq"                   # "zmq" (ZeroMQ over ipc://), "tcp" (ZeroMQ over loopback tcp://,
+                                        # for implementations without ipc) or "stdio" (hexarena relays)
     language = "python"
     author = "..."                      # informational: a name's owner is who submitted it first
     description = "..."
@@ -43,7 +44,7 @@ class Manifest(BaseModel):
         return value
     command: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1)
     build: list[str] | None = None
-    transport: Literal["zmq", "stdio"] = "zmq"
+    transport: Literal["zmq", "tcp", "stdio"] = "zmq"
     language: str = ""
     author: str = ""
     description: str = ""

@@ -115,7 +115,7 @@ class BotProcess:
         limits = limits.within(manifest.limits)
         stdio = manifest.transport == "stdio"
         command, full_env = sandbox.wrap(command, folder, bot_environment(env), limits.sandboxed(),
-                                         endpoint=env.get("HEXARENA_ENDPOINT"))
+                                         endpoint=env.get("HEXARENA_ENDPOINT"), tcp=manifest.transport == "tcp")
         if not sandbox.enabled():
             command = _DIE_WITH_REFEREE + command
         popen = subprocess.Popen(
@@ -266,7 +266,7 @@ class BotProcess:
         if self._namespace is None and sandbox.enabled():  # before the sandbox dies and its pid 1 is reparented
             self._namespace = next((ns for pid in children(self.pid) if (ns := pid_namespace(pid)) != _OWN), "")
         inside = namespace_members(self._namespace) if self._namespace and sig == signal.SIGTERM else []
-        for pid in inside:  # the namespace's pid 1 (bwrap's) has no handler: only the bot's processes hear it
+        for pid in inside:  # the namespace's pid 1 (bwrap's, namespaces.py's) has no handler: only the bot's processes hear it
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, sig)
         if not inside:

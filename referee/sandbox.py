@@ -1,4 +1,4 @@
-"""The sandbox every bot process, build step and conformance check runs in (bubblewrap).
+"""The sandbox every bot process, build step and conformance check runs in (bubblewrap, or the kernel's namespaces).
 
     command = wrap(["python3", "bot.py"], folder, env, limits, endpoint=endpoint)   # bwrap … -- prlimit … -- cmd
     configure(enabled=False)     # the organiser's --no-sandbox: bots run unconfined (warned every run)
@@ -8,7 +8,7 @@ The contract (docs/security.md has the threat model):
 * namespaces of its own: user (uid/gid 65534 inside, no capabilities), pid (``/proc`` shows only
   the sandbox's processes), mount, ipc, uts, cgroup and network (no network at all; an ``ipc://``
   referee socket is bound in at its own path, a unix socket crosses the network namespace);
-  ``--die-with-parent`` and pid 1 of the namespace: when the sandbox's outer process dies, every
+  the parent-death signal and pid 1 of the namespace: when the sandbox's outer process dies, every
   process inside dies with it, ``setsid`` or not;
 * a filesystem of its own: the bot's folder read-only (a build's folder writable), ``/usr`` and
   the system's library folders, a few files of ``/etc``, the Python interpreter's prefix and the
@@ -20,31 +20,44 @@ The contract (docs/security.md has the threat model):
   forwards, ``referee/process.py``) plus PATH, HOME=/tmp and the locale;
 * limits set by ``prlimit`` inside the sandbox before it execs the bot (no race): address space
   per process, processes (RLIMIT_NPROC counts the private uid's processes, so the whole bot),
-  open files, CPU seconds, file size, no core dumps.
+  open files, CPU seconds, file size, no core dumps;
+* a bot whose manifest says ``transport = "tcp"`` gets ``tcp://127.0.0.1:PORT`` from the relay
+  (``referee/relay.py``) that runs inside its sandbox, in its network namespace.
 
-Where bwrap is missing, ``wrap`` raises ``SandboxMissing`` (a ConfigError: one line, how to
-install it) unless the organiser turned the sandbox off.
+Two paths build the same sandbox from one list of mounts (``_mounts``): bubblewrap (``bwrap``) where it
+is installed, else the kernel's namespaces through ``referee/namespaces.py`` (system calls from
+Python: a machine with only python3 and pip). ``HEXARENA_SANDBOX=bwrap|unshare`` in the organiser's
+environment forces one (tests, benchmarks); a bot's environment never carries it unless forwarded,
+and the choice is made here, by the referee, whatever a bot's is. Where neither works, ``wrap``
+raises ``SandboxMissing`` (a ConfigError: one line, how to install bubblewrap) unless the organiser
+turned the sandbox off.
 """
 
 from __future__ import annotations
 
 import errno
+import marshal
 import os
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from protocol.errors import ConfigError
+from referee import namespaces, relay
 
 INSTALL = "apt-get install bubblewrap"
-UID = 65534  # nobody, inside the sandbox's own user namespace
+UID = namespaces.UID  # nobody, inside the sandbox's own user namespace
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates", "localtime",
        "passwd", "group", "nsswitch.conf", "mime.types")
 PACKAGES = ("protocol", "bots", "zmq", "pyzmq.libs")  # what Python bots import, bound at their own paths
 LOCALE = ("LANG", "LANGUAGE", "TZ")
 SHARE = "HEXARENA_SANDBOX_SHARE"
+CHOICE = "HEXARENA_SANDBOX"  # "bwrap" or "unshare": the organiser forces a path; unset: bwrap where installed
+PATHS = ("bwrap", "unshare")
+MiB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -77,53 +90,125 @@ def enabled() -> bool:
 
 
 def bwrap() -> str | None:
-    return shutil.which("bwrap") or next((p for p in ("/usr/bin/bwrap",) if os.access(p, os.X_OK)), None)
+    """bubblewrap on the organiser's PATH."""
+    return shutil.which("bwrap")
+
+
+_namespaces_problem: list[str | None] = []  # computed once: None if the namespaces path works here
+
+
+def user_namespaces() -> str | None:
+    """Why ``referee/namespaces.py`` cannot make a sandbox on this machine (None: it can), tried once per process
+    with a real launch of ``prlimit -- true`` in a sandbox (so a missing util-linux ``prlimit`` shows here too)."""
+    if not _namespaces_problem:
+        limits = SandboxLimits(None, None, None, None, None, 1)
+        command = _unshare_command(_mounts(limits.tmp_mb, "/", False, None), "/", net=True) + [
+            *_prlimit(limits), "--", "true"]
+        try:
+            done = subprocess.run(command, env=_base_environment(), stdin=subprocess.DEVNULL,
+                                  capture_output=True, text=True, timeout=30, check=False)
+            lines = done.stderr.strip().splitlines()
+            _namespaces_problem.append(None if done.returncode == 0 else
+                                       (lines[-1] if lines else f"exit status {done.returncode}"))
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            _namespaces_problem.append(str(exc))
+    return _namespaces_problem[0]
+
+
+def path() -> str | None:
+    """The path this process's sandboxes take: "bwrap", "unshare", or None (neither can be made here)."""
+    forced = os.environ.get(CHOICE, "")
+    if forced not in ("", *PATHS):
+        raise ConfigError(f"{CHOICE}={forced!r}: not a sandbox path; allowed: bwrap, unshare (or unset: "
+                          "bubblewrap where it is installed, else the kernel's namespaces)")
+    if forced == "bwrap" or (not forced and bwrap() is not None):
+        return "bwrap" if bwrap() is not None else None
+    return "unshare" if user_namespaces() is None else None
 
 
 def describe() -> str:
-    """Which path this process takes: for the CLI's warning and the docs' measurements."""
+    """Which path this process takes: for doctor, the demo, the CLI's warning and the docs' measurements."""
     if not _enabled:
         return "none (--no-sandbox: bots run unconfined, with the organiser's rights)"
-    return f"bubblewrap ({bwrap()})" if bwrap() else f"none available (install it: {INSTALL})"
+    chosen = path()
+    if chosen == "bwrap":
+        return f"bubblewrap ({bwrap()})"
+    if chosen == "unshare":
+        return "kernel namespaces (referee/namespaces.py: no bubblewrap needed)"
+    return f"none available ({_missing()})"
 
 
-def require() -> None:
-    """Raise SandboxMissing if bots are to be sandboxed and cannot be."""
-    if _enabled and bwrap() is None:
-        raise SandboxMissing(f"cannot sandbox bots: bubblewrap (bwrap) is not installed; install it "
-                             f"({INSTALL}) or pass --no-sandbox to run bots unconfined")
+def _missing() -> str:
+    if os.environ.get(CHOICE) == "bwrap":
+        return f"{CHOICE}=bwrap, and bubblewrap (bwrap) is not installed"
+    return f"bubblewrap (bwrap) is not installed, and user namespaces do not work here: {user_namespaces()}"
+
+
+def require() -> str | None:
+    """The path bots are sandboxed by (None with the sandbox off); SandboxMissing if they are to be and cannot be."""
+    if not _enabled:
+        return None
+    chosen = path()
+    if chosen is None:
+        raise SandboxMissing(f"cannot sandbox bots: {_missing()}; install bubblewrap ({INSTALL}) "
+                             f"or pass --no-sandbox to run bots unconfined")
+    return chosen
 
 
 def wrap(command: list[str], folder: Path, env: dict[str, str], limits: SandboxLimits, *,
-         writable: bool = False, endpoint: str | None = None) -> tuple[list[str], dict[str, str]]:
+         writable: bool = False, endpoint: str | None = None, tcp: bool = False) -> tuple[list[str], dict[str, str]]:
     """``command`` (run in ``folder``) as a sandboxed command line, and the environment to start it with.
 
-    With the sandbox off, the command and environment are returned unchanged. A program that is
-    not there raises FileNotFoundError here, as a launch outside the sandbox would (inside, the
-    failed exec would be an exit status).
+    ``tcp``: the bot is given a loopback tcp endpoint, relayed to the referee's ``ipc://`` one
+    (``referee/relay.py``, in the sandbox's network namespace; unconfined, on the host's loopback).
+    With the sandbox off, the command and environment are returned unchanged but for the relay. A
+    program that is not there raises FileNotFoundError here, as a launch outside the sandbox would
+    (inside, the failed exec would be an exit status).
     """
-    if not _enabled:
+    socket = endpoint.removeprefix("ipc://") if endpoint is not None and endpoint.startswith("ipc://") else None
+    if tcp and socket is not None:
+        command = relay.command(sys.executable, socket) + command
+    chosen = require()
+    if chosen is None:
         return command, env
-    require()
     folder = str(Path(folder).resolve())
     env = {**_base_environment(), **env}
     program = command[0] if "/" in command[0] else shutil.which(command[0], path=env["PATH"])
     if program is None or not os.access(os.path.join(folder, program), os.X_OK):
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command[0])
-    args = [bwrap(), "--unshare-all", "--unshare-user", "--uid", str(UID), "--gid", str(UID),
-            "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--hostname", "bot", "--clearenv"]
+    mounts = _mounts(limits.tmp_mb, folder, writable, socket)
+    net = endpoint is None or socket is not None  # a tcp endpoint for a local bot (tests only): the host's network
+    if chosen == "bwrap":
+        args = _bwrap_command(mounts, folder, env, net)
+    else:
+        args = _unshare_command(mounts, folder, net)
+    return args + [*_prlimit(limits), "--", *command], env
+
+
+def _bwrap_command(mounts: list[tuple], folder: str, env: dict[str, str], net: bool) -> list[str]:
+    args = [bwrap(), *(["--unshare-all"] if net else ["--unshare-pid", "--unshare-ipc", "--unshare-uts",
+                                                     "--unshare-cgroup-try"]),
+            "--unshare-user", "--uid", str(UID), "--gid", str(UID), "--cap-drop", "ALL", "--die-with-parent",
+            "--new-session", "--hostname", "bot", "--clearenv"]
     for name, value in env.items():
         args += ["--setenv", name, value]
-    args += _filesystem(limits.tmp_mb)
-    args += ["--bind" if writable else "--ro-bind", folder, folder, "--chdir", folder]
-    if endpoint is not None and endpoint.startswith("ipc://"):
-        socket = endpoint.removeprefix("ipc://")
-        args += ["--bind", socket, socket]  # the socket itself, not its folder: it cannot be unlinked
-    elif endpoint is not None:  # a tcp endpoint for a local bot: the organiser's choice, the host's network
-        args.remove("--unshare-all")
-        args[1:1] = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-    args += ["--remount-ro", "/"]  # the folders made for the mount points stay read-only; /tmp is its own mount
-    return args + ["--", *_prlimit(limits), "--", *command], env
+    for op, *operands in mounts:
+        if op == "tmpfs":
+            args += ["--size", str(operands[1]), "--tmpfs", operands[0]]
+        else:
+            args += [f"--{op}", *operands]
+    # the folders made for the mount points stay read-only; /tmp is its own mount
+    return args + ["--chdir", folder, "--remount-ro", "/", "--"]
+
+
+def _unshare_command(mounts: list[tuple], folder: str, net: bool) -> list[str]:
+    """``referee/namespaces.py`` run by this interpreter, isolated (no site, no PYTHON* variables)."""
+    resolved = [[op, os.path.realpath(operands[0]), *operands[1:]] if op.endswith("bind") else [op, *operands]
+                for op, *operands in mounts]
+    tmp = next(operands[1] for op, *operands in mounts if op == "tmpfs")
+    spec = {"mounts": resolved, "chdir": folder, "hostname": "bot", "net": net, "tmpfs_root_bytes": MiB,
+            "dev_bytes": tmp, "parent": os.getpid()}
+    return [sys.executable, "-I", "-S", namespaces.__file__, marshal.dumps(spec).hex(), "--"]
 
 
 def _base_environment() -> dict[str, str]:
@@ -133,21 +218,23 @@ def _base_environment() -> dict[str, str]:
     return env
 
 
-def _filesystem(tmp_mb: int) -> list[str]:
-    args = []
+def _mounts(tmp_mb: int, folder: str, writable: bool, socket: str | None) -> list[tuple]:
+    """The sandbox's filesystem in the order it is made: ``(op, operands...)`` as bwrap's options name them."""
+    ops: list[tuple] = []
     for top in SYSTEM:
         if os.path.islink(top):
-            args += ["--symlink", os.readlink(top), top]
+            ops.append(("symlink", os.readlink(top), top))
         elif os.path.isdir(top):
-            args += ["--ro-bind", top, top]
-    for name in ETC:
-        if os.path.exists(f"/etc/{name}"):
-            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+            ops.append(("ro-bind", top, top))
+    ops += [("ro-bind", f"/etc/{name}", f"/etc/{name}") for name in ETC if os.path.exists(f"/etc/{name}")]
+    ops += [("proc", "/proc"), ("dev", "/dev"), ("tmpfs", "/tmp", tmp_mb * MiB)]
     shared = [os.path.realpath(p) for p in os.environ.get(SHARE, "").split(":") if p and os.path.isdir(p)]
-    for path in _runtime_folders() + shared:
-        args += ["--ro-bind", path, path]
-    return args
+    ops += [("ro-bind", path, path) for path in _runtime_folders() + shared]
+    if folder != "/":  # "/": the probe, which needs no folder of its own
+        ops.append(("bind" if writable else "ro-bind", folder, folder))
+    if socket is not None:
+        ops.append(("bind", socket, socket))  # the socket itself, not its folder: it cannot be unlinked
+    return ops
 
 
 _runtime: list[str] | None = None

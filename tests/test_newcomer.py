@@ -194,8 +194,12 @@ def test_the_demo_runs_its_reference_bots_where_no_sandbox_can_be_made_but_nothi
 
     monkeypatch.setattr(sandbox, "bwrap", lambda: None)  # a fresh machine: python3 and pip, no bubblewrap
     monkeypatch.setattr(sandbox, "_enabled", True)  # restored after the test, whatever fails: later tests sandbox
+    monkeypatch.delenv(sandbox.CHOICE, raising=False)
     home = tmp_path / "home"
-    assert demo_without_sandbox(home) is True and not sandbox.enabled()
+    if sandbox.user_namespaces() is None:  # the kernel's namespaces sandbox the demo without bubblewrap
+        assert demo_without_sandbox(home) is False and sandbox.enabled() and sandbox.path() == "unshare"
+    monkeypatch.setattr(sandbox, "user_namespaces", lambda: "unshare the user namespace: Operation not permitted")
+    assert demo_without_sandbox(home) is True and not sandbox.enabled()  # neither path: unconfined, warned
     mine = tmp_path / "mine"
     shutil.copytree(ROOT / "bots" / "random", mine)
     (mine / "bot.toml").write_text((mine / "bot.toml").read_text().replace('name = "random"', 'name = "mine"'))

@@ -7,6 +7,7 @@ the files the bot aimed at.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -15,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -33,7 +35,28 @@ from referee.record import BoardConfig
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 RANDOM = BotSpec("random", BOTS / "random")
 
-pytestmark = pytest.mark.skipif(sandbox.bwrap() is None, reason="needs bubblewrap (apt-get install bubblewrap)")
+
+
+def _unavailable(path: str) -> str | None:
+    if path == "bwrap":
+        return None if sandbox.bwrap() is not None else "needs bubblewrap (apt-get install bubblewrap)"
+    problem = sandbox.user_namespaces()
+    return None if problem is None else f"user namespaces do not work here: {problem}"
+
+
+@pytest.fixture(params=sandbox.PATHS)
+def sandbox_path(request, monkeypatch) -> str:
+    """Each attack on both paths: bubblewrap, and the kernel's namespaces without it (``HEXARENA_SANDBOX``)."""
+    if (why := _unavailable(request.param)) is not None:
+        pytest.skip(why)
+    monkeypatch.setenv(sandbox.CHOICE, request.param)
+    return request.param
+
+
+@pytest.fixture
+def any_sandbox():
+    if sandbox.path() is None:
+        pytest.skip("no sandbox can be made on this machine")
 
 
 def hostile(attack: str) -> BotSpec:
@@ -52,6 +75,17 @@ def tree(folder: Path) -> dict[str, str]:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def daemons(marker: str) -> list[int]:
+    """The hostile daemons once double-forked: not a session leader (the processes on the way there are, for a
+    moment, with the same command line)."""
+    found = []
+    for pid in processes_with("BROKEN_PIDS", marker, "time.sleep(300)"):
+        with contextlib.suppress(OSError):  # gone since
+            if int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[3]) != pid:
+                found.append(pid)
+    return found
+
+
 @pytest.fixture
 def marked(monkeypatch, tmp_path):
     """A marker forwarded to the bots: every process they start carries it, so the test can find survivors."""
@@ -60,7 +94,8 @@ def marked(monkeypatch, tmp_path):
     return marker
 
 
-def test_the_opponents_token_and_the_referees_environment_are_out_of_reach(make_referee, tmp_path, monkeypatch):
+def test_the_opponents_token_and_the_referees_environment_are_out_of_reach(make_referee, tmp_path, monkeypatch,
+                                                                           sandbox_path):
     monkeypatch.setenv("HOSTILE_SECRET", "cloud-key")
     referee = make_referee()
     record = referee.play([hostile("steal"), RANDOM], BoardConfig(size="2x2"), game_id="steal", seed=1)
@@ -69,7 +104,8 @@ def test_the_opponents_token_and_the_referees_environment_are_out_of_reach(make_
     assert said(tmp_path / "logs", "steal", 0, "steal") == "0 foreign tokens; referee secret not visible; 2 processes visible"
 
 
-def test_the_workspace_the_registry_other_bots_and_root_are_out_of_reach(make_referee, tmp_path, monkeypatch):
+def test_the_workspace_the_registry_other_bots_and_root_are_out_of_reach(make_referee, tmp_path, monkeypatch,
+                                                                         sandbox_path):
     ws = Workspace(tmp_path / "home")
     registry.ensure_reference_bots(ws)
     greedy = registry.resolve(ws, "greedy")
@@ -97,17 +133,18 @@ def test_the_workspace_the_registry_other_bots_and_root_are_out_of_reach(make_re
     assert registry.resolve(ws, "greedy").folder == greedy.folder  # still verifies
 
 
-def test_double_forked_setsid_daemons_die_with_the_bot(make_referee, tmp_path, marked):
+def test_double_forked_setsid_daemons_die_with_the_bot(make_referee, tmp_path, marked, sandbox_path):
     referee = make_referee()
     record = referee.play([hostile("daemons"), RANDOM], BoardConfig(size="2x2"), game_id="daemons", seed=1)
     assert record.result.termination == "completed"
     assert said(tmp_path / "logs", "daemons", 0, "daemons") == "2 daemons started"
-    assert len(processes_with("BROKEN_PIDS", marked, "time.sleep(300)")) == 2  # running during the match
+    wait_until(lambda: len(daemons(marked)) == 2, 10)  # the bot waited for their first fork only
+    assert len(daemons(marked)) == 2  # running during the match
     referee.close()  # BYE, SIGTERM (the daemons ignore it), SIGKILL
     assert processes_with("BROKEN_PIDS", marked) == []
 
 
-def test_daemons_of_a_bot_stopped_for_a_fault_die_by_the_end_of_the_game(make_referee, tmp_path, marked):
+def test_daemons_of_a_bot_stopped_for_a_fault_die_by_the_end_of_the_game(make_referee, tmp_path, marked, sandbox_path):
     referee = make_referee(time_control=TimeControl.parse("300ms,startup=10s"))
     record = referee.play([hostile("daemons"), RANDOM], BoardConfig(size="2x2"), game_id="fault-d", seed=1)
     assert (record.result.termination, record.result.offender) == ("timeout", 0)
@@ -115,17 +152,18 @@ def test_daemons_of_a_bot_stopped_for_a_fault_die_by_the_end_of_the_game(make_re
     assert processes_with("BROKEN_PIDS", marked, "time.sleep(300)") == []
 
 
-def test_daemons_die_with_a_referee_that_was_killed(tmp_path, marked):
+def test_daemons_die_with_a_referee_that_was_killed(tmp_path, marked, sandbox_path):
     env = {**os.environ, "HEXARENA_HOME": str(tmp_path / "home")}
     match = subprocess.Popen(["hexarena", "match", str(HOSTILE / "daemons"), str(RANDOM.folder), "--size", "6x6",
                               "--games", "500", "--time", "1s"], env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
-    wait_until(lambda: len(processes_with("BROKEN_PIDS", marked, "time.sleep(300)")) == 2, 30)
-    assert len(processes_with("BROKEN_PIDS", marked, "time.sleep(300)")) == 2 and match.poll() is None
+    seen = []  # the count of the last look, right before the kill
+    wait_until(lambda: seen.append(len(daemons(marked))) or seen[-1] == 2, 30)
+    assert seen[-1] == 2 and match.poll() is None
     assert survivors_of_a_killed(match, "BROKEN_PIDS", marked) == []
 
 
-def test_memory_is_limited_per_process_and_processes_are_counted(make_referee, tmp_path, monkeypatch):
+def test_memory_is_limited_per_process_and_processes_are_counted(make_referee, tmp_path, monkeypatch, sandbox_path):
     """No writable cgroup v2 on these machines: the bound is memory_mb per process, times ``processes``."""
     monkeypatch.setenv("HOSTILE_MB", "256")
     monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_MB")
@@ -135,7 +173,8 @@ def test_memory_is_limited_per_process_and_processes_are_counted(make_referee, t
     assert said(tmp_path / "logs", "memory", 0, "memory") == "one child over the limit refused; two under it ok ok"
 
 
-def test_a_connection_flood_is_bounded_by_the_bots_limits_and_the_referee_plays_on(make_referee, tmp_path):
+def test_a_connection_flood_is_bounded_by_the_bots_limits_and_the_referee_plays_on(make_referee, tmp_path,
+                                                                                   sandbox_path):
     referee = make_referee()
     record = referee.play([hostile("flood"), RANDOM], BoardConfig(size="2x2"), game_id="flood", seed=1)
     assert record.result.termination == "completed"
@@ -146,21 +185,22 @@ def test_a_connection_flood_is_bounded_by_the_bots_limits_and_the_referee_plays_
     assert again.result.termination == "completed"
 
 
-def test_no_network_but_the_referees_socket(make_referee, tmp_path, monkeypatch):
+@pytest.mark.parametrize("attack", ["tcp", "tcp_transport"])  # the second is itself on the tcp transport (its relay)
+def test_no_network_but_the_referees_socket(make_referee, tmp_path, monkeypatch, sandbox_path, attack):
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(0.2)
     monkeypatch.setenv("HOSTILE_PORT", str(listener.getsockname()[1]))
     monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_PORT")
-    record = make_referee().play([hostile("tcp"), RANDOM], BoardConfig(size="2x2"), game_id="tcp", seed=1)
+    record = make_referee().play([hostile(attack), RANDOM], BoardConfig(size="2x2"), game_id="tcp", seed=1)
     assert record.result.termination == "completed"
     # its own network namespace: its loopback is its own, with nobody listening
-    assert said(tmp_path / "logs", "tcp", 0, "tcp") == "loopback denied (Connection refused)"
+    assert said(tmp_path / "logs", "tcp", 0, attack) == "loopback denied (Connection refused)"
     with pytest.raises(TimeoutError):
         listener.accept()
     listener.close()
 
 
-def test_a_build_writes_only_its_folder_and_leaves_no_daemon(tmp_path, monkeypatch, marked):
+def test_a_build_writes_only_its_folder_and_leaves_no_daemon(tmp_path, monkeypatch, marked, sandbox_path):
     ws = Workspace(tmp_path / "home")
     folder = tmp_path / "src" / "build_escape"
     shutil.copytree(HOSTILE / "build_escape", folder)
@@ -178,7 +218,7 @@ def test_a_build_writes_only_its_folder_and_leaves_no_daemon(tmp_path, monkeypat
     assert processes_with("BROKEN_PIDS", marked) == []  # the daemon died with its build's sandbox
 
 
-def test_an_impostor_cannot_take_a_reference_bots_name(tmp_path, capsys):
+def test_an_impostor_cannot_take_a_reference_bots_name(tmp_path, capsys, any_sandbox):
     from hexarena.cli import main
 
     ws = Workspace(tmp_path / "home")
@@ -194,7 +234,7 @@ def test_an_impostor_cannot_take_a_reference_bots_name(tmp_path, capsys):
     assert [v.hash for v in registry.bot_history(ws, "greedy")] == [greedy]
 
 
-def test_a_tampered_snapshot_is_refused_by_name(tmp_path, capsys):
+def test_a_tampered_snapshot_is_refused_by_name(tmp_path, capsys, any_sandbox):
     from hexarena.cli import main
 
     ws = Workspace(tmp_path / "home")
@@ -213,7 +253,7 @@ def test_a_tampered_snapshot_is_refused_by_name(tmp_path, capsys):
     assert exit_.value.code == 2 and err.count("\n") == 1 and "registry snapshot random@" in err
 
 
-def test_an_unauthenticated_flood_neither_stalls_the_game_nor_floods_the_log(make_referee, caplog):
+def test_an_unauthenticated_flood_neither_stalls_the_game_nor_floods_the_log(make_referee, caplog, sandbox_path):
     referee = make_referee()
     records, slowest = [], 0.0
     with caplog.at_level(logging.WARNING, logger="hexarena.referee.transport"):
@@ -230,7 +270,7 @@ def test_an_unauthenticated_flood_neither_stalls_the_game_nor_floods_the_log(mak
     assert 1 <= len(warnings) <= 2  # one line per 5 s at most
 
 
-def test_a_stdio_flood_without_newlines_is_bounded(make_referee):
+def test_a_stdio_flood_without_newlines_is_bounded(make_referee, sandbox_path):
     def rss_mb() -> float:
         return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
@@ -245,12 +285,48 @@ def test_a_stdio_flood_without_newlines_is_bounded(make_referee):
 
 def test_no_sandbox_is_refused_with_how_to_install_it(monkeypatch, tmp_path):
     monkeypatch.setattr(sandbox, "bwrap", lambda: None)
-    with pytest.raises(sandbox.SandboxMissing, match=r"^cannot sandbox bots: bubblewrap \(bwrap\) is not installed; "
-                                                     r"install it \(apt-get install bubblewrap\) or pass --no-sandbox"):
+    monkeypatch.setattr(sandbox, "user_namespaces", lambda: "unshare the user namespace: Operation not permitted")
+    with pytest.raises(sandbox.SandboxMissing) as refused:
+        sandbox.wrap(["true"], tmp_path, {}, Limits().sandboxed())
+    assert str(refused.value) == (
+        "cannot sandbox bots: bubblewrap (bwrap) is not installed, and user namespaces do not work here: unshare the "
+        "user namespace: Operation not permitted; install bubblewrap (apt-get install bubblewrap) or pass --no-sandbox "
+        "to run bots unconfined")
+    monkeypatch.setenv(sandbox.CHOICE, "bwrap")  # forced, and missing: no quiet fallback
+    monkeypatch.setattr(sandbox, "user_namespaces", lambda: None)
+    with pytest.raises(sandbox.SandboxMissing, match=r"^cannot sandbox bots: HEXARENA_SANDBOX=bwrap, and bubblewrap "):
         sandbox.wrap(["true"], tmp_path, {}, Limits().sandboxed())
 
 
-def test_no_sandbox_on_the_command_line_warns_and_runs_unconfined(tmp_path):
+def test_without_bubblewrap_the_kernels_namespaces_sandbox_the_bots(tmp_path):
+    """A fresh machine: bwrap is not on PATH (only the virtualenv's folder is), so the other path is taken."""
+    if sandbox.user_namespaces() is not None:
+        pytest.skip(f"user namespaces do not work here: {sandbox.user_namespaces()}")
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable), "HEXARENA_HOME": str(tmp_path / "home"),
+           "HEXARENA_PASS_ENV": "", "HOSTILE_SECRET": "cloud-key"}  # not forwarded
+    env.pop(sandbox.CHOICE, None)
+    hexarena = [os.path.join(os.path.dirname(sys.executable), "hexarena")]
+    doctor = subprocess.run([*hexarena, "doctor"], env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert doctor.stdout.splitlines()[0] == "sandbox: kernel namespaces (referee/namespaces.py: no bubblewrap needed)"
+    match = subprocess.run([*hexarena, "match", str(HOSTILE / "steal"), str(RANDOM.folder), "--size", "2x2", "--games",
+                            "1", "--logs", str(tmp_path / "logs")], env=env, capture_output=True, text=True,
+                           timeout=120, check=False)
+    assert match.returncode == 0, match.stderr
+    assert "warning" not in match.stderr  # sandboxed: no --no-sandbox warning
+    log = next((tmp_path / "logs").glob("*.seat0.*.log")).read_text()
+    assert "hostile steal: 0 foreign tokens; referee secret not visible; 2 processes visible" in log
+
+
+def test_a_forced_path_must_be_one_of_the_two(tmp_path):
+    done = subprocess.run(["hexarena", "match", str(RANDOM.folder), str(RANDOM.folder), "--size", "1x1"],
+                          env={**os.environ, sandbox.CHOICE: "firejail", "HEXARENA_HOME": str(tmp_path / "home")},
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert done.stderr == ("hexarena: error: HEXARENA_SANDBOX='firejail': not a sandbox path; allowed: bwrap, unshare "
+                           "(or unset: bubblewrap where it is installed, else the kernel's namespaces)\n")
+
+
+def test_no_sandbox_on_the_command_line_warns_and_runs_unconfined(tmp_path, any_sandbox):
     done = subprocess.run(["hexarena", "match", str(RANDOM.folder), str(BOTS / "greedy"), "--size", "1x1", "--games",
                            "1", "--no-sandbox"], check=False, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "HEXARENA_HOME": str(tmp_path / "home"), "PATH": os.environ["PATH"]})
@@ -258,7 +334,7 @@ def test_no_sandbox_on_the_command_line_warns_and_runs_unconfined(tmp_path):
     assert done.stderr.startswith("hexarena: warning: the sandbox is off (--no-sandbox): bots run unconfined")
 
 
-def test_sigterm_reaches_the_bot_inside_its_sandbox(tmp_path):
+def test_sigterm_reaches_the_bot_inside_its_sandbox(tmp_path, sandbox_path):
     """Polite then firm: the bot hears SIGTERM and may finish (its sandbox's outer process is not killed by it)."""
     from referee.manifest import Manifest
     from referee.process import BotProcess
@@ -272,3 +348,32 @@ def test_sigterm_reaches_the_bot_inside_its_sandbox(tmp_path):
     process.kill_all()
     process.close()
     assert process.returncode == 0 and process.stderr_tail.decode().endswith("finishing\n")
+
+
+def test_limits_hold_from_the_bots_first_instruction(tmp_path, sandbox_path):
+    """No race with the launch: what a bot's first command reads of its limits (and a child forked at once) is set."""
+    from referee.manifest import Manifest
+    from referee.process import BotProcess
+
+    script = "echo $(ulimit -v) $(ulimit -p) $(ulimit -n) $(ulimit -c) $(sh -c 'ulimit -v') >&2"  # dash: -p processes
+    limits = Limits(memory_mb=300, processes=9, open_files=33)
+    for _ in range(3):
+        process = BotProcess.start(tmp_path, Manifest(name="limits", command=["sh", "-c", script]), {}, limits)
+        wait_until(process.exited, 10)
+        process.drain()
+        process.kill_all()
+        process.close()
+        assert process.stderr_tail.decode() == f"{300 * 1024} 9 33 0 {300 * 1024}\n"
+
+
+def test_a_sandbox_that_cannot_be_made_is_one_line_in_the_bots_log(tmp_path, monkeypatch):
+    """The namespaces path: a folder to bind that is gone by the launch is the launcher's one line, exit 125."""
+    if (why := _unavailable("unshare")) is not None:
+        pytest.skip(why)
+    monkeypatch.setenv(sandbox.CHOICE, "unshare")
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    command, env = sandbox.wrap(["true"], folder, {}, Limits().sandboxed())
+    folder.rmdir()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30, check=False)
+    assert (done.returncode, done.stderr) == (125, f"hexarena sandbox: cannot bind {folder}: no such file or folder\n")

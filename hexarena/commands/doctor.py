@@ -15,12 +15,14 @@ def doctor(
     salvage: Annotated[Path | None, typer.Option(help="copy every intact league and game into this new workspace",
                                                  show_default=False)] = None,
 ) -> None:
-    """Check the workspace database (pages, schema, every league definition and game record); exit 1 if damaged.
+    """Say which sandbox bots run in here; check the workspace database (pages, schema, every league definition and
+    game record); exit 1 if damaged.
     With --salvage, copy what is intact into a new workspace (exit 0 once copied)."""
     from leagues import doctor as examine
     from leagues.workspace import default_home
 
     home = home if home is not None else default_home()
+    print(f"sandbox: {examine.sandbox_path()}")
     if salvage is not None:
         report, copied = examine.salvage(home, salvage)
     else:

@@ -105,28 +105,33 @@ def demo(
     from leagues.config import load_league
     from leagues.output import check_out_folder
     from leagues.publish import publish
+    from referee import sandbox
 
     league = load_league(DEMO)
     choose(no_sandbox or demo_without_sandbox(home),
-           "--no-sandbox" if no_sandbox else "no sandbox on this machine, and the demo plays only hexarena's own "
-           "reference bots; install bubblewrap (apt-get install bubblewrap) to sandbox them")
+           "--no-sandbox" if no_sandbox else "no sandbox on this machine (no bubblewrap, no user namespaces), and the "
+           "demo plays only hexarena's own reference bots; install bubblewrap (apt-get install bubblewrap) to "
+           "sandbox them")
     if out is not None and out.exists() and not out.is_dir():  # before any game is played
         raise ConfigError(f"--out {out}: is a file; the site needs a folder (a new one is made where none exists)")
     if out is not None:
         check_out_folder(out)  # a place no folder can be made in, too
+    if sandbox.enabled() and sandbox.path() is not None:  # the Quick start says which path this machine took
+        print(f"hexarena: bots run in a sandbox: {sandbox.describe()}", file=sys.stderr)
     ws = play_and_show(league, str(DEMO), concurrency, home, replace=True)  # hexarena's own file: a new release's wins
     index = publish(ws, league.name, out if out is not None else ws.home / "site" / league.name)
     print(f"results site: {index} (open it in a browser; the folder can go to any static host)", file=sys.stderr)
 
 
 def demo_without_sandbox(home: Path | None) -> bool:
-    """Whether the demo may run unconfined: this machine cannot make a sandbox, and every bot it would play is
+    """Whether the demo may run unconfined: this machine cannot make a sandbox by either path (no bubblewrap, no
+    user namespaces: ``referee/sandbox.py``), and every bot it would play is
     one of hexarena's own reference bots (code the organiser installed with hexarena, registered by it). Any
     other active bot, and the usual refusal stands (``--no-sandbox`` to override)."""
     from leagues import registry
     from referee import sandbox
 
-    if sandbox.bwrap() is not None:
+    if sandbox.path() is not None:  # bubblewrap, or the kernel's namespaces without it
         return False
     sandbox.configure(enabled=False)  # the workspace's seeding builds the reference bots (cbot: make)
     with open_workspace(home) as ws:
