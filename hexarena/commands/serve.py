@@ -1,8 +1,8 @@
 """``hexarena serve``: the workspace as a network service (uploads, read API, continuous leagues, live results).
 
 FastAPI and uvicorn are the optional extra ``hexarena[serve]``: without it the command is one line saying so.
-Uploaded bots run only in the sandbox: there is no ``--no-sandbox`` here, and a machine without bubblewrap
-is refused before the server starts.
+Uploaded bots run only in the sandbox: there is no ``--no-sandbox`` here, and a machine where no sandbox
+can be made (neither bubblewrap nor the kernel's namespaces) is refused before the server starts.
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ def serve(
     from referee import sandbox
 
     sandbox.configure(enabled=True)
-    if sandbox.bwrap() is None:
-        raise ConfigError("hexarena serve runs uploaded bots only in the sandbox, and this machine has no bubblewrap: "
-                          "install it (apt-get install bubblewrap)")
+    if sandbox.path() is None:
+        raise ConfigError(f"hexarena serve runs uploaded bots only in the sandbox, and none can be made here: "
+                          f"{sandbox.describe()}; install bubblewrap (apt-get install bubblewrap)")
     workspace = home if home is not None else default_home()
     app = create_app(workspace, list(league or []),
                      limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate))
