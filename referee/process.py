@@ -33,9 +33,18 @@ from referee.bridge import Bridge
 from referee.manifest import Manifest
 
 PYTHONS = ("python", "python3")
-# Without the sandbox, util-linux's setpriv sets the parent-death signal and execs the bot, so a bot
-# whose referee was SIGKILLed dies with it (the sandbox has --die-with-parent and a pid namespace)
-_DIE_WITH_REFEREE = [path, "--pdeathsig", "KILL", "--"] if (path := shutil.which("setpriv")) else []
+# util-linux's setpriv sets the parent-death signal, then a shell execs the bot (or its sandbox) only if the
+# referee is still its parent: a referee SIGKILLed between the fork and that prctl would otherwise leave the
+# launch running (bwrap's own --die-with-parent comes later still). Without the sandbox this is also what
+# makes a bot die with its referee.
+_SETPRIV = shutil.which("setpriv")
+_PARENT_STILL_THERE = '[ "$PPID" = "$0" ] && exec "$@"'
+
+
+def _die_with_referee(command: list[str]) -> list[str]:
+    if _SETPRIV is None:
+        return command
+    return [_SETPRIV, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", _PARENT_STILL_THERE, str(os.getpid()), *command]
 
 # A bot's environment is exactly the seat's variables (HEXARENA_*) and what the organiser forwards
 # by name, HEXARENA_PASS_ENV="NAME,NAME"; the sandbox adds PATH, HOME=/tmp and the locale.
@@ -116,8 +125,7 @@ class BotProcess:
         stdio = manifest.transport == "stdio"
         command, full_env = sandbox.wrap(command, folder, bot_environment(env), limits.sandboxed(),
                                          endpoint=env.get("HEXARENA_ENDPOINT"), tcp=manifest.transport == "tcp")
-        if not sandbox.enabled():
-            command = _DIE_WITH_REFEREE + command
+        command = _die_with_referee(command)
         popen = subprocess.Popen(
             command, cwd=folder, env=full_env, stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
