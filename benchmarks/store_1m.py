@@ -138,7 +138,7 @@ def measured(command: list[str], env: dict[str, str]) -> tuple[float, float]:
              "w = time.perf_counter() - t; "
              "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returncode); "
              "sys.stderr.write(done.stderr[-2000:])")
-    done = subprocess.run([sys.executable, "-c", probe, *command], capture_output=True, text=True, env=env)
+    done = subprocess.run([sys.executable, "-c", probe, *command], capture_output=True, text=True, env=env, check=False)
     wall, rss_kib, code = done.stdout.split()
     if int(code) != 0:
         raise SystemExit(f"{' '.join(command)} failed ({code}): {done.stderr}")

@@ -139,9 +139,64 @@ def records(ws: Workspace, league: str) -> list[GameRecord]:
         try:
             found.append(GameRecord.model_validate_json(row["record"]))
         except ValueError as exc:
-            print(f"hexarena: warning: game {row['id']} of league {league}: its stored record is garbled "
-                  f"({_first_line(exc)}); left out (see 'hexarena doctor')", file=sys.stderr)
+            _garbled(row["id"], league, exc)
     return found
+
+
+def _garbled(game: str, league: str, exc: Exception) -> None:
+    print(f"hexarena: warning: game {game} of league {league}: its stored record is garbled "
+          f"({_first_line(exc)}); left out (see 'hexarena doctor')", file=sys.stderr)
+
+
+RECORD_KEYS = ("id", "config", "seats", "moves", "result")
+
+
+def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
+    """``(record JSON, the same parsed)`` of every stored game of the league's current schedule, in schedule
+    order, one at a time (a million records never sit in memory together, nor become GameRecords). A record
+    that is no JSON object with the fields of a GameRecord is left out with the warning of ``records``."""
+    cursor = ws.db.cursor()
+    cursor.row_factory = None
+    cursor.execute("SELECT g.id, g.record FROM league_games s JOIN games g ON g.id = s.game"
+                   " WHERE s.league = ? ORDER BY s.position", (league,))
+    for game, text in cursor:
+        try:
+            data = json.loads(text)
+            if not isinstance(data, dict) or not all(key in data for key in RECORD_KEYS):
+                raise ValueError(f"not a game record: it lacks {', '.join(k for k in RECORD_KEYS if k not in data)}"
+                                 if isinstance(data, dict) else "not a JSON object")
+        except ValueError as exc:
+            _garbled(game, league, exc)
+            continue
+        yield text, data
+
+
+def game_ids(ws: Workspace, league: str) -> list[str]:
+    """Ids of the stored games of the league's current schedule, in schedule order."""
+    return [r[0] for r in _rows(ws, "SELECT g.id FROM league_games s JOIN games g ON g.id = s.game"
+                                    " WHERE s.league = ? ORDER BY s.position", (league,))]
+
+
+def faulty_records(ws: Workspace, league: str) -> list[GameRecord]:
+    """The records of the current schedule's games with a fault (any seat's), in schedule order; garbled
+    ones are left out (``stored_games`` warns of them)."""
+    rows = _rows(ws, "SELECT g.record FROM league_games s JOIN games g ON g.id = s.game WHERE s.league = ?"
+                     " AND g.id IN (SELECT game FROM results WHERE faults > 0) ORDER BY s.position", (league,))
+    found = []
+    for (text,) in rows:
+        try:
+            found.append(GameRecord.model_validate_json(text))
+        except ValueError:
+            continue
+    return found
+
+
+def think_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]:
+    """The think times (ms) of the bot's own timed moves in its last ``games`` games of the current schedule."""
+    return [r[0] for r in _rows(
+        ws, "SELECT m.ms FROM (SELECT r.game, r.seat FROM results r JOIN league_games s ON s.game = r.game"
+            " AND s.league = ? WHERE r.bot = ? ORDER BY s.position DESC LIMIT ?) x"
+            " JOIN moves m ON m.game = x.game AND m.seat = x.seat WHERE m.substituted = 0", (league, bot, games))]
 
 
 def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:

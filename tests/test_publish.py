@@ -23,8 +23,9 @@ import pytest
 
 from leagues import store
 from leagues.config import parse_league
-from leagues.publish import compute, game_files, standings_markdown, summary, write_site
+from leagues.publish import compute, game_files, standings_markdown, write_site
 from leagues.schedule import ScheduledGame
+from leagues.wording import summary
 from leagues.workspace import Workspace
 from protocol.errors import BotFault
 from referee.clock import TimeControl
@@ -394,7 +395,7 @@ def test_publish_command_writes_the_site_and_the_files(workspace, tmp_path, reco
     for name in ("index.html", "games.html", "replay.html", "standings.md", "standings.csv", "standings.json",
                  "games.jsonl", "data/games.js", "static/replay.js", "static/site.css"):
         assert (out / name).is_file(), name
-    assert len(list((out / "games").glob("*.js"))) == len(records)
+    assert [p.name for p in (out / "games").iterdir()] == ["chunk-0.js"]  # up to GAMES_PER_CHUNK games a chunk
     assert len((out / "games.jsonl").read_text().splitlines()) == len(records)
 
 
@@ -464,8 +465,9 @@ def test_publishing_again_removes_only_the_files_the_last_publish_wrote(records,
     out = tmp_path / "site"
     write_site(out, compute("demo", records))
     manifest = json.loads((out / ".hexarena-site.json").read_text())
-    assert "index.html" in manifest["files"] and len([f for f in manifest["files"] if f.startswith("games/")]) == len(records)
+    assert "index.html" in manifest["files"] and [f for f in manifest["files"] if f.startswith("games/")] == ["games/chunk-0.js"]
     odd = next(p.name for p in out.glob("bot-odd*.html"))
+    odd_game = game_files(records)[next(r.id for r in records if BOTS[3] in r.seats)]
     mine = {"notes.txt": "my notes", "games/mine.js": "// mine", "static/custom.css": "b {}", "extra/x.html": "x"}
     for name, content in mine.items():
         (out / name).parent.mkdir(exist_ok=True)
@@ -478,7 +480,8 @@ def test_publishing_again_removes_only_the_files_the_last_publish_wrote(records,
     kept = [r for r in records if BOTS[3] not in r.seats]  # a bot and its games leave the league
     write_site(out, compute("demo", kept))
     assert not (out / odd).exists() and (out / "index.html").is_file()
-    assert sorted(p.stem for p in (out / "games").glob("g*.js")) == sorted(game_files(kept).values())
+    chunk = (out / "games" / "chunk-0.js").read_text()
+    assert all(f'"{stem}":' in chunk for stem in game_files(kept).values()) and '"' + odd_game + '":' not in chunk
     assert {name: (out / name).read_text() for name in mine} == mine  # the user's own files stay
     assert (tmp_path / "victim.txt").read_text() == "outside the site"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging folder left
