@@ -130,19 +130,19 @@ def build(home: Path, games: int, bots: int, seed: int = 1) -> None:
     print(f"  {games:,} games stored in {time.perf_counter() - started:.1f} s ({size / 2**30:.2f} GiB)", flush=True)
 
 
-def measured(command: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (GiB) of one command, run through a fresh Python child so that
-    RUSAGE_CHILDREN holds this command alone."""
+def measured(command: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system: the steadier figure on a shared machine) and peak RSS (GiB)
+    of one command, run through a fresh Python child so that RUSAGE_CHILDREN holds this command alone."""
     probe = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
              "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
-             "w = time.perf_counter() - t; "
-             "print(w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returncode); "
+             "w = time.perf_counter() - t; u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+             "print(w, u.ru_utime + u.ru_stime, u.ru_maxrss, done.returncode); "
              "sys.stderr.write(done.stderr[-2000:])")
     done = subprocess.run([sys.executable, "-c", probe, *command], capture_output=True, text=True, env=env, check=False)
-    wall, rss_kib, code = done.stdout.split()
+    wall, cpu, rss_kib, code = done.stdout.split()
     if int(code) != 0:
         raise SystemExit(f"{' '.join(command)} failed ({code}): {done.stderr}")
-    return float(wall), int(rss_kib) / 2**20
+    return float(wall), float(cpu), int(rss_kib) / 2**20
 
 
 def site_size(folder: Path) -> tuple[int, int]:
@@ -176,13 +176,14 @@ def main() -> None:
             print(f"building {args.games:,} games in {home}", flush=True)
             build(home, args.games, args.bots)
         print(f"{args.games:,} games, {args.bots} bots, {len(BOARDS)} configurations; code: {args.code or 'this checkout'}")
-        wall, rss = measured([*hexarena, "league", "table", LEAGUE, "--home", str(home), "--format", "text"], env)
-        print(f"  league table   {wall:7.2f} s  {rss:5.2f} GiB peak RSS")
+        wall, cpu, rss = measured([*hexarena, "league", "table", LEAGUE, "--home", str(home), "--format", "text"], env)
+        print(f"  league table   {wall:7.2f} s wall {cpu:7.2f} s CPU  {rss:5.2f} GiB peak RSS", flush=True)
         if not args.skip_publish:
             site = home / "site-out"
-            wall, rss = measured([*hexarena, "publish", LEAGUE, "--home", str(home), "--out", str(site)], env)
+            wall, cpu, rss = measured([*hexarena, "publish", LEAGUE, "--home", str(home), "--out", str(site)], env)
             files, size = site_size(site)
-            print(f"  publish        {wall:7.2f} s  {rss:5.2f} GiB peak RSS  {files:,} files, {size / 1e6:,.0f} MB")
+            print(f"  publish        {wall:7.2f} s wall {cpu:7.2f} s CPU  {rss:5.2f} GiB peak RSS  {files:,} files, "
+                  f"{size / 1e6:,.0f} MB", flush=True)
             if not args.keep:
                 shutil.rmtree(site, ignore_errors=True)
     finally:

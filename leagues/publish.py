@@ -60,7 +60,7 @@ LIST_PART = 10_000  # rows of the games list per data/games-<k>.js (a multiple o
 THINK_GAMES = 2000  # a bot's think-time histogram from a store: its last this many games
 
 
-Games = Callable[[], Iterator[tuple[str, dict]]]  # (record JSON, the same parsed) per game, schedule order
+Games = Callable[[], Iterator[tuple[str, dict]]]  # (record JSON, the same parsed, "moves": their count) per game
 
 
 @dataclass
@@ -149,9 +149,9 @@ def _stripped(games: Iterator[tuple[str, dict]]) -> Iterator[tuple[str, dict]]:
     """Stored games without absolute paths: a game with faults is read as a GameRecord and its details stripped."""
     for text, data in games:
         if data["result"].get("forfeits"):
-            record = _without_paths(GameRecord.model_validate(data))
+            record = _without_paths(GameRecord.model_validate_json(text))
             text = record.model_dump_json()
-            data = json.loads(text)
+            data = {**data, "result": record.result.model_dump(mode="json")}
         yield text, data
 
 
@@ -188,7 +188,8 @@ def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, d
                 think[record.seats[move.seat]].append(move.ms)
     return tabled(name, tables.tally(tables.seat_frame(records)), flag_threshold, description=description,
                   logs_dir=logs_dir, count=len(records), files=game_files(records),
-                  games=lambda: ((r.model_dump_json(), r.model_dump(mode="json")) for r in records),
+                  games=lambda: ((r.model_dump_json(), {**r.model_dump(mode="json"), "moves": len(r.moves)})
+                                 for r in records),
                   faulty=[r for r in records if r.result.forfeits], think=dict(think),
                   timed={bot: (len(times), sum(times)) for bot, times in think.items()})
 
@@ -442,26 +443,29 @@ def write_game_data(out: Path, league: League) -> dict:
     bots.sort()
     bot_index = {b: i for i, b in enumerate(bots)}
     chunks = Chunks(out / "games", max(1, -(-league.count // GAMES_PER_CHUNK)))
-    configs: dict[tuple, BoardConfig] = {}
+    configs: dict[tuple, tuple[BoardConfig, str]] = {}  # a record's config → it validated, and its label
     seen = Facts()
     rows = []
     with open(out / "games.jsonl", "w", encoding="utf-8") as jsonl:
         for text, data in league.games():
             jsonl.write(text + "\n")
-            key = tuple(sorted(data["config"].items()))
-            config = configs.get(key) or configs.setdefault(key, BoardConfig.model_validate(data["config"]))
+            key = tuple(data["config"].items())
+            if key not in configs:
+                config = BoardConfig.model_validate(data["config"])
+                configs[key] = config, config.label
+            label = configs[key][1]
             result, seats, stem = data["result"], data["seats"], league.files[data["id"]]
-            seen.add(data, config.label)
-            said = json.dumps({"config_label": config.label, "summary": result_summary(
-                seats, result["scores"], result["placements"], result["termination"], result.get("offender"))})
-            chunks.add(stem, f"{said[:-1]},\"record\":{text}}}")
-            rows.append((data.get("started") or "", data["id"], stem, config.label, [bot_index[b] for b in seats],
-                         result["scores"], result["placements"], result["termination"], len(data["moves"]),
+            seen.add(data, label)
+            said = result_summary(seats, result["scores"], result["placements"], result["termination"],
+                                  result.get("offender"))
+            chunks.add(stem, f'{{"config_label":{_js_string(label)},"summary":{_js_string(said)},"record":{text}}}')
+            rows.append((data.get("started") or "", data["id"], stem, label, [bot_index[b] for b in seats],
+                         result["scores"], result["placements"], result["termination"], data["moves"],
                          result.get("offender")))
     chunks.close()
-    labels = sorted({config.label for config in configs.values()})
+    labels = sorted({label for _, label in configs.values()})
     config_index = {c: i for i, c in enumerate(labels)}
-    boards = {c.label: {"geometry": c.geometry, **c.board().to_json(border=c.border)} for c in configs.values()}
+    boards = {label: {"geometry": c.geometry, **c.board().to_json(border=c.border)} for c, label in configs.values()}
     _write_js(out / "data" / "boards.js", "HEXARENA_BOARDS", boards)
     rows.sort(key=lambda row: (row[0], row[1]), reverse=True)
     listed = [[stem, started, config_index[label], *rest] for started, _, stem, label, *rest in rows]
@@ -474,6 +478,9 @@ def write_game_data(out: Path, league: League) -> dict:
                                                              "part_rows": LIST_PART, "parts": parts,
                                                              "chunks": chunks.count})
     return seen.facts()
+
+
+_js_string = json.encoder.encode_basestring  # a str as a JSON (and JS) string literal, without json.dumps' overhead
 
 
 class Chunks:
@@ -490,7 +497,7 @@ class Chunks:
 
     def add(self, stem: str, game_json: str) -> None:
         k = zlib.crc32(stem.encode()) % self.count
-        entry = json.dumps(stem) + ":" + json.dumps(game_json, ensure_ascii=False)
+        entry = f"{_js_string(stem)}:{_js_string(game_json)}"
         self.buffers[k].append(entry)
         self.sizes[k] += len(entry)
         if self.sizes[k] > self.FLUSH:
@@ -522,7 +529,7 @@ class Facts:
 
     def add(self, data: dict, label: str) -> None:
         self.games += 1
-        self.moves += len(data["moves"])
+        self.moves += data["moves"]
         self.faults += data["result"]["termination"] != "completed"
         self.bots.update(data["seats"])
         self.configs.add(label)

@@ -152,16 +152,18 @@ RECORD_KEYS = ("id", "config", "seats", "moves", "result")
 
 
 def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
-    """``(record JSON, the same parsed)`` of every stored game of the league's current schedule, in schedule
-    order, one at a time (a million records never sit in memory together, nor become GameRecords). A record
-    that is no JSON object with the fields of a GameRecord is left out with the warning of ``records``."""
+    """``(record JSON, the same parsed but for its moves)`` of every stored game of the league's current
+    schedule, in schedule order, one at a time (a million records never sit in memory together, nor become
+    GameRecords). The moves, most of a record, are not parsed: ``moves`` holds how many there are (see
+    ``_read_record``). A record that is no JSON object with the fields of a GameRecord is left out with the
+    warning of ``records``."""
     cursor = ws.db.cursor()
     cursor.row_factory = None
     cursor.execute("SELECT g.id, g.record FROM league_games s JOIN games g ON g.id = s.game"
                    " WHERE s.league = ? ORDER BY s.position", (league,))
     for game, text in cursor:
         try:
-            data = json.loads(text)
+            data = _read_record(text)
             if not isinstance(data, dict) or not all(key in data for key in RECORD_KEYS):
                 raise ValueError(f"not a game record: it lacks {', '.join(k for k in RECORD_KEYS if k not in data)}"
                                  if isinstance(data, dict) else "not a JSON object")
@@ -169,6 +171,26 @@ def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
             _garbled(game, league, exc)
             continue
         yield text, data
+
+
+MOVES, RESULT = ',"moves":[', ',"result":'
+
+
+def _read_record(text: str) -> object:
+    """A stored record's JSON parsed but for its moves, whose count replaces them (``"moves": 63``). Records
+    are stored as ``GameRecord.model_dump_json`` writes them: the moves list, then the result; other text
+    (an older writer's order, no moves) is parsed whole. Each move has one ``"line":`` key, and no other
+    text inside the moves list has one; a move list damaged in the store shows in the viewer, not here."""
+    start, end = text.find(MOVES), text.rfind(RESULT)
+    if start < 0 or end < start:
+        data = json.loads(text)
+        if isinstance(data, dict) and isinstance(data.get("moves"), list):
+            data["moves"] = len(data["moves"])
+        return data
+    data = json.loads(text[:start] + "," + text[end + 1:])
+    if isinstance(data, dict):
+        data["moves"] = text.count('"line":', start, end)
+    return data
 
 
 def game_ids(ws: Workspace, league: str) -> list[str]:
@@ -192,11 +214,12 @@ def faulty_records(ws: Workspace, league: str) -> list[GameRecord]:
 
 
 def think_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]:
-    """The think times (ms) of the bot's own timed moves in its last ``games`` games of the current schedule."""
+    """The think times (ms) of the bot's own timed moves in its last ``games`` stored games of the current
+    schedule (the last stored: read backwards along the index of a bot's results, no sort)."""
     return [r[0] for r in _rows(
-        ws, "SELECT m.ms FROM (SELECT r.game, r.seat FROM results r JOIN league_games s ON s.game = r.game"
-            " AND s.league = ? WHERE r.bot = ? ORDER BY s.position DESC LIMIT ?) x"
-            " JOIN moves m ON m.game = x.game AND m.seat = x.seat WHERE m.substituted = 0", (league, bot, games))]
+        ws, "SELECT m.ms FROM (SELECT r.game, r.seat FROM results r WHERE r.bot = ? AND EXISTS (SELECT 1 FROM"
+            " league_games s WHERE s.league = ? AND s.game = r.game) ORDER BY r.rowid DESC LIMIT ?) x"
+            " JOIN moves m ON m.game = x.game AND m.seat = x.seat WHERE m.substituted = 0", (bot, league, games))]
 
 
 def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:

@@ -146,7 +146,7 @@ def ranked(sums: pd.DataFrame, flag_threshold: float = 0.1) -> pd.DataFrame:
     table["think_ms"] = (sums["think_ms"] / sums["moves"].where(sums["moves"] > 0)).round(2)
     table["flagged"] = sums["faulty"] / table["games"] > flag_threshold
     table = table.sort_values(["score_pct", "points", "cells_diff"], ascending=False, kind="stable")
-    keys = list(zip(table["score_pct"].round(9), table["points"]))
+    keys = list(zip(table["score_pct"].round(9), table["points"].round(9)))  # sums of thirds: equal up to the order added
     table.insert(0, "rank", [1 + next(i for i, k in enumerate(keys) if k == key) for key in keys])
     return table.rename_axis("bot").reset_index()[["rank", "bot", *table.columns[1:]]]
 

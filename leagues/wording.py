@@ -54,8 +54,7 @@ def result_summary(seats: list[str], scores: list[int], placements: list[int], t
     """``summary`` from a record's fields (the site reads them from the stored JSON, not from a GameRecord)."""
     names = [seat.partition("@")[0] for seat in seats]
     if len(names) == 2:
-        outcome = Outcome(tuple(scores), tuple(placements))
-        firsts = [name for seat, name in enumerate(names) if outcome.result_for(seat) != "loss"]
+        firsts = [name for name, place in zip(names, placements) if place == min(placements)]  # win or draw
         score = "–".join(map(str, scores))
         text = f"{firsts[0]} wins {score}" if len(firsts) == 1 else f"draw {score}"
     else:
