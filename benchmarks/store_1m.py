@@ -9,8 +9,9 @@ one big transaction. The games are real: a few hundred random games per board co
 by the referee's game loop with in-process seats (about 1 in 60 ending in a timeout, crash or illegal
 line); each stored game is one of them under its own id, seats (B bots, two versions of one bot), seed
 and dates. Then it runs ``hexarena league table`` and ``hexarena publish`` as subprocesses of the
-``hexarena`` on PATH (or of the source tree ``--code``) and prints wall time, peak RSS (``resource.getrusage(RUSAGE_CHILDREN)``, measured in
-a fresh child per command) and the site's file count and size.
+``hexarena`` on PATH (or of the source tree ``--code``) and prints wall and CPU time, peak RSS
+(``resource.getrusage(RUSAGE_CHILDREN)``, measured in a fresh child per command) and the site's file
+count and size.
 
 ``--home`` reuses a store built earlier (with ``--keep``) when it holds N games; the numbers of one run are
 the figures to compare (this machine is shared).
@@ -164,7 +165,7 @@ def main() -> None:
     env = dict(os.environ)
     if args.code:
         env["PYTHONPATH"] = str(args.code.resolve())
-        hexarena = [sys.executable, "-c", "from hexarena.cli import main; main()"]
+        hexarena = [sys.executable, "-P", "-c", "from hexarena.cli import main; main()"]  # -P: not this checkout
     else:
         hexarena = [shutil.which("hexarena") or sys.exit("no hexarena on PATH (activate the virtualenv)")]
     try:

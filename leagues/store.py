@@ -233,25 +233,26 @@ def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
     return normalise(frame.astype({c: "int64" for c in FAULT_RESULT_COLUMNS}))
 
 
-def tally(ws: Workspace, league: str) -> Tally:
+def tally(ws: Workspace, league: str, players: int = 4) -> Tally:
     """The tally (``leagues.tables.Tally``) of the league's current schedule, folded in SQL: two GROUP BY
-    queries over the results table, so that a million games never become millions of Python rows."""
+    queries over the results table, so that a million games never become millions of Python rows.
+    ``players``: the most seats a game of the league has (its file's ``players``; fewer joins)."""
     sums = ", ".join(f"SUM(r.{c})" for c in SUM_COLUMNS)
     by_bot = pd.DataFrame(_rows(ws, f"SELECT r.configuration, r.bot, COUNT(*), SUM(r.faults > 0), {sums}"
                                     " FROM league_games s JOIN results r ON r.game = s.game WHERE s.league = ?"
                                     " GROUP BY r.configuration, r.bot", (league,)),
                           columns=["configuration", "bot", "games", "faulty", *SUM_COLUMNS])
-    seats = range(4)  # the most players a table has (BoardConfig.players)
+    seats = range(max(2, players))
     joins = " ".join(f"{'LEFT ' * (i > 1)}JOIN results r{i} ON r{i}.game = s.game AND r{i}.seat = {i}" for i in seats)
     shapes = _rows(ws, "SELECT r0.configuration, r0.players, " + ", ".join(f"r{i}.bot, r{i}.placement" for i in seats)
                    + f", COUNT(*) FROM league_games s {joins} WHERE s.league = ? GROUP BY "
-                   + ", ".join(map(str, range(1, 11))), (league,))
+                   + ", ".join(map(str, range(1, 3 + 2 * len(seats)))), (league,))
     seated = [(shape, configuration, players, seat, row[2 * seat], row[2 * seat + 1], count)
               for shape, (configuration, players, *row, count) in enumerate(shapes) for seat in range(players)]
     games = pd.DataFrame(seated, columns=["game", "configuration", "players", "seat", "bot", "placement", "weight"])
+    counts = {c: "int64" for c in ("games", "faulty", *SUM_COLUMNS) if c not in ("points", "think_ms")}
     frame_types = {"players": "int64", "seat": "int64", "placement": "int64", "weight": "int64"}
-    return Tally(by_bot.astype({c: "int64" for c in ("games", "faulty", *SUM_COLUMNS) if c not in ("points", "think_ms")}),
-                 normalise(games.astype(frame_types)))
+    return Tally(by_bot.astype(counts), normalise(games.astype(frame_types)))
 
 
 def _rows(ws: Workspace, sql: str, params: tuple) -> list[tuple]:

@@ -18,9 +18,9 @@ import pytest
 
 from leagues import registry, store
 from leagues.config import parse_league
+from leagues.ratings import ratings
 from leagues.runner import resolve_entrants, run_league
 from leagues.schedule import Entrant, schedule
-from leagues.ratings import ratings
 from leagues.tables import by_configuration, crosstable, ranked, seat_frame, standings
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError
