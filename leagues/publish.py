@@ -96,7 +96,7 @@ def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     from leagues import store
 
     config = store.league_config(ws, league)
-    tally = store.tally(ws, league, config.players)
+    tally = store.tally(ws, league)
     if not len(tally.games):
         raise ConfigError(f"league {league!r} has no finished games yet (run it with 'hexarena league run')")
     covered = (f"{config.fault_policy} on faults · {config.games} games per pairing and configuration"

@@ -233,16 +233,15 @@ def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
     return normalise(frame.astype({c: "int64" for c in FAULT_RESULT_COLUMNS}))
 
 
-def tally(ws: Workspace, league: str, players: int = 4) -> Tally:
+def tally(ws: Workspace, league: str) -> Tally:
     """The tally (``leagues.tables.Tally``) of the league's current schedule, folded in SQL: two GROUP BY
-    queries over the results table, so that a million games never become millions of Python rows.
-    ``players``: the most seats a game of the league has (its file's ``players``; fewer joins)."""
+    queries over the results table, so that a million games never become millions of Python rows."""
     sums = ", ".join(f"SUM(r.{c})" for c in SUM_COLUMNS)
-    by_bot = pd.DataFrame(_rows(ws, f"SELECT r.configuration, r.bot, COUNT(*), SUM(r.faults > 0), {sums}"
-                                    " FROM league_games s JOIN results r ON r.game = s.game WHERE s.league = ?"
-                                    " GROUP BY r.configuration, r.bot", (league,)),
-                          columns=["configuration", "bot", "games", "faulty", *SUM_COLUMNS])
-    seats = range(max(2, players))
+    by_bot = pd.DataFrame(_rows(ws, f"SELECT r.configuration, r.bot, COUNT(*), SUM(r.faults > 0), {sums},"
+                                    " MAX(r.players) FROM league_games s JOIN results r ON r.game = s.game"
+                                    " WHERE s.league = ? GROUP BY r.configuration, r.bot", (league,)),
+                          columns=["configuration", "bot", "games", "faulty", *SUM_COLUMNS, "players"])
+    seats = range(max(2, int(by_bot.pop("players").max()) if len(by_bot) else 2))  # join only the seats there are
     joins = " ".join(f"{'LEFT ' * (i > 1)}JOIN results r{i} ON r{i}.game = s.game AND r{i}.seat = {i}" for i in seats)
     shapes = _rows(ws, "SELECT r0.configuration, r0.players, " + ", ".join(f"r{i}.bot, r{i}.placement" for i in seats)
                    + f", COUNT(*) FROM league_games s {joins} WHERE s.league = ? GROUP BY "

@@ -173,7 +173,7 @@ def league_tables(ws, name: str, which: str, by: str | None, fmt: str) -> str:
     from leagues.tables import crosstable, ranked, render
 
     league = store.league_config(ws, name)
-    tally = store.tally(ws, name, league.players)
+    tally = store.tally(ws, name)
     if not len(tally.games):
         raise ConfigError(f"league {name!r} has no finished games yet (run it with 'hexarena league run FILE')")
     parts = [((), tally)] if by is None else [((label,), part) for label, part in tally.by_configuration()]
