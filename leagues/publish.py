@@ -6,15 +6,24 @@
                            tables per board configuration, when the league ran and what it covered
     site/bot-<name>.html   one page per bot: results per opponent and configuration, faults with
                            log excerpts, think-time histogram, versions
-    site/games.html        every game, filtered and paginated in the browser (data/games.js)
-    site/replay.html       the replay viewer; ``replay.html?game=<file>`` loads games/<file>.js only
+    site/games.html        every game, filtered and paginated in the browser: data/games.js (bots,
+                           configurations, counts) and the list in parts of ``LIST_PART`` rows, newest
+                           first (data/games-<k>.js); a page of the unfiltered list loads one part
+    site/replay.html       the replay viewer; ``replay.html?game=<file>`` loads the one chunk that holds
+                           the game: games/chunk-<k>.js, k = crc32(file) mod the number of chunks (one
+                           chunk per ``GAMES_PER_CHUNK`` games, so a million games are 1,000 files, and a
+                           link needs no index); the board geometry per configuration is data/boards.js
     site/static/           the stylesheet and the two scripts (nothing is loaded from the network)
     site/standings.md, standings.csv, standings.json, games.jsonl (every record, one JSON a line)
     site/.hexarena-site.json  the files written: the next publish removes those it no longer writes
                            (and nothing else: a user's own files in the folder stay)
 
 The site needs no server: data files are scripts that assign a global, because browsers refuse
-``fetch`` on ``file://``. Everything a bot named is escaped (bots are untrusted).
+``fetch`` (and HTTP ranges) on ``file://``; a chunk holds each game's record as a JSON string, so loading
+one parses only that game. Everything a bot named is escaped (bots are untrusted).
+
+A big store's site is written from the store in one pass over its records (``leagues.store.stored_games``),
+with the tables from the store's tally; nothing holds every record at once.
 """
 
 from __future__ import annotations
@@ -23,7 +32,9 @@ import json
 import os
 import re
 import shutil
+import zlib
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from glob import escape as glob_escape
@@ -35,30 +46,49 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from leagues import tables
 from leagues.output import check_out_folder
 from leagues.site import charts
-from leagues.wording import markdown_table, summary
+from leagues.wording import markdown_table, result_summary
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError, OutOfSpace, is_out_of_space
-from referee.record import GameRecord
+from referee.record import BoardConfig, GameRecord
 
 SITE = Path(__file__).parent / "site"
 STATIC = ("site.css", "games.js", "replay.js")
 LOG_EXCERPT = 1500  # characters of a bot's log shown beside a fault
 MANIFEST = ".hexarena-site.json"  # the files a publish wrote: the next one removes those it does not write
+GAMES_PER_CHUNK = 1000  # games per file of games/: the viewer loads one such file (1-3 MB) for one game
+LIST_PART = 10_000  # rows of the games list per data/games-<k>.js (a multiple of the page's 50)
+THINK_GAMES = 2000  # a bot's think-time histogram from a store: its last this many games
+
+
+Games = Callable[[], Iterator[tuple[str, dict]]]  # (record JSON, the same parsed, "moves": their count) per game
 
 
 @dataclass
 class League:
-    """What the site shows: the records and the tables computed from them."""
+    """What the site shows: the tables, and the games as a stream (``games()``, read once while the site
+    is written) with what the bot pages need of them."""
 
     name: str
-    records: list[GameRecord]
+    count: int  # games
+    games: Games  # without absolute paths (``strip_paths``)
+    files: dict[str, str]  # game id → its file stem (``game_files``)
     standings: pd.DataFrame  # tables.standings joined with ratings.ratings (elo, elo_low, elo_high, los)
     head_to_head: pd.DataFrame  # tables.head_to_head
     configs: list[tuple[str, pd.DataFrame]]  # (configuration label, its standings)
+    faulty: list[GameRecord]  # the games with a fault, without absolute paths
+    think: dict[str, list[float]]  # bot → think times of its own timed moves (its last THINK_GAMES games from a store)
+    timed: dict[str, tuple[int, float]]  # bot → (own timed moves, their total ms) over every game
+    think_games: int | None = None  # THINK_GAMES when ``think`` may cover only that many games per bot
     description: str = ""
     logs_dir: Path | None = None
     versions: dict[str, list[dict]] = field(default_factory=dict)  # bot name → registered versions, oldest first
     generated: datetime = field(default_factory=lambda: datetime.now(UTC))
+    facts: dict = field(default_factory=dict)  # ``facts``: found while the games are written
+
+    @property
+    def last_file(self) -> str:
+        """The file stem of the league's last game in schedule order (the menu's replay link)."""
+        return self.files[next(reversed(self.files))]
 
 
 def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
@@ -80,14 +110,24 @@ def league_view(ws: Workspace, league: str) -> League:
     from leagues import store
 
     config = store.league_config(ws, league)
-    records = store.records(ws, league)
-    if not records:
+    tally = store.tally(ws, league)
+    if not len(tally.games):
         raise ConfigError(f"league {league!r} has no finished games yet (run it with 'hexarena league run')")
     covered = (f"{config.fault_policy} on faults · {config.games} games per pairing and configuration"
                f" · participants: {', '.join(map(participant_label, config.participants))}")
     description = " · ".join(filter(None, [config.description, covered]))
-    site = compute(league, records, config.flag_threshold, description, logs_dir=ws.logs_dir / league)
-    site.versions = registered_versions(ws, {seat.partition("@")[0] for r in records for seat in r.seats})
+    bots = sorted(tally.sums["bot"].astype(str).unique())
+    ids = store.game_ids(ws, league)
+    sums = tally.sums.groupby(tally.sums["bot"].astype(str))[["moves", "think_ms"]].sum()
+    site = tabled(league, tally, config.flag_threshold, description=description, logs_dir=ws.logs_dir / league,
+                  count=int(tally.games.loc[tally.games["seat"] == 0, "weight"].sum()),
+                  games=lambda: _stripped(store.stored_games(ws, league)),
+                  files=dict(zip(ids, _unique(ids))),
+                  faulty=[without_paths(r) for r in store.faulty_records(ws, league)],
+                  think={bot: store.think_times(ws, league, bot, THINK_GAMES) for bot in bots},
+                  timed={bot: (int(row.moves), float(row.think_ms)) for bot, row in sums.iterrows()},
+                  think_games=THINK_GAMES)
+    site.versions = registered_versions(ws, {bot.partition("@")[0] for bot in bots})
     return site
 
 
@@ -110,6 +150,16 @@ def strip_paths(text: str) -> str:
     """``text`` without the folders of absolute paths (the organiser's machine): ``/home/o/bots/x/bot.py``
     becomes ``bot.py``, ``in /srv/league/bots/x;`` becomes ``in x;``. URLs and relative paths stay."""
     return ABSOLUTE_DIRS.sub("", text)
+
+
+def _stripped(games: Iterator[tuple[str, dict]]) -> Iterator[tuple[str, dict]]:
+    """Stored games without absolute paths: a game with faults is read as a GameRecord and its details stripped."""
+    for text, data in games:
+        if data["result"].get("forfeits"):
+            record = without_paths(GameRecord.model_validate_json(text))
+            text = record.model_dump_json()
+            data = {**data, "result": record.result.model_dump(mode="json")}
+        yield text, data
 
 
 def without_paths(record: GameRecord) -> GameRecord:
@@ -137,14 +187,29 @@ def registered_versions(ws: Workspace, names: set[str]) -> dict[str, list[dict]]
 def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, description: str = "",
             logs_dir: Path | None = None) -> League:
     """Standings and ratings of a list of records (``logs_dir``: where the referee wrote the bots' logs)."""
+    records = [without_paths(record) for record in records]  # the site shows no paths of this machine
+    think: dict[str, list[float]] = defaultdict(list)
+    for record in records:
+        for move in record.moves:
+            if not move.substituted:
+                think[record.seats[move.seat]].append(move.ms)
+    return tabled(name, tables.tally(tables.seat_frame(records)), flag_threshold, description=description,
+                  logs_dir=logs_dir, count=len(records), files=game_files(records),
+                  games=lambda: ((r.model_dump_json(), {**r.model_dump(mode="json"), "moves": len(r.moves)})
+                                 for r in records),
+                  faulty=[r for r in records if r.result.forfeits], think=dict(think),
+                  timed={bot: (len(times), sum(times)) for bot, times in think.items()})
+
+
+def tabled(name: str, tally: tables.Tally, flag_threshold: float, **fields) -> League:
+    """The League of a tally (``leagues.tables.Tally``): standings with ratings, head to head, per configuration."""
     from leagues.ratings import ratings
 
-    records = [without_paths(record) for record in records]  # the site shows no paths of this machine
-    frame = tables.seat_frame(records)
-    rated = ratings(frame)[["bot", "elo", "elo_low", "elo_high", "gap", "gap_low", "gap_high", "los"]]
-    standings = tables.standings(frame, flag_threshold).merge(rated, on="bot", how="left")
-    configs = [(label, tables.standings(part, flag_threshold)) for label, part in tables.by_configuration(frame)]
-    return League(name, records, standings, tables.head_to_head(frame), configs, description, logs_dir)
+    rated = ratings(tally.games)[["bot", "elo", "elo_low", "elo_high", "gap", "gap_low", "gap_high", "los"]]
+    standings = tables.ranked(tally.sums, flag_threshold).merge(rated, on="bot", how="left")
+    configs = [(label, tables.ranked(part.sums, flag_threshold)) for label, part in tally.by_configuration()]
+    return League(name=name, standings=standings, head_to_head=tables.head_to_head(tally.games), configs=configs,
+                  **fields)
 
 
 def write_site(out_dir: str | Path, league: League) -> Path:
@@ -214,26 +279,21 @@ def _write_pages(out: Path, league: League) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     for name in STATIC:
         shutil.copyfile(SITE / name, out / "static" / name)
-    files = game_files(league.records)
+    league.facts = write_game_data(out, league)  # first: the one pass over the games finds the facts
     pages = bot_pages(league.standings["bot"].tolist())
     env = Environment(loader=FileSystemLoader(SITE), autoescape=select_autoescape(["html"]),
                       trim_blocks=True, lstrip_blocks=True)
-    env.globals.update(league=league, pages=pages, files=files)
+    env.globals.update(league=league, pages=pages, files=league.files)
     env.filters["num"] = _format_number
 
     def page(template: str, target: str, **context) -> None:
         (out / target).write_text(env.get_template(template).render(here=target, **context), encoding="utf-8")
 
     page("index.html", "index.html", **index_context(league))
-    seats = defaultdict(list)  # bot → [(record, seat)]
-    for record in league.records:
-        for seat, bot in enumerate(record.seats):
-            seats[bot].append((record, seat))
     for bot in league.standings["bot"]:
-        page("bot.html", pages[bot], **bot_context(league, bot, seats[bot]))
+        page("bot.html", pages[bot], **bot_context(league, bot))
     page("games.html", "games.html")
     page("replay.html", "replay.html")
-    write_game_data(out, league.records, files)
     write_exports(out, league)
 
 
@@ -258,7 +318,7 @@ def _unique(names: list[str]) -> list[str]:
 
 
 def game_files(records: list[GameRecord]) -> dict[str, str]:
-    """Game id → file stem under ``games/`` (and the ``?game=`` of the viewer)."""
+    """Game id → file stem: the ``?game=`` of the viewer (and the key of the game in its chunk)."""
     return dict(zip((r.id for r in records), _unique([r.id for r in records])))
 
 
@@ -270,7 +330,6 @@ def bot_pages(bots: list[str]) -> dict[str, str]:
 # ---- the index ------------------------------------------------------------------------------------
 
 def index_context(league: League) -> dict:
-    records = league.records
     standings = league.standings
     rated = standings.dropna(subset=["elo"]).sort_values("elo", ascending=False)
     chart_rows = [(r.bot, r.elo, r.elo_low, r.elo_high) for r in rated.itertuples()]
@@ -278,7 +337,7 @@ def index_context(league: League) -> dict:
     long = league.head_to_head.set_index(["bot", "opponent"])
     cross = [[_pair(long, bot, other) if bot != other else None for other in order] for bot in order]
     return {
-        "facts": facts(records),
+        "facts": league.facts,
         "standings": standings,
         "fault_columns": [c for c in standings.columns if c.startswith("fault_")],
         "rating_chart": charts.rating_chart(chart_rows),
@@ -298,36 +357,21 @@ def _pair(long: pd.DataFrame, bot: str, other: str) -> dict | None:
     return {"points": row["points"], "games": int(row["games"]), "share": row["points"] / row["games"]}
 
 
-def facts(records: list[GameRecord]) -> dict:
-    """When the league ran and what it covered."""
-    started = [r.started for r in records if r.started]
-    finished = [r.finished or r.started for r in records if r.finished or r.started]
-    return {
-        "games": len(records),
-        "bots": len({seat for r in records for seat in r.seats}),
-        "moves": sum(len(r.moves) for r in records),
-        "faults": sum(r.result.termination != "completed" for r in records),
-        "first": _utc(min(started)) if started else "—",
-        "last": _utc(max(finished)) if finished else "—",
-        "configs": sorted({r.config.label for r in records}),
-        "time_controls": sorted({str(r.time_control) for r in records if r.time_control}),
-        "players": sorted({r.config.players for r in records}),
-    }
-
-
 def _utc(moment: datetime) -> str:
     return (moment.astimezone(UTC) if moment.tzinfo else moment).strftime("%Y-%m-%d %H:%M")
 
 
 # ---- a bot's page ---------------------------------------------------------------------------------
 
-def bot_context(league: League, bot: str, games: list[tuple[GameRecord, int]]) -> dict:
-    """A bot's page; ``games`` are its (record, seat) pairs."""
+def bot_context(league: League, bot: str) -> dict:
+    """A bot's page."""
     row = league.standings[league.standings["bot"] == bot].iloc[0].to_dict()
     opponents = league.head_to_head[league.head_to_head["bot"] == bot]
     per_config = [(label, table[table["bot"] == bot].iloc[0].to_dict())
                   for label, table in league.configs if (table["bot"] == bot).any()]
-    think = [m.ms for r, seat in games for m in r.moves if m.seat == seat and not m.substituted]
+    think = league.think.get(bot, [])
+    moves, total_ms = league.timed.get(bot, (0, 0.0))
+    games = [(record, seat) for record in league.faulty for seat, name in enumerate(record.seats) if name == bot]
     name, _, version = bot.partition("@")
     in_league = sorted({b for b in league.standings["bot"] if b.partition("@")[0] == name} - {bot})
     return {
@@ -341,8 +385,9 @@ def bot_context(league: League, bot: str, games: list[tuple[GameRecord, int]]) -
         "faults": (faults := bot_faults(league, games)),
         "fault_kinds": fault_kinds(league, faults),
         "histogram": charts.histogram(think),
-        "moves": len(think),
-        "mean_ms": _mean_ms(think),
+        "histogram_games": league.think_games if league.think_games and row["games"] > league.think_games else None,
+        "moves": moves,
+        "mean_ms": _mean_ms(total_ms, moves),
         "heat": charts.heat,
     }
 
@@ -372,11 +417,11 @@ def fault_kinds(league: League, faults: list[dict]) -> list[dict]:
     return kinds
 
 
-def _mean_ms(values: list[float]) -> str | None:
+def _mean_ms(total: float, moves: int) -> str | None:
     """The mean think time, as a number of ms that is never blank (None: no move was timed)."""
-    if not values:
+    if not moves:
         return None
-    mean = sum(values) / len(values)
+    mean = total / moves
     return f"{mean:.2f}" if mean < 1 else f"{mean:.1f}"
 
 
@@ -397,26 +442,131 @@ def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
 
 # ---- data files for the scripts -------------------------------------------------------------------
 
-def write_game_data(out: Path, records: list[GameRecord], files: dict[str, str]) -> None:
-    """``games/<file>.js`` per game (record + board geometry) and ``data/games.js`` (the list)."""
-    boards: dict[str, dict] = {}
-    bots = sorted({seat for r in records for seat in r.seats})
-    configs = sorted({r.config.label for r in records})
+def write_game_data(out: Path, league: League) -> dict:
+    """games/chunk-<k>.js (the records, by crc32 of their file stem), data/games.js and data/games-<k>.js
+    (the list, newest first), data/boards.js (each configuration's geometry) and games.jsonl (every record),
+    in one pass over ``league.games()``; returns the facts of what it wrote (``facts``)."""
+    bots = league.standings["bot"].tolist()
+    bots.sort()
     bot_index = {b: i for i, b in enumerate(bots)}
-    config_index = {c: i for i, c in enumerate(configs)}
+    chunks = Chunks(out / "games", max(1, -(-league.count // GAMES_PER_CHUNK)))
+    configs: dict[tuple, tuple[BoardConfig, str]] = {}  # a record's config → it validated, and its label
+    seen = Facts()
     rows = []
-    for record in sorted(records, key=lambda r: (r.started.isoformat() if r.started else "", r.id), reverse=True):
-        config = record.config
-        if config.label not in boards:
-            boards[config.label] = {"geometry": config.geometry, **config.board().to_json(border=config.border)}
-        game = record.model_dump(mode="json")
-        game.update(board=boards[config.label], config_label=config.label, summary=summary(record))
-        _write_js(out / "games" / f"{files[record.id]}.js", "HEXARENA_GAME", game)
-        started = record.started.isoformat() if record.started else ""
-        rows.append([files[record.id], started, config_index[config.label], [bot_index[s] for s in record.seats],
-                     record.result.scores, record.result.placements, record.result.termination,
-                     len(record.moves), record.result.offender])
-    _write_js(out / "data" / "games.js", "HEXARENA_INDEX", {"bots": bots, "configs": configs, "games": rows})
+    with open(out / "games.jsonl", "w", encoding="utf-8") as jsonl:
+        for text, data in league.games():
+            jsonl.write(text + "\n")
+            key = tuple(data["config"].items())
+            if key not in configs:
+                config = BoardConfig.model_validate(data["config"])
+                configs[key] = config, config.label
+            label = configs[key][1]
+            result, seats, stem = data["result"], data["seats"], league.files[data["id"]]
+            seen.add(data, label)
+            said = result_summary(seats, result["scores"], result["placements"], result["termination"],
+                                  result.get("offender"))
+            chunks.add(stem, f'{{"config_label":{_js_string(label)},"summary":{_js_string(said)},"record":{text}}}')
+            rows.append((data.get("started") or "", data["id"], stem, label, [bot_index[b] for b in seats],
+                         result["scores"], result["placements"], result["termination"], data["moves"],
+                         result.get("offender")))
+    chunks.close()
+    labels = sorted({label for _, label in configs.values()})
+    config_index = {c: i for i, c in enumerate(labels)}
+    boards = {label: {"geometry": c.geometry, **c.board().to_json(border=c.border)} for c, label in configs.values()}
+    _write_js(out / "data" / "boards.js", "HEXARENA_BOARDS", boards)
+    rows.sort(key=lambda row: (row[0], row[1]), reverse=True)
+    listed = [[stem, started, config_index[label], *rest] for started, _, stem, label, *rest in rows]
+    parts = max(1, -(-len(listed) // LIST_PART))
+    for k in range(parts):
+        part = json.dumps(listed[k * LIST_PART:(k + 1) * LIST_PART], separators=(",", ":"), ensure_ascii=False)
+        (out / "data" / f"games-{k}.js").write_text(
+            f"(window.HEXARENA_PARTS = window.HEXARENA_PARTS || {{}})[{k}] = {part};\n", encoding="utf-8")
+    _write_js(out / "data" / "games.js", "HEXARENA_INDEX", {"bots": bots, "configs": labels, "total": len(listed),
+                                                             "part_rows": LIST_PART, "parts": parts,
+                                                             "chunks": chunks.count})
+    return seen.facts()
+
+
+_js_string = json.encoder.encode_basestring  # a str as a JSON (and JS) string literal, without json.dumps' overhead
+
+
+class Chunks:
+    """The files games/chunk-<k>.js, each ``window.HEXARENA_CHUNK = {"<stem>": "<game JSON>", ...};``: a game
+    goes to chunk crc32(stem) mod ``count`` (replay.js computes the same), written in bounded buffers."""
+
+    FLUSH = 1 << 18  # characters buffered per chunk before they are appended to its file
+
+    def __init__(self, folder: Path, count: int) -> None:
+        self.folder, self.count = folder, count
+        self.buffers: list[list[str]] = [[] for _ in range(count)]
+        self.sizes = [0] * count
+        self.started = [False] * count
+
+    def add(self, stem: str, game_json: str) -> None:
+        k = zlib.crc32(stem.encode()) % self.count
+        entry = f"{_js_string(stem)}:{_js_string(game_json)}"
+        self.buffers[k].append(entry)
+        self.sizes[k] += len(entry)
+        if self.sizes[k] > self.FLUSH:
+            self._flush(k)
+
+    def _flush(self, k: int, end: str = "") -> None:
+        head = "" if self.started[k] else "window.HEXARENA_CHUNK = {\n"
+        body = ",\n".join(self.buffers[k])
+        with open(self.folder / f"chunk-{k}.js", "a" if self.started[k] else "w", encoding="utf-8") as handle:
+            handle.write(head + ("," if self.started[k] and body else "") + body + end)
+        self.started[k] = self.started[k] or bool(body)
+        self.buffers[k], self.sizes[k] = [], 0
+
+    def close(self) -> None:
+        for k in range(self.count):
+            self._flush(k, "\n};\n")
+
+
+def gather_facts(league: League) -> dict:
+    """The facts (``Facts``) of a league's games without writing its site."""
+    seen, labels = Facts(), {}
+    for _, data in league.games():
+        key = tuple(data["config"].items())
+        if key not in labels:
+            labels[key] = BoardConfig.model_validate(data["config"]).label
+        seen.add(data, labels[key])
+    return seen.facts()
+
+
+class Facts:
+    """When the league ran and what it covered, gathered game by game (``facts()``)."""
+
+    def __init__(self) -> None:
+        self.games = self.moves = self.faults = 0
+        self.bots: set[str] = set()
+        self.configs: set[str] = set()
+        self.time_controls: set[str] = set()
+        self.players: set[int] = set()
+        self.first = self.last = ""
+
+    def add(self, data: dict, label: str) -> None:
+        self.games += 1
+        self.moves += data["moves"]
+        self.faults += data["result"]["termination"] != "completed"
+        self.bots.update(data["seats"])
+        self.configs.add(label)
+        self.players.add(len(data["seats"]))
+        if data.get("time_control"):
+            self.time_controls.add(data["time_control"].split(",")[0])  # as str(TimeControl): without startup, margin
+        started, finished = data.get("started") or "", data.get("finished") or data.get("started") or ""
+        if started and (not self.first or started < self.first):
+            self.first = started
+        self.last = max(self.last, finished)
+
+    def facts(self) -> dict:
+        return {
+            "games": self.games, "bots": len(self.bots), "moves": self.moves, "faults": self.faults,
+            "first": _utc(datetime.fromisoformat(self.first)) if self.first else "—",
+            "last": _utc(datetime.fromisoformat(self.last)) if self.last else "—",
+            "configs": sorted(self.configs), "time_controls": sorted(self.time_controls),
+            "players": sorted(self.players),
+        }
 
 
 def _write_js(path: Path, name: str, value: object) -> None:
@@ -443,8 +593,8 @@ def standings_markdown(league: League) -> str:
         faults = f"{row['faults']:d}" + (" ⚑" if row["flagged"] else "")
         rows.append([*cells, interval, faults])
     table = markdown_table(head, rows, right={i for i, h in enumerate(head) if h != "Bot"})
-    return "\n".join([f"# {league.name}: standings", "",
-                      f"{len(league.records)} games · {', '.join(facts(league.records)['configs'])}", "", table]) + "\n"
+    configs = ", ".join(label for label, _ in league.configs)
+    return "\n".join([f"# {league.name}: standings", "", f"{league.count} games · {configs}", "", table]) + "\n"
 
 
 def _cell(fmt: str, value: object) -> str:
@@ -458,16 +608,16 @@ def write_exports(out: Path, league: League) -> None:
     league.standings.to_csv(out / "standings.csv", index=False, float_format="%.6g")
     (out / "standings.json").write_text(json.dumps(standings_payload(league), indent=1, ensure_ascii=False) + "\n",
                                         encoding="utf-8")
-    with open(out / "games.jsonl", "w", encoding="utf-8") as handle:
-        handle.writelines(record.model_dump_json() + "\n" for record in league.records)
 
 
 def standings_payload(league: League) -> dict:
     """The content of ``standings.json`` (and of the server's ``GET /api/leagues/NAME/standings``)."""
+    if not league.facts:  # not written as a site (the server's read API): one pass over the games finds them
+        league.facts = gather_facts(league)
     return {
         "league": league.name,
         "generated": league.generated.isoformat(timespec="seconds"),
-        "facts": facts(league.records),
+        "facts": league.facts,
         "standings": json.loads(league.standings.to_json(orient="records", double_precision=6)),
     }
 

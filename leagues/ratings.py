@@ -36,14 +36,17 @@ ELO_MEAN = 1500.0
 Z95 = 1.959963984540054
 
 
-def orderings(codes: np.ndarray, placements: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def orderings(codes: np.ndarray, placements: np.ndarray, counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Finishing orders (rows of bot codes, best first) with weights: a game with shared places becomes
-    every order consistent with them, weighted equally and summing to 1. Equal rows are merged."""
+    every order consistent with them, weighted equally and summing to 1 (to ``counts``, when a row stands
+    for that many games). Equal rows are merged."""
     k = codes.shape[1]
     perms = np.array(list(itertools.permutations(range(k))))
     ordered = placements[:, perms]  # games × perms × k
     consistent = np.all(ordered[:, :, 1:] >= ordered[:, :, :-1], axis=2)
     weights = consistent / consistent.sum(axis=1, keepdims=True)
+    if counts is not None:
+        weights = weights * counts[:, None]
     rows = codes[:, perms][consistent]
     row_weights = weights[consistent]
     if not len(rows):
@@ -110,7 +113,8 @@ def ratings(frame: pd.DataFrame) -> pd.DataFrame:
     next bot in the list (empty for the last): gap, gap_low, gap_high (Elo, 95%) and los (likelihood of
     superiority, %)."""
     names = np.asarray(frame["bot"].cat.categories, dtype=object)
-    played = frame.groupby("bot", observed=False)["game"].size().reindex(names).to_numpy()
+    games = frame["weight"] if "weight" in frame else pd.Series(1, index=frame.index)
+    played = games.groupby(frame["bot"], observed=False).sum().reindex(names).to_numpy()
     groups = [orderings(*game_matrix(frame, int(k))) for k in sorted(frame["players"].unique())]
     keep = np.flatnonzero(played > 0)
     remap = np.full(len(names), -1)

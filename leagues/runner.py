@@ -269,9 +269,9 @@ class ProgressDisplay:
 
         self.points: dict[str, float] = {}
         self.games: dict[str, int] = {}
-        frame = store.seat_frame(ws, league)
-        for bot, rows in frame.groupby("bot", observed=True):
-            self.points[str(bot)], self.games[str(bot)] = float(rows["points"].sum()), len(rows)
+        sums = store.tally(ws, league).sums.groupby("bot")[["points", "games"]].sum()
+        for bot, row in sums.iterrows():
+            self.points[str(bot)], self.games[str(bot)] = float(row["points"]), int(row["games"])
         self.started, self.count = time.monotonic(), 0
         self.league, self.total, self.done = league, total, done
         self.terminal = sys.stderr.isatty() if terminal is None else terminal

@@ -286,13 +286,14 @@ RESTORE = ("restore the workspace's backup (docs/operations.md), or run 'hexaren
            "--salvage NEWHOME' to copy its intact games into a new workspace")
 
 
-def problems(db: sqlite3.Connection) -> list[str]:
+def problems(db: sqlite3.Connection, pages: bool = True) -> list[str]:
     """What is wrong with a database at ``VERSION``, one line each; empty if it is sound. Reads only:
-    ``PRAGMA quick_check`` (damaged pages, broken indexes), then the tables and columns of ``TABLES``
-    (a missing table or column, or an extra NOT NULL column without a default that no insert would fill)."""
+    ``PRAGMA quick_check`` (damaged pages, broken indexes; the whole file, skipped when not ``pages``), then
+    the tables and columns of ``TABLES`` (a missing table or column, or an extra NOT NULL column without a
+    default that no insert would fill)."""
     found = []
     try:
-        check = [" ".join(str(row[0]).split()) for row in db.execute("PRAGMA quick_check(3)")]
+        check = [" ".join(str(row[0]).split()) for row in db.execute("PRAGMA quick_check(3)")] if pages else ["ok"]
     except sqlite3.DatabaseError as exc:
         return [f"unreadable: {exc}"]
     if check != ["ok"]:

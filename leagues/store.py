@@ -32,7 +32,7 @@ import pandas as pd
 
 from leagues.config import LeagueConfig, differences, terms_differ
 from leagues.schedule import ScheduledGame
-from leagues.tables import normalise, seat_rows
+from leagues.tables import SUM_COLUMNS, Tally, normalise, seat_rows
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError
 from referee.record import GameRecord
@@ -180,9 +180,87 @@ def records(ws: Workspace, league: str) -> list[GameRecord]:
         try:
             found.append(GameRecord.model_validate_json(row["record"]))
         except ValueError as exc:
-            print(f"hexarena: warning: game {row['id']} of league {league}: its stored record is garbled "
-                  f"({_first_line(exc)}); left out (see 'hexarena doctor')", file=sys.stderr)
+            _garbled(row["id"], league, exc)
     return found
+
+
+def _garbled(game: str, league: str, exc: Exception) -> None:
+    print(f"hexarena: warning: game {game} of league {league}: its stored record is garbled "
+          f"({_first_line(exc)}); left out (see 'hexarena doctor')", file=sys.stderr)
+
+
+RECORD_KEYS = ("id", "config", "seats", "moves", "result")
+
+
+def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
+    """``(record JSON, the same parsed but for its moves)`` of every stored game of the league's current
+    schedule, in schedule order, one at a time (a million records never sit in memory together, nor become
+    GameRecords). The moves, most of a record, are not parsed: ``moves`` holds how many there are (see
+    ``_read_record``). A record that is no JSON object with the fields of a GameRecord is left out with the
+    warning of ``records``."""
+    cursor = ws.db.cursor()
+    cursor.row_factory = None
+    cursor.execute("SELECT g.id, g.record FROM league_games s JOIN games g ON g.id = s.game"
+                   " WHERE s.league = ? ORDER BY s.position", (league,))
+    for game, text in cursor:
+        try:
+            data = _read_record(text)
+            if not isinstance(data, dict) or not all(key in data for key in RECORD_KEYS):
+                raise ValueError(f"not a game record: it lacks {', '.join(k for k in RECORD_KEYS if k not in data)}"
+                                 if isinstance(data, dict) else "not a JSON object")
+        except ValueError as exc:
+            _garbled(game, league, exc)
+            continue
+        yield text, data
+
+
+MOVES, RESULT = ',"moves":[', ',"result":'
+
+
+def _read_record(text: str) -> object:
+    """A stored record's JSON parsed but for its moves, whose count replaces them (``"moves": 63``). Records
+    are stored as ``GameRecord.model_dump_json`` writes them: the moves list, then the result; other text
+    (an older writer's order, no moves) is parsed whole. Each move has one ``"line":`` key, and no other
+    text inside the moves list has one; a move list damaged in the store shows in the viewer, not here."""
+    start, end = text.find(MOVES), text.rfind(RESULT)
+    if start < 0 or end < start:
+        data = json.loads(text)
+        if isinstance(data, dict) and isinstance(data.get("moves"), list):
+            data["moves"] = len(data["moves"])
+        return data
+    data = json.loads(text[:start] + "," + text[end + 1:])
+    if isinstance(data, dict):
+        data["moves"] = text.count('"line":', start, end)
+    return data
+
+
+def game_ids(ws: Workspace, league: str) -> list[str]:
+    """Ids of the stored games of the league's current schedule, in schedule order."""
+    return [r[0] for r in _rows(ws, "SELECT g.id FROM league_games s JOIN games g ON g.id = s.game"
+                                    " WHERE s.league = ? ORDER BY s.position", (league,))]
+
+
+def faulty_records(ws: Workspace, league: str) -> list[GameRecord]:
+    """The records of the current schedule's games with a fault (any seat's), in schedule order; garbled
+    ones are left out (``stored_games`` warns of them)."""
+    rows = _rows(ws, "SELECT g.record FROM league_games s JOIN games g ON g.id = s.game WHERE s.league = ?"
+                     " AND g.id IN (SELECT game FROM results WHERE faults > 0) ORDER BY s.position", (league,))
+    found = []
+    for (text,) in rows:
+        try:
+            found.append(GameRecord.model_validate_json(text))
+        except ValueError:
+            continue
+    return found
+
+
+def think_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]:
+    """The think times (ms) of the bot's own timed moves in its last ``games`` stored games of the current
+    schedule (the last stored: read backwards along the index of a bot's results, no sort)."""
+    return [r[0] for r in _rows(
+        ws, "SELECT m.ms FROM (SELECT r.game, r.seat FROM results r WHERE r.bot = ? AND EXISTS (SELECT 1 FROM"
+            " league_games s WHERE s.league = ? AND s.game = r.game) ORDER BY r.rowid DESC LIMIT ?) x"
+            " JOIN moves m ON m.game = x.game AND m.seat = x.seat WHERE m.substituted = 0", (bot, league, games))]
 
 
 def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
@@ -204,6 +282,34 @@ def time_per_move(ws: Workspace, league: str) -> tuple[float, int]:
         " g.finished, (SELECT COUNT(*) FROM moves m WHERE m.game = g.id) AS n FROM games g WHERE g.league = ?"
         " AND g.started IS NOT NULL AND g.finished IS NOT NULL)", (league,)).fetchone()
     return (row[0] / row[1], row[1]) if row[1] else (0.0, 0)
+
+
+def tally(ws: Workspace, league: str) -> Tally:
+    """The tally (``leagues.tables.Tally``) of the league's current schedule, folded in SQL: two GROUP BY
+    queries over the results table, so that a million games never become millions of Python rows."""
+    sums = ", ".join(f"SUM(r.{c})" for c in SUM_COLUMNS)
+    by_bot = pd.DataFrame(_rows(ws, f"SELECT r.configuration, r.bot, COUNT(*), SUM(r.faults > 0), {sums},"
+                                    " MAX(r.players) FROM league_games s JOIN results r ON r.game = s.game"
+                                    " WHERE s.league = ? GROUP BY r.configuration, r.bot", (league,)),
+                          columns=["configuration", "bot", "games", "faulty", *SUM_COLUMNS, "players"])
+    seats = range(max(2, int(by_bot.pop("players").max()) if len(by_bot) else 2))  # join only the seats there are
+    joins = " ".join(f"{'LEFT ' * (i > 1)}JOIN results r{i} ON r{i}.game = s.game AND r{i}.seat = {i}" for i in seats)
+    shapes = _rows(ws, "SELECT r0.configuration, r0.players, " + ", ".join(f"r{i}.bot, r{i}.placement" for i in seats)
+                   + f", COUNT(*) FROM league_games s {joins} WHERE s.league = ? GROUP BY "
+                   + ", ".join(map(str, range(1, 3 + 2 * len(seats)))), (league,))
+    seated = [(shape, configuration, players, seat, row[2 * seat], row[2 * seat + 1], count)
+              for shape, (configuration, players, *row, count) in enumerate(shapes) for seat in range(players)]
+    games = pd.DataFrame(seated, columns=["game", "configuration", "players", "seat", "bot", "placement", "weight"])
+    counts = {c: "int64" for c in ("games", "faulty", *SUM_COLUMNS) if c not in ("points", "think_ms")}
+    frame_types = {"players": "int64", "seat": "int64", "placement": "int64", "weight": "int64"}
+    return Tally(by_bot.astype(counts), normalise(games.astype(frame_types)))
+
+
+def _rows(ws: Workspace, sql: str, params: tuple) -> list[tuple]:
+    cursor = ws.db.cursor()
+    cursor.row_factory = None  # plain tuples
+    return cursor.execute(sql, params).fetchall()
+
 
 
 def schedule_counts(ws: Workspace) -> dict[str, tuple[int, int]]:

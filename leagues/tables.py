@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -77,20 +78,60 @@ def normalise(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_values(["game", "seat"], kind="stable", ignore_index=True)
 
 
+@dataclass(frozen=True)
+class Tally:
+    """A league's results folded for the tables: ``sums`` as ``bot_sums`` gives them (for ``ranked``), and
+    ``games`` a seat frame of the columns game, configuration, players, seat, bot, placement and weight, one
+    game per distinct configuration, seats and placings standing for ``weight`` games (for ``head_to_head``,
+    ``crosstable`` and ``leagues.ratings``). ``tally(frame)`` folds a seat frame; ``leagues.store.tally``
+    folds the stored results in SQL."""
+
+    sums: pd.DataFrame
+    games: pd.DataFrame
+
+    def by_configuration(self) -> Iterator[tuple[str, Tally]]:
+        """``(configuration label, its tally)`` for each configuration that has games, in label order."""
+        for label, games in by_configuration(self.games):
+            yield label, Tally(self.sums[self.sums["configuration"].astype(str) == label], games)
+
+
+def tally(frame: pd.DataFrame) -> Tally:
+    """The tally of a seat frame (each game its own, weight 1)."""
+    games = frame[["game", "configuration", "players", "seat", "bot", "placement"]].assign(weight=1)
+    return Tally(bot_sums(frame), games)
+
+
 def by_configuration(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
     """``(configuration label, its rows)`` for each configuration that has games, in label order."""
     for label in sorted(frame["configuration"].astype(str).unique()):
         yield label, frame[frame["configuration"] == label]
 
 
+SUM_COLUMNS = ["win", "draw", "loss", "points", "score", "against", "moves", "think_ms", "faults", *FAULT_COLUMNS]
+
+
+def bot_sums(frame: pd.DataFrame) -> pd.DataFrame:
+    """What the standings add up, one row per configuration and bot: configuration, bot, games, faulty
+    (games with a fault of the bot's seat) and the sum of every column of ``SUM_COLUMNS``. The store
+    computes the same table in SQL (``leagues.store.tally``), without reading every seat."""
+    keys = [frame["configuration"], frame["bot"]]
+    sums = frame[SUM_COLUMNS].groupby(keys, observed=True).sum()
+    sums.insert(0, "faulty", (frame["faults"] > 0).groupby(keys, observed=True).sum())
+    sums.insert(0, "games", frame.groupby(keys, observed=True).size())
+    return sums.reset_index()
+
+
 def standings(frame: pd.DataFrame, flag_threshold: float = 0.1) -> pd.DataFrame:
     """One row per bot: rank, bot, games, wins, draws, losses, points, score %, cells for/against/diff,
     faults (total and one column per reason that occurred), mean think ms per move, flagged."""
-    bots = frame.groupby("bot", observed=True, sort=True)
-    sums = bots[["win", "draw", "loss", "points", "score", "against", "moves", "think_ms", "faults",
-                 *FAULT_COLUMNS]].sum()
+    return ranked(bot_sums(frame), flag_threshold)
+
+
+def ranked(sums: pd.DataFrame, flag_threshold: float = 0.1) -> pd.DataFrame:
+    """``standings`` from the rows of ``bot_sums`` (of one configuration or several)."""
+    sums = sums.groupby(sums["bot"].astype(str), sort=True)[["games", "faulty", *SUM_COLUMNS]].sum()
     table = pd.DataFrame({
-        "games": bots.size(),
+        "games": sums["games"],
         "wins": sums["win"], "draws": sums["draw"], "losses": sums["loss"],
         "points": sums["points"],
     })
@@ -103,20 +144,22 @@ def standings(frame: pd.DataFrame, flag_threshold: float = 0.1) -> pd.DataFrame:
         if sums[column].any():
             table[column] = sums[column]
     table["think_ms"] = (sums["think_ms"] / sums["moves"].where(sums["moves"] > 0)).round(2)
-    faulty_games = (frame["faults"] > 0).groupby(frame["bot"], observed=True).sum()
-    table["flagged"] = faulty_games.reindex(table.index, fill_value=0) / table["games"] > flag_threshold
+    table["flagged"] = sums["faulty"] / table["games"] > flag_threshold
     table = table.sort_values(["score_pct", "points", "cells_diff"], ascending=False, kind="stable")
-    keys = list(zip(table["score_pct"].round(9), table["points"]))
+    keys = list(zip(table["score_pct"].round(9), table["points"].round(9)))  # sums of thirds: equal up to the order added
     table.insert(0, "rank", [1 + next(i for i, k in enumerate(keys) if k == key) for key in keys])
     return table.rename_axis("bot").reset_index()[["rank", "bot", *table.columns[1:]]]
 
 
-def game_matrix(frame: pd.DataFrame, players: int) -> tuple[np.ndarray, np.ndarray]:
+def game_matrix(frame: pd.DataFrame, players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bot codes (into ``frame["bot"].cat.categories``) and placements of the games of ``players`` seats,
-    as (games × seats) arrays. The frame must be ordered by game and seat (``normalise`` does that)."""
+    as (games × seats) arrays, and how many games each row stands for (1, or a frame's ``weight`` column:
+    ``leagues.store.tally`` folds games alike in seats and placings into one). The frame must be ordered
+    by game and seat (``normalise`` does that)."""
     part = frame[frame["players"] == players]
+    counts = part["weight"].to_numpy()[::players] if "weight" in part else np.ones(len(part) // players)
     return (part["bot"].cat.codes.to_numpy(np.int64).reshape(-1, players),
-            part["placement"].to_numpy().reshape(-1, players))
+            part["placement"].to_numpy().reshape(-1, players), counts.astype(float))
 
 
 def head_to_head(frame: pd.DataFrame) -> pd.DataFrame:
@@ -127,12 +170,12 @@ def head_to_head(frame: pd.DataFrame) -> pd.DataFrame:
     points = np.zeros(n * n)
     games = np.zeros(n * n, dtype=np.int64)
     for players in frame["players"].unique():
-        codes, placements = game_matrix(frame, int(players))
+        codes, placements, counts = game_matrix(frame, int(players))
         for a, b in itertools.permutations(range(int(players)), 2):
             pair = codes[:, a] * n + codes[:, b]
             score = (placements[:, a] < placements[:, b]) + 0.5 * (placements[:, a] == placements[:, b])
-            points += np.bincount(pair, weights=score, minlength=n * n)
-            games += np.bincount(pair, minlength=n * n)
+            points += np.bincount(pair, weights=score * counts, minlength=n * n)
+            games += np.bincount(pair, weights=counts, minlength=n * n).astype(np.int64)
     bot, opponent = np.divmod(np.arange(n * n), n)
     long = pd.DataFrame({"bot": names[bot], "opponent": names[opponent], "games": games, "points": points})
     long = long[long["games"] > 0].sort_values(["bot", "opponent"], ignore_index=True)

@@ -45,17 +45,23 @@ def game_line(record: GameRecord) -> str:
 
 def summary(record: GameRecord) -> str:
     """One line: ``alpha wins 9–7``, ``draw 8–8``, or the placings of a 3–4 player game, plus the fault."""
-    names = [seat.partition("@")[0] for seat in record.seats]
     result = record.result
+    return result_summary(record.seats, result.scores, result.placements, result.termination, result.offender)
+
+
+def result_summary(seats: list[str], scores: list[int], placements: list[int], termination: str,
+                   offender: int | None) -> str:
+    """``summary`` from a record's fields (the site reads them from the stored JSON, not from a GameRecord)."""
+    names = [seat.partition("@")[0] for seat in seats]
     if len(names) == 2:
-        firsts = winners(record, names)
-        score = "–".join(map(str, result.scores))
+        firsts = [name for name, place in zip(names, placements) if place == min(placements)]  # win or draw
+        score = "–".join(map(str, scores))
         text = f"{firsts[0]} wins {score}" if len(firsts) == 1 else f"draw {score}"
     else:
-        order = sorted(range(len(names)), key=lambda s: (result.placements[s], s))
-        text = ", ".join(f"{_ordinal(result.placements[s])} {names[s]} {result.scores[s]}" for s in order)
-    if result.termination != "completed" and result.offender is not None:
-        text += f" ({names[result.offender]}: {result.termination.replace('_', ' ')})"
+        order = sorted(range(len(names)), key=lambda s: (placements[s], s))
+        text = ", ".join(f"{_ordinal(placements[s])} {names[s]} {scores[s]}" for s in order)
+    if termination != "completed" and offender is not None:
+        text += f" ({names[offender]}: {termination.replace('_', ' ')})"
     return text
 
 

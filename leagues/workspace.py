@@ -60,9 +60,13 @@ class Workspace:
             self.db.execute(f"PRAGMA journal_size_limit={WAL_PAGES * 4096:d}")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.migrated_from = schema.upgrade(self.db, str(self.database))
-            wrong = schema.problems(self.db)
+            stamp = self._file_stamp()
+            checked = stamp == self._read_checked()
+            wrong = schema.problems(self.db, pages=not checked)
             if wrong:
                 raise ConfigError(f"workspace database {self.database}: {'; '.join(wrong)}: {schema.RESTORE}")
+            if not checked:
+                self._write_checked(stamp)
         except sqlite3.Error as exc:
             self.db.close()
             if is_out_of_space(exc):
@@ -76,6 +80,28 @@ class Workspace:
     @property
     def database(self) -> Path:
         return self.home / "hexarena.db"
+
+    # The page check (``PRAGMA quick_check``) reads the whole file: 12 s for a million games. It runs when the
+    # file changed since the last clean check (size or modification time of the database, size of its WAL;
+    # every write transaction or checkpoint changes one of them), so reading commands after it are quick.
+    CHECKED = ".hexarena-checked"  # in the home folder: the stamp of the database at its last clean check
+
+    def _file_stamp(self) -> str:
+        db = self.database.stat()
+        wal = Path(f"{self.database}-wal")
+        return f"{db.st_size} {db.st_mtime_ns} {wal.stat().st_size if wal.exists() else 0}"
+
+    def _read_checked(self) -> str | None:
+        try:
+            return (self.home / self.CHECKED).read_text(encoding="ascii").strip()
+        except (OSError, ValueError):
+            return None
+
+    def _write_checked(self, stamp: str) -> None:
+        try:
+            (self.home / self.CHECKED).write_text(stamp + "\n", encoding="ascii")
+        except OSError:  # a read-only home: the next open checks again
+            pass
 
     @property
     def registry_dir(self) -> Path:

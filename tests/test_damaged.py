@@ -146,3 +146,16 @@ def test_a_sound_workspace_is_reported_sound(home: Path, capsys) -> None:
 
     expected = f"{home / 'hexarena.db'}: 1 leagues and 4 games intact, 0 rows garbled or unreadable; nothing wrong found\n"
     assert (status, out) == (0, f"sandbox: {sandbox.describe()}\n" + expected)  # which sandbox first, then the database
+
+
+def test_the_page_check_runs_again_only_after_the_file_changed(home: Path, monkeypatch) -> None:
+    checked = []
+    problems = schema.problems
+    monkeypatch.setattr(schema, "problems", lambda db, pages=True: checked.append(pages) or problems(db, pages))
+    for _ in range(3):
+        Workspace(home).close()
+    assert checked[1:] == [False, False]  # unchanged since the last clean check: only the tables and columns
+    with Workspace(home) as ws, ws.transaction() as db:
+        db.execute("INSERT INTO registry_meta (key, value) VALUES ('x', 'y')")
+    Workspace(home).close()
+    assert checked[-1] is True

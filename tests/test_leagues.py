@@ -13,13 +13,15 @@ from itertools import combinations
 from math import comb
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from leagues import registry, store
 from leagues.config import parse_league
+from leagues.ratings import ratings
 from leagues.runner import resolve_entrants, run_league
 from leagues.schedule import Entrant, schedule
-from leagues.tables import seat_frame, standings
+from leagues.tables import by_configuration, crosstable, ranked, seat_frame, standings
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError
 from referee.record import GameRecord
@@ -51,6 +53,21 @@ def make_workspace(home: Path) -> Workspace:
 
 def hexarena(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(["hexarena", *args], check=False, capture_output=True, text=True, timeout=120)
+
+
+def assert_the_tally_gives_the_same_tables(ws: Workspace, league: str, records: list[GameRecord]) -> None:
+    """The store's tally (games folded in SQL) gives exactly the tables of the records' seat frame."""
+    frame = seat_frame(records)
+    tally = store.tally(ws, league)
+    parts = [("", frame), *by_configuration(frame)]
+    folded = [("", tally), *tally.by_configuration()]
+    assert [label for label, _ in parts] == [label for label, _ in folded]
+    for (_, part), (_, fold) in zip(parts, folded, strict=True):
+        table = standings(part, 0.1)
+        pd.testing.assert_frame_equal(ranked(fold.sums, 0.1), table)
+        order = table["bot"].tolist()
+        pd.testing.assert_frame_equal(crosstable(fold.games, order), crosstable(part, order))
+        pd.testing.assert_frame_equal(ratings(fold.games), ratings(part), rtol=1e-9)
 
 
 def independent_counts(records: list[GameRecord]) -> dict[str, Counter]:
@@ -306,6 +323,7 @@ def test_multiplayer_leagues(tmp_path, players):
     table = standings(frame)
     assert dict(zip(table["bot"], table["points"])) == pytest.approx(dict(expected))
     assert table["points"].sum() == pytest.approx(len(records) * players / 2)  # points shared out fairly
+    assert_the_tally_gives_the_same_tables(ws, "multi", records)
     ws.close()
 
 
@@ -321,6 +339,7 @@ def test_faults_are_counted_by_reason_and_flag_the_bot(tmp_path, policy):
     run_league(ws, league, concurrency=2, progress=False)
     records = store.records(ws, "faulty")
     table = standings(store.seat_frame(ws, "faulty"), league.flag_threshold).set_index("bot")
+    assert_the_tally_gives_the_same_tables(ws, "faulty", records)
     assert table.loc["broken", "faults"] == table.loc["broken", "fault_crashed"] == 4 and table.loc["broken", "flagged"]
     assert "fault_malformed_message" not in table.columns  # only reasons that occurred get a column
     against_broken = [r for r in records if "broken" in r.seats]

@@ -23,8 +23,9 @@ import pytest
 
 from leagues import store
 from leagues.config import parse_league
-from leagues.publish import compute, game_files, standings_markdown, summary, write_site
+from leagues.publish import compute, game_files, standings_markdown, write_site
 from leagues.schedule import ScheduledGame
+from leagues.wording import summary
 from leagues.workspace import Workspace
 from protocol.errors import BotFault
 from referee.clock import TimeControl
@@ -394,7 +395,7 @@ def test_publish_command_writes_the_site_and_the_files(workspace, tmp_path, reco
     for name in ("index.html", "games.html", "replay.html", "standings.md", "standings.csv", "standings.json",
                  "games.jsonl", "data/games.js", "static/replay.js", "static/site.css"):
         assert (out / name).is_file(), name
-    assert len(list((out / "games").glob("*.js"))) == len(records)
+    assert [p.name for p in (out / "games").iterdir()] == ["chunk-0.js"]  # up to GAMES_PER_CHUNK games a chunk
     assert len((out / "games.jsonl").read_text().splitlines()) == len(records)
 
 
@@ -464,8 +465,9 @@ def test_publishing_again_removes_only_the_files_the_last_publish_wrote(records,
     out = tmp_path / "site"
     write_site(out, compute("demo", records))
     manifest = json.loads((out / ".hexarena-site.json").read_text())
-    assert "index.html" in manifest["files"] and len([f for f in manifest["files"] if f.startswith("games/")]) == len(records)
+    assert "index.html" in manifest["files"] and [f for f in manifest["files"] if f.startswith("games/")] == ["games/chunk-0.js"]
     odd = next(p.name for p in out.glob("bot-odd*.html"))
+    odd_game = game_files(records)[next(r.id for r in records if BOTS[3] in r.seats)]
     mine = {"notes.txt": "my notes", "games/mine.js": "// mine", "static/custom.css": "b {}", "extra/x.html": "x"}
     for name, content in mine.items():
         (out / name).parent.mkdir(exist_ok=True)
@@ -478,7 +480,8 @@ def test_publishing_again_removes_only_the_files_the_last_publish_wrote(records,
     kept = [r for r in records if BOTS[3] not in r.seats]  # a bot and its games leave the league
     write_site(out, compute("demo", kept))
     assert not (out / odd).exists() and (out / "index.html").is_file()
-    assert sorted(p.stem for p in (out / "games").glob("g*.js")) == sorted(game_files(kept).values())
+    chunk = (out / "games" / "chunk-0.js").read_text()
+    assert all(f'"{stem}":' in chunk for stem in game_files(kept).values()) and '"' + odd_game + '":' not in chunk
     assert {name: (out / name).read_text() for name in mine} == mine  # the user's own files stay
     assert (tmp_path / "victim.txt").read_text() == "outside the site"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging folder left
@@ -605,3 +608,60 @@ def test_the_site_on_a_phone_and_on_a_desktop(browser, site, faulty_site, record
         fits_width((faulty_site / "bot-sloth.html").as_uri())
     finally:
         browser.set_window_size(1280, 900)
+
+
+# ---- big sites: games in chunks, the list in parts (issue 18 item 3) ----------------------------------
+
+def wait_text(driver, element_id: str, expected: str, seconds: float = 10) -> None:
+    """Wait until an element says ``expected`` (parts of the list and chunks load by script tags)."""
+    deadline = time.monotonic() + seconds
+    while text(driver, element_id) != expected and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert text(driver, element_id) == expected
+
+
+@needs_browser
+def test_games_in_many_chunks_and_the_list_in_parts_load_from_file_urls(browser, tmp_path, monkeypatch):
+    from leagues import publish
+
+    records = big_league(120)
+
+    monkeypatch.setattr(publish, "GAMES_PER_CHUNK", 7)
+    monkeypatch.setattr(publish, "LIST_PART", 50)
+    write_site(tmp_path, compute("demo", records))
+    chunks = -(-len(records) // 7)
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == sorted(f"chunk-{k}.js" for k in range(chunks))
+    assert sorted(p.name for p in (tmp_path / "data").glob("games-*.js")) == ["games-0.js", "games-1.js", "games-2.js"]
+    files = game_files(records)
+    for record in records[::5]:  # each from its own chunk: replay.js finds it by the crc32 of its file stem
+        browser.get(replay_url(tmp_path, record, files, move=len(record.moves)))
+        wait_text(browser, "counter", f"Move {len(record.moves)} / {len(record.moves)}")
+        assert shown_scores(browser) == record.result.scores and text(browser, "result") == summary(record)
+    browser.get((tmp_path / "replay.html").as_uri() + "?game=nosuch")
+    wait_text(browser, "error", "No such game in this site: nosuch")
+
+    browser.get((tmp_path / "games.html").as_uri())
+    assert text(browser, "count") == f"{len(records)} of {len(records)} games" and text(browser, "page") == "page 1 of 3"
+    browser.get((tmp_path / "games.html").as_uri() + "#page=3")  # page 3 is in the third part: loaded now
+    wait_text(browser, "page", "page 3 of 3")
+    newest_first = sorted(records, key=lambda r: (r.started, r.id), reverse=True)
+    assert len(browser.find_elements("css selector", "#rows tr")) == len(records) - 100
+    links = [a.get_attribute("href") for a in browser.find_elements("css selector", "#rows td.replay a")]
+    assert [link.rsplit("=", 1)[1] for link in links] == [files[r.id] for r in newest_first[100:]]
+    browser.get((tmp_path / "games.html").as_uri() + "#result=fault")  # a filter reads every part
+    faults = [r for r in records if r.result.termination != "completed"]
+    wait_text(browser, "count", f"{len(faults)} of {len(records)} games")
+    assert console_errors(browser) == []
+
+
+def test_publishing_over_an_older_site_removes_its_per_game_files(records, tmp_path):
+    out = tmp_path / "site"
+    (out / "games").mkdir(parents=True)
+    old = [f"games/{stem}.js" for stem in game_files(records).values()]
+    for name in old:
+        (out / name).write_text("window.HEXARENA_GAME = {};\n")
+    (out / "games" / "mine.js").write_text("// mine")
+    (out / ".hexarena-site.json").write_text(json.dumps({"written_by": "hexarena publish", "files": old}))
+    write_site(out, compute("demo", records))
+    assert sorted(p.name for p in (out / "games").iterdir()) == ["chunk-0.js", "mine.js"]
+    assert len(list(out.rglob("*"))) < 30  # pages, data, static files: not one file per game

@@ -433,7 +433,17 @@ def test_the_games_page_lists_games_in_progress_and_a_spectator_sees_moves_appea
             "return row && Number(row.querySelector('.live-moves').textContent) <= 8 &&"  # with moves left to see
             "  [row.dataset.game, row.querySelector('a').href];")
 
-    game, watch = wait_for(listed, 60, "a game in progress listed near its start")
+    # a game that ends while the page is open joins the list of finished games in place (its list part refetched)
+    browser.execute_script("window.__mark = 'games page'")
+    first_game = wait_for(listed, 60, "a game in progress listed")[0]
+    wait_for(lambda: events.of("game_ended", first_game), 60, "that game ends")
+    wait_for(lambda: browser.execute_script(
+        "return [...document.querySelectorAll('#rows a')].some((a) => a.href.includes(arguments[0]))", first_game),
+        30, "the finished game listed without a reload")
+    assert browser.execute_script("return window.__mark") == "games page"
+
+    game, watch = wait_for(lambda: (found := listed()) and found[0] != first_game and found, 60,
+                           "the next game in progress listed near its start")
     assert watch.endswith(f"/leagues/live/replay.html?live={game}")
     browser.get(watch)
     wait_for(lambda: browser.find_element("id", "viewer").is_displayed(), 20, "the spectator's viewer opens")

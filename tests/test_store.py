@@ -3,17 +3,21 @@ workspace written by commit 957ae21 (tests/fixtures/workspace-957ae21), and a ne
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hexarena.cli import main
 from leagues import registry, schema, store
 from leagues.tables import SEAT_COLUMNS
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError
+from referee.record import FAULTS, BoardConfig, Forfeit, GameRecord, MoveRecord, Result
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "workspace-957ae21"
 STORE_TABLES = {"leagues", "league_games", "games", "moves", "results"}
@@ -223,3 +227,33 @@ def test_a_database_of_a_newer_hexarena_is_refused(tmp_path: Path, capsys) -> No
     status, out, err = cli(capsys, "league", "table", "tiny", "--home", str(home))
     assert (status, out, err) == (2, "", f"hexarena: error: {message}\n")
     assert user_version(home) == newer
+
+
+# ---- reading records for the site without parsing their moves (issue 18 item 3) -----------------------
+
+_names = st.text(min_size=0, max_size=12)  # any text: quotes, backslashes, ',"moves":[' and '"line":' included
+_moves = st.lists(st.builds(MoveRecord, seat=st.integers(0, 3), line=st.integers(0, 200),
+                            closed=st.lists(st.integers(0, 40), max_size=2), ms=st.floats(0, 1e4),
+                            substituted=st.booleans()), max_size=30)
+_forfeits = st.lists(st.builds(Forfeit, seat=st.integers(0, 1), reason=st.sampled_from(FAULTS), detail=_names,
+                               move=st.integers(0, 30)), max_size=2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seats=st.lists(_names | st.sampled_from(['a,"moves":[1]', '"line":', ',"result":{}']), min_size=2, max_size=2),
+       game_id=_names, moves=_moves, forfeits=_forfeits, opening=st.lists(st.integers(0, 60), max_size=3))
+def test_a_record_is_read_as_parsed_but_for_its_moves_which_are_counted(seats, game_id, moves, forfeits, opening):
+    record = GameRecord(id=game_id, config=BoardConfig(size="3x3"), seats=seats, moves=moves, opening=opening,
+                        result=Result(scores=[3, 2], placements=[1, 2], forfeits=forfeits))
+    text = record.model_dump_json()
+    expected = {**json.loads(text), "moves": len(moves)}
+    assert store._read_record(text) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=80) | st.sampled_from(['{"id": "x", "seats": [', '{"moves":[1],"result":{}}', "[]", "null"]))
+def test_any_stored_text_reads_as_a_value_or_a_value_error(text):
+    try:
+        store._read_record(text)
+    except ValueError:
+        pass

@@ -215,22 +215,22 @@ def league_name(text: str) -> str:
 def league_tables(ws, name: str, which: str, by: str | None, fmt: str) -> str:
     from leagues import store
     from leagues.ratings import ratings
-    from leagues.tables import by_configuration, crosstable, render, standings
+    from leagues.tables import crosstable, ranked, render
 
     league = store.league_config(ws, name)
-    frame = store.seat_frame(ws, name)
-    if not len(frame):
+    tally = store.tally(ws, name)
+    if not len(tally.games):
         raise ConfigError(f"league {name!r} has no finished games yet (run it with 'hexarena league run FILE')")
-    parts = [((), frame)] if by is None else [((label,), part) for label, part in by_configuration(frame)]
+    parts = [((), tally)] if by is None else [((label,), part) for label, part in tally.by_configuration()]
     sections = []
     for group, part in parts:
-        ranked = standings(part, league.flag_threshold)
+        table = ranked(part.sums, league.flag_threshold)
         if which in ("all", "standings"):
-            sections.append(((*group, "standings"), ranked))
+            sections.append(((*group, "standings"), table))
         if which in ("all", "crosstable"):
-            sections.append(((*group, "crosstable"), crosstable(part, ranked["bot"].tolist()).reset_index()))
+            sections.append(((*group, "crosstable"), crosstable(part.games, table["bot"].tolist()).reset_index()))
         if which in ("all", "ratings"):
-            sections.append(((*group, "ratings"), ratings(part)))
+            sections.append(((*group, "ratings"), ratings(part.games)))
     return render(sections, fmt)
 
 

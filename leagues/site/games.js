@@ -1,5 +1,8 @@
 // The games list: filters (bot, opponent, configuration, result) and pagination over data/games.js
-// (window.HEXARENA_INDEX). Only one page of rows is in the DOM, so thousands of games stay fast.
+// (window.HEXARENA_INDEX: bots, configurations, counts) and the rows in parts of index.part_rows, newest
+// first (data/games-<k>.js, window.HEXARENA_PARTS[k]; games.html loads part 0). A page of the unfiltered
+// list loads only its part; a filter loads every part once, then filters in memory. Only one page of rows
+// is in the DOM, so a million games stay fast.
 // The filter state lives in the URL hash (games.html#bot=greedy&against=random&config=0&result=win&page=2).
 (function () {
   "use strict";
@@ -7,6 +10,8 @@
   const LETTERS = "ABCD";
   const $ = (id) => document.getElementById(id);
   const data = window.HEXARENA_INDEX;
+  const parts = (window.HEXARENA_PARTS = window.HEXARENA_PARTS || {});
+  const loading = {};
   // a game: [file, started, config, [bot per seat], [scores], [placements], termination, moves, offender]
   const FILE = 0, STARTED = 1, CONFIG = 2, SEATS = 3, SCORES = 4, PLACES = 5, TERM = 6, MOVES = 7, OFFENDER = 8;
 
@@ -84,16 +89,54 @@
     return td;
   }
 
+  // a part of the list, by a script tag (file:// allows no fetch); resolves when window.HEXARENA_PARTS[k] is set
+  function load(k) {
+    if (!loading[k]) {
+      loading[k] = new Promise((resolve, reject) => {
+        const script = document.createElement("script");
+        script.src = "data/games-" + k + ".js";
+        script.onload = () => (parts[k] ? resolve() : reject(new Error("empty part " + k)));
+        script.onerror = () => reject(new Error("missing part " + k));
+        document.head.appendChild(script);
+      });
+    }
+    return loading[k];
+  }
+
+  function waitFor(missing, state) {
+    $("count").textContent = "loading the games list… (" + (data.parts - missing.length) + " of " + data.parts + " parts)";
+    load(missing[0]).then(render, () => { $("count").textContent = "part of the games list is missing: publish again"; });
+    return state;
+  }
+
+  let everything = null;  // every row, once every part is loaded
+
   function render() {
     const state = readHash();
     $("bot").value = String(state.bot);
     $("opponent").value = String(state.opponent);
     $("config").value = String(state.config);
     $("result").value = state.result;
-    const chosen = data.games.filter((game) => matches(game, state));
-    const pages = Math.max(1, Math.ceil(chosen.length / PAGE));
-    state.page = Math.min(state.page, pages);
-    const rows = chosen.slice((state.page - 1) * PAGE, state.page * PAGE).map((game) => {
+    const filtered = state.bot >= 0 || state.opponent >= 0 || state.config >= 0 || state.result !== "";
+    let shown, count;
+    if (filtered) {
+      const missing = [];
+      for (let k = 0; k < data.parts; k++) if (!parts[k]) missing.push(k);
+      if (missing.length) return waitFor(missing, state);
+      if (everything === null) everything = [].concat(...Array.from({ length: data.parts }, (_, k) => parts[k]));
+      const chosen = everything.filter((game) => matches(game, state));
+      count = chosen.length;
+      state.page = Math.min(state.page, Math.max(1, Math.ceil(count / PAGE)));
+      shown = chosen.slice((state.page - 1) * PAGE, state.page * PAGE);
+    } else {
+      count = data.total;
+      state.page = Math.min(state.page, Math.max(1, Math.ceil(count / PAGE)));
+      const first = (state.page - 1) * PAGE, k = Math.floor(first / data.part_rows);
+      if (count && !parts[k]) return waitFor([k], state);
+      shown = count ? parts[k].slice(first - k * data.part_rows, first - k * data.part_rows + PAGE) : [];
+    }
+    const pages = Math.max(1, Math.ceil(count / PAGE));
+    const rows = shown.map((game) => {
       const tr = document.createElement("tr");
       tr.appendChild(cell(game[STARTED] ? game[STARTED].replace("T", " ").slice(0, 16) : "", "muted fold"));
       const seats = document.createElement("td");
@@ -126,11 +169,11 @@
       return tr;
     });
     $("rows").replaceChildren(...rows);
-    $("count").textContent = chosen.length + " of " + data.games.length + " games";
+    $("count").textContent = count + " of " + data.total + " games";
     $("page").textContent = "page " + state.page + " of " + pages;
     $("prev").disabled = state.page <= 1;
     $("next").disabled = state.page >= pages;
-    $("empty").hidden = chosen.length > 0;
+    $("empty").hidden = count > 0;
     return state;
   }
 

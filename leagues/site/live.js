@@ -97,6 +97,13 @@
     return fetchText("data/games.js").then((text) => {
       const data = window.HEXARENA_INDEX;  // the object games.js holds: updated in place
       Object.assign(data, JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)));
+      // and the parts of the list games.js has loaded (data/games-<k>.js), in place too: it loads a part once
+      const parts = window.HEXARENA_PARTS || {};
+      return Promise.all(Object.keys(parts).map((k) => fetchText("data/games-" + k + ".js").then((part) => {
+        parts[k] = JSON.parse(part.slice(part.indexOf("= [") + 2, part.lastIndexOf("]") + 1));
+      })));
+    }).then(() => {
+      const data = window.HEXARENA_INDEX;
       [["bot", data.bots], ["opponent", data.bots], ["config", data.configs]].forEach(([id, names]) => {
         const select = $(id);
         while (select.options.length > 1) select.remove(1);

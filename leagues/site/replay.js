@@ -1,4 +1,5 @@
-// The replay viewer: loads ONE game (games/<file>.js sets window.HEXARENA_GAME, so it works from file://)
+// The replay viewer: loads ONE game from the one chunk that holds it (games/chunk-<k>.js sets
+// window.HEXARENA_CHUNK, so it works from file://; only that game's JSON string is parsed)
 // and draws it as SVG. Cell ownership is recomputed from the geometry and the seat of each move, so the
 // final scores shown are an independent check of the record's result.
 (function () {
@@ -263,14 +264,40 @@
   window.HEXARENA_REPLAY = { start };
   if (window.HEXARENA_LIVE && window.HEXARENA_LIVE.spectating) return;  // live.js loads the game in progress
 
+  // The chunk of a game: crc32 of its file stem (ASCII) mod the number of chunks, as leagues/publish.py writes them.
+  function crc32(text) {
+    let crc = 0xffffffff;
+    for (let i = 0; i < text.length; i++) {
+      crc ^= text.charCodeAt(i);
+      for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
+    }
+    return (crc ^ 0xffffffff) >>> 0;
+  }
+
+  function open(chunk, file) {
+    const entry = chunk && Object.prototype.hasOwnProperty.call(chunk, file) ? chunk[file] : undefined;
+    if (entry === undefined) return fail("No such game in this site: " + file);
+    let game;
+    try {
+      const found = JSON.parse(entry);
+      game = Object.assign(found.record, { config_label: found.config_label, summary: found.summary });
+    } catch (error) {
+      return fail("The data of game " + file + " is garbled: publish the league again.");
+    }
+    game.board = (window.HEXARENA_BOARDS || {})[game.config_label];
+    if (!game.board) return fail("No board for " + game.config_label + ": publish the league again.");
+    start(game);
+  }
+
   const file = new URLSearchParams(location.search).get("game") || "";
   if (!/^[A-Za-z0-9_.-]+$/.test(file)) {
     fail(file ? "No such game: " + file : "No game chosen: open a game from the games list.");
     return;
   }
+  const chunks = (window.HEXARENA_INDEX || {}).chunks || 1;
   const script = document.createElement("script");
-  script.src = "games/" + file + ".js";
-  script.onload = () => (window.HEXARENA_GAME ? start(window.HEXARENA_GAME) : fail("Game file is empty: " + file));
+  script.src = "games/chunk-" + (crc32(file) % chunks) + ".js";
+  script.onload = () => open(window.HEXARENA_CHUNK, file);
   script.onerror = () => fail("No such game in this site: " + file);
   document.head.appendChild(script);
 })();
