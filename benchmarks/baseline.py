@@ -14,6 +14,7 @@ working folder first on the path, and in the repository that is today's code.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -29,7 +30,9 @@ def baseline_python(ref: str) -> Path:
     """The interpreter of the venv that runs commit ``ref``'s code; made on first use."""
     commit = subprocess.run(["git", "rev-parse", "--verify", f"{ref}^{{commit}}"], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout.strip()
-    home = CACHE / commit[:12]
+    # one venv per commit and interpreter: its .pth points at the site-packages of the Python that made it
+    packages = sysconfig.get_paths()["purelib"]
+    home = CACHE / f"{commit[:12]}-{hashlib.sha256(packages.encode()).hexdigest()[:8]}"
     src, venv = home / "src", home / "venv"
     python = venv / "bin" / "python"
     if not python.exists():
