@@ -52,6 +52,17 @@ def wait_until(condition, seconds: float) -> None:
         time.sleep(0.05)
 
 
+def wait_for(condition, seconds: float, what: str, every: float = 0.05):
+    """``condition()``'s first true value within ``seconds``; AssertionError naming ``what`` if none comes."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"not within {seconds} s: {what}")
+
+
 def survivors_of_a_killed(process: subprocess.Popen, variable: str, value: str) -> list[int]:
     """SIGKILL ``process`` (no cleanup code of it runs); the marked processes still alive 5 s later."""
     process.kill()

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import wait_for
 
 from leagues import authors, uploads
 from leagues.workspace import Workspace
@@ -163,14 +164,6 @@ def written_state(home: Path) -> dict[str, str]:
     return found
 
 
-def wait_for(condition, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"not within {seconds} s: {what}")
 
 
 def league_settled(server: Server, games: int):

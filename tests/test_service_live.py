@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import wait_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_publish import browser, console_errors  # noqa: F401 - the shared headless Chromium fixture
@@ -284,14 +285,6 @@ class EventReader(threading.Thread):
         return [d for _, k, d in list(self.events) if k == kind and (game is None or d.get("game") == game)]
 
 
-def wait_for(condition, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"not within {seconds} s: {what}")
 
 
 def hexarena(*args: str, **kwargs) -> subprocess.CompletedProcess:
