@@ -68,6 +68,8 @@ class LeagueBoard(BoardConfig):
     def _count(cls, value: int | str | list[list[int]]) -> int | str | list[list[int]]:
         if isinstance(value, int) and not 0 <= value <= MAX_RANDOM:
             raise ValueError(f"must be 0-{MAX_RANDOM} random start positions, or a file name, got {value}")
+        if isinstance(value, list) and not value:  # as a file with no rows is refused: a board of no games
+            raise ValueError("no start positions listed (leave openings out for the empty board)")
         return value
 
     @property

@@ -240,6 +240,12 @@ def test_openings_given_on_the_command_line_or_inline_are_bounded_and_checked(tm
     assert f"{league}:5: boards[0].openings[0]: line 999 is out of range (0-62)" in fails(
         ["league", "status", str(league), "--home", str(home)], capsys)
     assert "is a folder; give a file name" in fails(["openings", "2x2", "--count", "2", "--out", str(tmp_path)], capsys)
+    import pytest
+
+    from leagues.config import parse_league
+    from protocol.errors import ConfigError
+    with pytest.raises(ConfigError, match=r"boards\[0\]\.openings: no start positions listed"):
+        parse_league('name = "none"\n[[boards]]\nsize = "2x2"\nopenings = []\n', "none.toml")
 
 
 def test_remote_retry_waits_again_before_every_game():
