@@ -50,6 +50,32 @@ from contextlib import closing
 
 from protocol.errors import ConfigError
 
+# ---------------------------------------------------------------- a later version's table: an earlier one plus a column
+
+def _statement(tables: tuple[str, ...], table: str) -> str:
+    """The CREATE TABLE statement of ``table`` among ``tables``."""
+    (found,) = (statement for statement in tables if statement.startswith(f"CREATE TABLE IF NOT EXISTS {table} ("))
+    return found
+
+
+def _replaced(tables: tuple[str, ...], table: str, statement: str) -> tuple[str, ...]:
+    """``tables`` with ``table``'s CREATE TABLE statement replaced by ``statement``."""
+    old = _statement(tables, table)
+    return tuple(statement if other is old else other for other in tables)
+
+
+def _with_column(statement: str, column: str) -> str:
+    """A CREATE TABLE statement (one column a line, maybe with a ``--`` comment, ``)`` on its own line) with
+    ``column`` added last: the comma goes before the old last column's comment, not into it."""
+    body, close = statement.rsplit("\n", 1)
+    head, last = body.rsplit("\n", 1)
+    code, dashes, comment = last.partition("--")
+    padding = len(code) - len(code.rstrip())
+    last = code.rstrip() + "," + " " * max(padding - 1, 1 if dashes else 0) + dashes + comment
+    indent = last[:len(last) - len(last.lstrip())]
+    return f"{head}\n{last}\n{indent}{column}\n{close}"
+
+
 # ---------------------------------------------------------------- version 1
 
 _TABLES_1 = (
@@ -151,20 +177,10 @@ def _from_0(db: sqlite3.Connection) -> None:
 
 # ---------------------------------------------------------------- version 2
 
-_BOT_VERSIONS_2 = """CREATE TABLE IF NOT EXISTS bot_versions (
-        id         INTEGER PRIMARY KEY,     -- submission order; the highest id of a bot is its latest version
-        hash       TEXT NOT NULL,           -- sha256 of the folder's content; the snapshot is registry/<hash>/
-        bot        TEXT NOT NULL REFERENCES bots(name),
-        submitted  TEXT NOT NULL,
-        manifest   TEXT NOT NULL,           -- JSON of the validated bot.toml
-        checks     TEXT NOT NULL,           -- JSON list of [name, passed, reason]
-        build_log  TEXT NOT NULL,
-        source     TEXT NOT NULL,           -- the folder it was submitted from
-        follows    INTEGER NOT NULL DEFAULT 0  -- id of the bot's previous latest version; 0 for its first
-    )"""
+_BOT_VERSIONS_2 = _with_column(_statement(_TABLES_1, "bot_versions"),
+                              "follows    INTEGER NOT NULL DEFAULT 0  -- id of the bot's previous latest version; 0 for its first")
 _ONE_CHAIN = "CREATE UNIQUE INDEX IF NOT EXISTS bot_versions_chain ON bot_versions (bot, follows)"
-_TABLES_2 = tuple(_BOT_VERSIONS_2 if "TABLE IF NOT EXISTS bot_versions" in statement else statement
-                  for statement in _TABLES_1) + (_ONE_CHAIN,)
+_TABLES_2 = _replaced(_TABLES_1, "bot_versions", _BOT_VERSIONS_2) + (_ONE_CHAIN,)
 
 
 def _from_1(db: sqlite3.Connection) -> None:
@@ -181,13 +197,9 @@ def _from_1(db: sqlite3.Connection) -> None:
 
 # ---------------------------------------------------------------- version 3
 
-_LEAGUES_3 = """CREATE TABLE IF NOT EXISTS leagues (
-        name     TEXT PRIMARY KEY,
-        config   TEXT NOT NULL,            -- the validated league file, as JSON
-        updated  TEXT NOT NULL,
-        edition  INTEGER NOT NULL DEFAULT 0  -- terms of play replaced (league run --replace); in its game ids if > 0
-    )"""
-_TABLES_3 = tuple(_LEAGUES_3 if "TABLE IF NOT EXISTS leagues " in statement else statement for statement in _TABLES_2)
+_LEAGUES_3 = _with_column(_statement(_TABLES_1, "leagues"),
+                         "edition  INTEGER NOT NULL DEFAULT 0  -- terms of play replaced (league run --replace); in its game ids if > 0")
+_TABLES_3 = _replaced(_TABLES_2, "leagues", _LEAGUES_3)
 
 
 def _from_2(db: sqlite3.Connection) -> None:
