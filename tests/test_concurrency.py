@@ -27,17 +27,23 @@ from protocol.errors import ConfigError
 REPO = Path(__file__).resolve().parent.parent
 
 
+def start_league_run(league_file: Path, home: Path) -> subprocess.Popen[str]:
+    """``hexarena league run`` in a process of its own, once it has stored its first game (60 s at most)."""
+    running = subprocess.Popen([sys.executable, "-m", "hexarena", "league", "run", str(league_file), "--home",
+                                str(home)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not stored_ids(home) and time.monotonic() < deadline and running.poll() is None:
+        time.sleep(0.01)
+    return running
+
+
 def test_a_second_runner_of_a_league_is_refused_naming_the_first_pid(tmp_path: Path) -> None:
     make_workspace(tmp_path / "home").close()
     league_file = tmp_path / "dup.toml"
     league_file.write_text(league_text("dup", participants=("greedy", "random"), boards=[("6x6", "hex")],
                                        games_per_pairing=200, concurrency=1))
-    first = subprocess.Popen([sys.executable, "-m", "hexarena", "league", "run", str(league_file), "--home",
-                              str(tmp_path / "home")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    first = start_league_run(league_file, tmp_path / "home")
     try:
-        deadline = time.monotonic() + 60
-        while not stored_ids(tmp_path / "home") and time.monotonic() < deadline:
-            time.sleep(0.02)
         second = subprocess.run([sys.executable, "-m", "hexarena", "league", "run", str(league_file), "--home",
                                  str(tmp_path / "home")], capture_output=True, text=True, check=False, timeout=60)
         assert first.poll() is None, "the first run ended before the second started"
@@ -151,12 +157,8 @@ def test_a_backup_taken_during_a_league_run_is_a_sound_workspace(tmp_path: Path)
     make_workspace(tmp_path / "home").close()
     league_file = tmp_path / "b.toml"
     league_file.write_text(league_text("b", participants=("greedy", "random"), games_per_pairing=60, concurrency=2))
-    running = subprocess.Popen([sys.executable, "-m", "hexarena", "league", "run", str(league_file), "--home",
-                                str(tmp_path / "home")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    running = start_league_run(league_file, tmp_path / "home")
     try:
-        deadline = time.monotonic() + 60
-        while not stored_ids(tmp_path / "home") and time.monotonic() < deadline:
-            time.sleep(0.01)
         backup = subprocess.run([sys.executable, "-m", "hexarena", "backup", str(tmp_path / "copy" / "hexarena.db"),
                                  "--home", str(tmp_path / "home")], capture_output=True, text=True, check=False, timeout=60)
         assert backup.returncode == 0, backup.stderr
