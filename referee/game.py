@@ -158,10 +158,11 @@ class Game:
         step = step or self.state.apply(line)
         self.state = step.state
         if record:  # built from values the referee made itself: no validation on the per-move path
+            ms = round(ms, 3)
             self.moves.append(MoveRecord.model_construct(seat=number, line=line, closed=list(step.closed),
-                                                         ms=round(ms, 3), substituted=substituted))
+                                                         ms=ms, substituted=substituted))
             if self.observer is not None:
-                self.observe("moved", self.game_id, len(self.moves) - 1, number, line, round(ms, 3))
+                self.observe("moved", self.game_id, len(self.moves) - 1, number, line, ms)
         message = codec.Drawn(number, line, step.closed)
         self.flush()  # earlier announcements first (after substituted moves nothing has flushed them)
         mover = None if self.state.is_over() else self.state.to_move
