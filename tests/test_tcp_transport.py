@@ -49,6 +49,9 @@ def test_a_bot_that_can_only_use_tcp_plays_whole_games(make_referee, tmp_path, c
     assert [r.result.termination for r in over_tcp] == ["completed"] * 3
     assert [[m.line for m in r.moves] for r in over_tcp] == [[m.line for m in r.moves] for r in over_ipc]
     assert [r.result.scores for r in over_tcp] == [r.result.scores for r in over_ipc]
+    # no Nagle in the relay: a TURN after a DRAWN waited for the bot's delayed ACK, 40 ms a move
+    think = sorted(m.ms for r in over_tcp for m in r.moves if m.seat == 0)
+    assert think[len(think) // 2] < 20, think
     log = (tmp_path / "logs" / "tcp0.seat0.tcp-only.log").read_text()
     assert log.startswith("tcp-only: connecting to tcp://127.0.0.1:")
 
