@@ -303,11 +303,14 @@ def test_unknown_names_are_404s_and_bad_parameters_422s(served):
                  "/api/bots/nope"):
         status, answer = served.get(path)
         assert status == 404 and "\n" not in answer["detail"], path
+        assert str(served.home) not in answer["detail"], path  # no folder of the server's machine
     for path in ("/api/leagues/tiny/games?limit=0", "/api/leagues/tiny/games?limit=201",
                  "/api/leagues/tiny/games?offset=-1", "/api/leagues/tiny/games?limit=x"):
         assert served.get(path)[0] == 422, path
     assert {league["name"]: league["served"] for league in served.get("/api/leagues")[1]} == {"tiny": True}
-    game = served.get("/api/leagues/tiny/games?limit=1")[1]["games"]
+    status, answer = served.get("/api/leagues/tiny/games?limit=1")
+    assert status == 200, answer
+    game = answer["games"]
     if game:
         record = served.get(f"/api/games/{game[0]['id']}")[1]
         assert record["id"] == game[0]["id"] and record["seats"] == game[0]["seats"]

@@ -109,7 +109,19 @@ class QueueEntry(BaseModel):
 
 
 def _not_found(exc: ConfigError) -> HTTPException:
-    return HTTPException(404, str(exc).splitlines()[0])
+    """404 with the error's first line, without the server's folders (it names the workspace)."""
+    return HTTPException(404, publish.strip_paths(str(exc).splitlines()[0]))
+
+
+def _check_league(request: Request, ws, name: str) -> None:
+    """404 unless ``name`` is a league of the workspace or one this server plays (maybe not stored yet: its
+    first run has not begun)."""
+    if name in request.app.state.scheduler.runners:
+        return
+    try:
+        store.league_config(ws, name)
+    except ConfigError as exc:
+        raise _not_found(exc) from None
 
 
 @router.get("/api/leagues")
@@ -142,10 +154,7 @@ _standings_lock = threading.Lock()
 def standings(request: Request, name: str) -> StandingsOut:
     """Standings with ratings and 95% intervals: the content of the published ``standings.json``."""
     ws = workspace(request)
-    try:
-        store.league_config(ws, name)
-    except ConfigError as exc:
-        raise _not_found(exc) from None
+    _check_league(request, ws, name)
     key = (str(request.app.state.home), name, *store.games_stamp(ws, name))
     with _standings_lock:
         payload = _standings_cache.get(key)
@@ -169,10 +178,7 @@ def games(request: Request, name: str,
           limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50) -> GamesPage:
     """The league's stored games (current schedule), newest first, filtered by bot and configuration, paged."""
     ws = workspace(request)
-    try:
-        store.league_config(ws, name)
-    except ConfigError as exc:
-        raise _not_found(exc) from None
+    _check_league(request, ws, name)
     total, page = store.games_page(ws, name, bot=bot, configuration=config, offset=offset, limit=limit)
     return GamesPage(league=name, total=total, offset=offset, limit=limit,
                      games=[GameSummary.model_validate(game) for game in page])
