@@ -93,9 +93,9 @@ class League:
 
 def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     """Write the site and the standings files of ``league`` into ``out_dir``; returns the index page."""
-    site = league_view(ws, league)
     out = Path(out_dir).resolve()
-    check_out_folder(out)
+    check_out_folder(out)  # before the league is read: a bad --out fails at once, not after a big store's tally
+    site = league_view(ws, league)
     try:  # written whole beside the folder, then moved in: never half a site (and a user's files stay)
         return write_site(out, site)
     except OSError as exc:
@@ -220,8 +220,7 @@ def write_site(out_dir: str | Path, league: League) -> Path:
     removed, but only those listed in that site's manifest (``.hexarena-site.json``): a user's own files
     in the folder are never touched."""
     out = Path(out_dir).resolve()
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out}: exists and is not a folder; give a folder")
+    check_out_folder(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
