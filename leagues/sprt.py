@@ -58,6 +58,9 @@ class Hypotheses:
     model: str = "normalized"
 
     def __post_init__(self) -> None:
+        for name, value in (("elo0", self.elo0), ("elo1", self.elo1)):
+            if not math.isfinite(value):
+                raise ConfigError(f"--{name} must be a finite Elo difference, got {value:g}")
         if not self.elo0 < self.elo1:
             raise ConfigError(f"--elo0 ({self.elo0:g}) must be below --elo1 ({self.elo1:g})")
         for name, value in (("alpha", self.alpha), ("beta", self.beta)):

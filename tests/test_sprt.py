@@ -84,6 +84,8 @@ def test_hand_values_and_verdicts():
     ({"elo0": 5, "elo1": 5}, "--elo0 (5) must be below --elo1 (5)"),
     ({"alpha": 0.5}, "--alpha must be in (0, 0.5)"),
     ({"beta": 0}, "--beta must be in (0, 0.5)"),
+    ({"elo1": float("inf")}, "--elo1 must be a finite Elo difference, got inf"),
+    ({"elo0": float("nan")}, "--elo0 must be a finite Elo difference, got nan"),
 ])
 def test_bad_hypotheses(kwargs, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
