@@ -424,6 +424,17 @@ def test_submit_server_end_to_end(served, tmp_path):
                                                "not valid (unknown, or revoked): ask the organiser for a new one")
 
 
+def test_submit_server_bad_urls_are_one_line(tmp_path, served):
+    folder = bot_folder(tmp_path, "echo")
+    env = {**os.environ, "HEXARENA_TOKEN": "x"}
+    for server, said in (("http://[", "not a URL"), (served.url + "/api/bots/nope/", "refused the bot (404)"),
+                         ("http://127.0.0.1:1", "no answer")):
+        done = subprocess.run([shutil.which("hexarena"), "submit", str(folder), "--server", server],
+                              capture_output=True, text=True, check=False, timeout=60, env=env)
+        assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+        assert said in done.stderr.splitlines()[-1], done.stderr
+
+
 def test_serve_without_the_extra_is_one_line():
     blocked = ("import sys; sys.modules['fastapi'] = sys.modules['uvicorn'] = None; "
                "from hexarena.cli import main; main(['serve'])")

@@ -114,8 +114,11 @@ def submit_to_server(folder: Path, server: str, token: str | None) -> None:
     boundary = secrets.token_hex(16)
     body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"bot.tar.gz\"\r\n"
             "Content-Type: application/gzip\r\n\r\n").encode() + pack(folder) + f"\r\n--{boundary}--\r\n".encode()
-    request = urllib.request.Request(server.rstrip("/") + "/api/bots", data=body, method="POST", headers={
-        "Authorization": f"Bearer {token}", "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    try:
+        request = urllib.request.Request(server.rstrip("/") + "/api/bots", data=body, method="POST", headers={
+            "Authorization": f"Bearer {token}", "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    except ValueError as exc:  # urllib's parse: 'http://[' and the like
+        raise ConfigError(f"--server {server!r}: not a URL ({exc})") from None
     print(f"hexarena: uploading {folder} to {server} (the server builds and checks it)", file=sys.stderr, flush=True)
     try:
         with urllib.request.urlopen(request, timeout=900) as response:
@@ -139,8 +142,10 @@ def submit_to_server(folder: Path, server: str, token: str | None) -> None:
                               f"({len(body) / 2**20:.1f} MB) was being sent: it is probably over the server's size "
                               "limit; leave out data and build outputs") from None
         raise ConfigError(f"--server {server}: no answer ({reason})") from None
+    if not isinstance(answer, dict) or not isinstance(answer.get("message"), str):
+        raise ConfigError(f"--server {server}: the answer is not a hexarena server's (is the URL right?)")
     print(answer["message"])
-    if answer["checks"]:
+    if answer.get("checks"):
         print(checks_table([(c["name"], c["passed"], c["detail"]) for c in answer["checks"]]))
 
 
