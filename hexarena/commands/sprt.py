@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from hexarena.commands.board import geometry_option
+from hexarena.unconfined import NoSandboxOption, choose
 from protocol.errors import ConfigError
 
 
@@ -49,6 +50,7 @@ def sprt(
     logs: Annotated[Path | None, typer.Option(help="directory for the bots' per-game output logs")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the final state as one JSON object, nothing else")] = False,
     home: Annotated[Path | None, typer.Option(help="workspace of registered bots", show_default=False)] = None,
+    no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Sequential probability ratio test of NEW against OLD, on seat-swapped pairs (fastchess conventions)."""
     from hexarena.commands.match import _distinct_names, open_outputs, resolve_bot
@@ -62,6 +64,7 @@ def sprt(
     from referee.referee import Referee
 
     hypotheses = stats.Hypotheses(elo0, elo1, alpha, beta, model)
+    choose(no_sandbox)
     rows, cols = parse_size(size)
     config = BoardConfig(size=f"{rows}x{cols}", geometry=geometry, misere=misere, border=border)
     control = TimeControl.parse(time)
