@@ -285,12 +285,9 @@ class BotProcess:
         """SIGKILL the process group and every process left in the bot's session (even in other groups),
         or in its sandbox's pid namespace; wait for them."""
         self.signal_group(signal.SIGKILL)
-        namespaces = [self._namespace] if self._namespace else []
         end = time.monotonic() + 1.0
-        while time.monotonic() < end:  # SIGKILL takes a moment
-            members = session_members(self.pid) + [p for ns in namespaces for p in namespace_members(ns)]
-            if not members:
-                break
+        # SIGKILL takes a moment
+        while (members := session_members(self.pid, self._namespace)) and time.monotonic() < end:
             for pid in members:
                 try:
                     os.kill(pid, signal.SIGKILL)
@@ -334,9 +331,10 @@ def _processes() -> list[tuple[int, list[bytes]]]:
     return found
 
 
-def session_members(sid: int) -> list[int]:
-    """Pids of the live processes in session ``sid``."""
-    return [pid for pid, fields in _processes() if int(fields[3]) == sid]
+def session_members(sid: int, namespace: str | None = None) -> list[int]:
+    """Pids of the live processes in session ``sid``, or in pid namespace ``namespace`` if one is given (one scan)."""
+    return [pid for pid, fields in _processes()
+            if int(fields[3]) == sid or (namespace and pid_namespace(pid) == namespace)]
 
 
 def children(parent: int) -> list[int]:
