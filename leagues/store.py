@@ -173,14 +173,22 @@ def played_ids(ws: Workspace, league: str) -> set[str]:
 def records(ws: Workspace, league: str) -> list[GameRecord]:
     """The stored records of the league's current schedule, in schedule order. A garbled record is left out
     with a warning line on stderr naming its game (``hexarena doctor`` reports every damaged row)."""
-    rows = ws.db.execute("SELECT g.id, g.record FROM league_games s JOIN games g ON g.id = s.game"
-                         " WHERE s.league = ? ORDER BY s.position", (league,))
+    return _parsed(_rows(ws, f"SELECT g.id, g.record {SCHEDULED} ORDER BY s.position", (league,)), league)
+
+
+# the stored games of a league's current schedule (s: its league_games rows, g: their games rows)
+SCHEDULED = "FROM league_games s JOIN games g ON g.id = s.game WHERE s.league = ?"
+
+
+def _parsed(rows: list[tuple], league: str, *, warn: bool = True) -> list[GameRecord]:
+    """The GameRecords of ``(id, record JSON)`` rows; a garbled one is left out (with ``_garbled``'s warning)."""
     found = []
-    for row in rows:
+    for game, text in rows:
         try:
-            found.append(GameRecord.model_validate_json(row["record"]))
+            found.append(GameRecord.model_validate_json(text))
         except ValueError as exc:
-            _garbled(row["id"], league, exc)
+            if warn:
+                _garbled(game, league, exc)
     return found
 
 
@@ -200,8 +208,7 @@ def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
     warning of ``records``."""
     cursor = ws.db.cursor()
     cursor.row_factory = None
-    cursor.execute("SELECT g.id, g.record FROM league_games s JOIN games g ON g.id = s.game"
-                   " WHERE s.league = ? ORDER BY s.position", (league,))
+    cursor.execute(f"SELECT g.id, g.record {SCHEDULED} ORDER BY s.position", (league,))
     for game, text in cursor:
         try:
             data = _read_record(text)
@@ -236,22 +243,14 @@ def _read_record(text: str) -> object:
 
 def game_ids(ws: Workspace, league: str) -> list[str]:
     """Ids of the stored games of the league's current schedule, in schedule order."""
-    return [r[0] for r in _rows(ws, "SELECT g.id FROM league_games s JOIN games g ON g.id = s.game"
-                                    " WHERE s.league = ? ORDER BY s.position", (league,))]
+    return [r[0] for r in _rows(ws, f"SELECT g.id {SCHEDULED} ORDER BY s.position", (league,))]
 
 
 def faulty_records(ws: Workspace, league: str) -> list[GameRecord]:
     """The records of the current schedule's games with a fault (any seat's), in schedule order; garbled
     ones are left out (``stored_games`` warns of them)."""
-    rows = _rows(ws, "SELECT g.record FROM league_games s JOIN games g ON g.id = s.game WHERE s.league = ?"
-                     " AND g.id IN (SELECT game FROM results WHERE faults > 0) ORDER BY s.position", (league,))
-    found = []
-    for (text,) in rows:
-        try:
-            found.append(GameRecord.model_validate_json(text))
-        except ValueError:
-            continue
-    return found
+    return _parsed(_rows(ws, f"SELECT g.id, g.record {SCHEDULED} AND g.id IN (SELECT game FROM results"
+                             " WHERE faults > 0) ORDER BY s.position", (league,)), league, warn=False)
 
 
 def think_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]:
@@ -331,18 +330,17 @@ def games_page(ws: Workspace, league: str, *, bot: str | None = None, configurat
                offset: int = 0, limit: int = 50) -> tuple[int, list[dict]]:
     """The stored games of the league's current schedule, newest first: (how many match, the page asked for).
     ``bot``: games it sat in (its name, any version, or a name@hash label); ``configuration``: a board label."""
-    where, params = ["s.league = ?"], [league]
+    where, params = [], [league]
     if configuration is not None:
         where.append("g.configuration = ?")
         params.append(configuration)
     if bot is not None:
         where.append("EXISTS (SELECT 1 FROM results r WHERE r.game = g.id AND (r.bot = ? OR substr(r.bot, 1, ?) = ?))")
         params += [bot, len(bot) + 1, f"{bot}@"]
-    clause = " AND ".join(where)
-    total = ws.db.execute(f"SELECT COUNT(*) FROM league_games s JOIN games g ON g.id = s.game WHERE {clause}",
-                          params).fetchone()[0]
+    matching = SCHEDULED + "".join(f" AND {condition}" for condition in where)
+    total = ws.db.execute(f"SELECT COUNT(*) {matching}", params).fetchone()[0]
     rows = ws.db.execute(f"SELECT g.id, g.configuration, g.seats, g.termination, g.offender, g.started, g.finished,"
-                         f" g.record FROM league_games s JOIN games g ON g.id = s.game WHERE {clause}"
+                         f" g.record {matching}"
                          f" ORDER BY g.finished DESC, g.id LIMIT ? OFFSET ?", [*params, limit, offset])
     page = []
     for row in rows:
