@@ -455,11 +455,7 @@ def write_game_data(out: Path, league: League) -> dict:
     with open(out / "games.jsonl", "w", encoding="utf-8") as jsonl:
         for text, data in league.games():
             jsonl.write(text + "\n")
-            key = tuple(data["config"].items())
-            if key not in configs:
-                config = BoardConfig.model_validate(data["config"])
-                configs[key] = config, config.label
-            label = configs[key][1]
+            label = _config(configs, data)[1]
             result, seats, stem = data["result"], data["seats"], league.files[data["id"]]
             seen.add(data, label)
             said = result_summary(seats, result["scores"], result["placements"], result["termination"],
@@ -524,13 +520,19 @@ class Chunks:
 
 def gather_facts(league: League) -> dict:
     """The facts (``Facts``) of a league's games without writing its site."""
-    seen, labels = Facts(), {}
+    seen, configs = Facts(), {}
     for _, data in league.games():
-        key = tuple(data["config"].items())
-        if key not in labels:
-            labels[key] = BoardConfig.model_validate(data["config"]).label
-        seen.add(data, labels[key])
+        seen.add(data, _config(configs, data)[1])
     return seen.facts()
+
+
+def _config(configs: dict[tuple, tuple[BoardConfig, str]], data: dict) -> tuple[BoardConfig, str]:
+    """A record's config validated, and its label: each distinct one validated once, kept in ``configs``."""
+    key = tuple(data["config"].items())
+    if key not in configs:
+        config = BoardConfig.model_validate(data["config"])
+        configs[key] = config, config.label
+    return configs[key]
 
 
 class Facts:
