@@ -70,7 +70,7 @@ try:  # the plugin's base class; without distributed the module still imports (a
 except ImportError:
     _PluginBase = object
 
-ADDRESS = re.compile(r"(tcp|tls|ws|wss)://[A-Za-z0-9.\-\[\]:]+:\d{1,5}")
+ADDRESS = re.compile(r"(tcp|tls|ws|wss)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):\d{1,5}")  # IPv6 in brackets
 CACHE_ENV = "HEXARENA_BOT_CACHE"
 PLUGIN = "hexarena-referees"
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler

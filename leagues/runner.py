@@ -207,6 +207,10 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
         if executor is None and (scheduler or league.executor == "dask"):
             from leagues.dask_executor import DaskExecutor
 
+            if not (scheduler or league.scheduler):
+                raise ConfigError(f'{source}: executor = "dask" needs scheduler = "tcp://HOST:8786" in the file, '
+                                  "or --scheduler")
+
             executor = owned = DaskExecutor(scheduler or league.scheduler or "", time_control=league.time_control,
                                             fault_policy=league.fault_policy, log_dir=ws.logs_dir / league.name)
         try:

@@ -398,3 +398,12 @@ def test_too_many_tables_asks_for_a_sample(registered, monkeypatch):
     with Workspace(registered) as ws:
         assert resolve_entrants(ws, sampled, "wide.toml")  # a sample of tables is fine
         assert store.played_ids(ws, "wide") == set()
+
+
+def test_a_dask_league_without_a_scheduler_or_with_a_half_address_is_one_line(registered):
+    league = parse_league(league_text("dask", executor="dask"))
+    with Workspace(registered) as ws, pytest.raises(ConfigError, match=r'^dask.toml: executor = "dask" needs scheduler'):
+        run_league(ws, league, source="dask.toml", progress=False)
+    pytest.importorskip("distributed")
+    with Workspace(registered) as ws, pytest.raises(ConfigError, match=r"'tcp://\[::1' is not a Dask scheduler address"):
+        run_league(ws, league, source="dask.toml", progress=False, scheduler="tcp://[::1")  # was distributed's traceback
