@@ -435,6 +435,15 @@ def test_submit_server_bad_urls_are_one_line(tmp_path, served):
         assert said in done.stderr.splitlines()[-1], done.stderr
 
 
+def test_serve_on_a_port_in_use_is_one_line_before_anything_starts(served, tmp_path):
+    port = served.url.rsplit(":", 1)[1]
+    done = subprocess.run([shutil.which("hexarena"), "serve", "--home", str(tmp_path / "home"), "--port", port],
+                          capture_output=True, text=True, check=False, timeout=60)
+    assert (done.returncode, done.stderr) == (2, f"hexarena: error: cannot listen on 127.0.0.1:{port}: Address "
+                                                 "already in use\n")
+    assert not (tmp_path / "home").exists()  # refused before the workspace is made
+
+
 def test_serve_without_the_extra_is_one_line():
     blocked = ("import sys; sys.modules['fastapi'] = sys.modules['uvicorn'] = None; "
                "from hexarena.cli import main; main(['serve'])")

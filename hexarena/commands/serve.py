@@ -7,6 +7,7 @@ can be made (neither bubblewrap nor the kernel's namespaces) is refused before t
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -47,14 +48,25 @@ def serve(
     if sandbox.path() is None:
         raise ConfigError(f"hexarena serve runs uploaded bots only in the sandbox, and none can be made here: "
                           f"{sandbox.describe()}; install bubblewrap (apt-get install bubblewrap)")
+    _check_listen(host, port)
     workspace = home if home is not None else default_home()
     app = create_app(workspace, list(league or []),
                      limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate))
     print(f"hexarena serve: workspace {workspace}, leagues: {', '.join(sorted(app.state.scheduler.runners)) or 'none'}"
           f"; listening on http://{host}:{port} (API schema at /docs)", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+
+
+def _check_listen(host: str, port: int) -> None:
+    """ConfigError (one line) if uvicorn could not listen on host:port. uvicorn itself only logs a failed bind
+    and exits, after the app's startup has begun the leagues: this probe refuses before anything starts."""
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
-    except OSError as exc:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            probe.bind(address)
+    except OSError as exc:  # in use, not an address of this machine, a host name that does not resolve
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
