@@ -140,11 +140,11 @@ class Transport:
         for count in range(DRAIN_MAX):
             if count and not _getsockopt(self.socket, _EVENTS) & _POLLIN:
                 break
-            try:
-                frames = [_recv(self.socket, _LAST)]
+            try:  # a ROUTER's message: the peer's routing id, then at least one frame (all arrive together)
+                frames = [_recv(self.socket, _LAST), _recv(self.socket, _LAST)]
             except zmq.Again:
                 break
-            while _getsockopt(self.socket, _RCVMORE):  # the rest of a message arrives with its first frame
+            while _getsockopt(self.socket, _RCVMORE):  # a multi-frame message (§1.2: a fault)
                 frames.append(_recv(self.socket, _LAST))
             route, body = frames[0], frames[1:]
             data = body[0] if len(body) == 1 else None

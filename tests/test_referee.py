@@ -364,3 +364,28 @@ def test_an_unwritable_log_drops_the_output_and_the_game_goes_on(tmp_path):
     process.kill_all()
     process.close()
     assert (tmp_path / "a-file").read_text() == ""
+
+
+def test_the_transport_reads_one_frame_and_multi_frame_messages_whole():
+    """§1.2: a message is one frame; a multi-frame one reaches its seat as ``data=None`` (a fault), in order."""
+    from referee.clock import Deadline
+    from referee.transport import Transport
+
+    transport = Transport()
+    dealer = transport.context.socket(zmq.DEALER)
+    dealer.setsockopt(zmq.LINGER, 0)
+    try:
+        transport.admit("tok", "seat")
+        dealer.connect(transport.endpoint)
+        dealer.send(b"HELLO v1 tok")
+        dealer.send_multipart([b"MOVE 1", b"2", b"3"])
+        dealer.send(b"MOVE 1 2")
+        received = []
+        end = time.perf_counter() + 5
+        while len(received) < 3 and time.perf_counter() < end:
+            received += transport.poll(Deadline(time.perf_counter() + 0.1))[0]
+        assert [(r.owner, r.data) for r in received] == [("seat", b"HELLO v1 tok"), ("seat", None),
+                                                         ("seat", b"MOVE 1 2")]
+    finally:
+        dealer.close()
+        transport.close()
