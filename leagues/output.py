@@ -49,6 +49,9 @@ def _probe(path: Path, option: str) -> None:
     except OSError as exc:
         if is_out_of_space(exc):
             raise OutOfSpace(path) from None
+        in_the_way = next((parent for parent in path.parents if parent.exists() and not parent.is_dir()), None)
+        if in_the_way is not None:  # mkdir's "File exists" would not say which
+            raise ConfigError(f"{option} {path}: {in_the_way} is not a folder") from None
         raise ConfigError(f"{option}: cannot write {path}: {exc.strerror}") from None
 
 

@@ -279,6 +279,8 @@ def test_manifest_text_fields_refuse_control_characters(field: str, tmp_path: Pa
     (["match", "greedy", "random", "--out", "/dev/full"], "--out /dev/full: not a regular file"),
     (["match", "greedy", "random", "--out", "/proc/version"], "--out: cannot write /proc/version"),
     (["match", "greedy", "random", "--out", "/"], "--out /: is a folder"),
+    (["match", "greedy", "random", "--out", "/etc/passwd/games.jsonl"], "/etc/passwd is not a folder"),
+    (["backup", "/etc/passwd/copy.db"], "backup /etc/passwd/copy.db: /etc/passwd is not a folder"),
     (["match", "greedy", "random", "--seed", str(2**63)], "--seed"),
     (["match", "greedy", "random", "--games", "100001"], "--games"),
     (["sprt", "greedy", "random", "--out", "/dev/full"], "--out /dev/full: not a regular file"),
