@@ -131,7 +131,8 @@ class LiveSite:
 
     def _known(self, league: str) -> None:
         if league not in self.leagues:
-            raise HTTPException(404, f"no league {league!r} on this server (leagues: {', '.join(self.leagues)})")
+            served = ", ".join(self.leagues) or "none"
+            raise HTTPException(404, f"no league {league!r} on this server (leagues: {served})")
 
     def _file(self, league: str, path: str) -> Response:
         """A file of the league's published site; its pages with the live script."""
