@@ -108,13 +108,12 @@ class ProcessSeat(ZmqSeat):
             self._log_queued = True
 
     def await_move(self, allowance: float) -> tuple[int, float]:
-        if not self._log_queued:  # every move but a game's first: nothing to switch
-            return super().await_move(allowance)
         try:
             return super().await_move(allowance)
         finally:
-            self._log_queued = False
-            self.process.take_queued_log()  # from its first reply on, the bot's output is this game's
+            if self._log_queued:  # a game's first move only: from its first reply on, the output is this game's
+                self._log_queued = False
+                self.process.take_queued_log()
 
     def note(self, text: str) -> None:
         if self.process is not None:
