@@ -170,7 +170,10 @@ class LeagueConfig(BaseModel):
         """Board ``index``'s start positions: ``[()]`` (the empty board) unless it names openings."""
         openings, config = self.boards[index].openings, self.configs[index]
         if isinstance(openings, int):
-            return random_openings(config, openings, f"{self.name}:{self.seed}") if openings else [()]
+            if not openings:
+                return [()]
+            # each once: a tiny board has fewer positions than asked, and random_openings repeats them (one id twice)
+            return list(dict.fromkeys(random_openings(config, openings, f"{self.name}:{self.seed}")))
         return [tuple(lines) for lines in openings]
 
 
@@ -269,6 +272,12 @@ def _read_opening_files(league: LeagueConfig, text: str, source: str) -> LeagueC
             except ConfigError as exc:
                 raise ConfigError(f"{where}: boards[{index}].openings: {exc}") from None
             board = board.model_copy(update={"openings": [list(p) for p in positions]})
+        if isinstance(board.openings, list):  # one start position twice: two games of one id
+            first: dict[tuple[int, ...], int] = {}
+            for row, lines in enumerate(board.openings):
+                if (again := first.setdefault(tuple(sorted(lines)), row)) != row:
+                    raise ConfigError(f"{where}: boards[{index}].openings: row {row + 1} is the start position of "
+                                      f"row {again + 1} again (list each once)")
         boards.append(board)
     return league.model_copy(update={"boards": boards})
 

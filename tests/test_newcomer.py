@@ -246,6 +246,10 @@ def test_openings_given_on_the_command_line_or_inline_are_bounded_and_checked(tm
     from protocol.errors import ConfigError
     with pytest.raises(ConfigError, match=r"boards\[0\]\.openings: no start positions listed"):
         parse_league('name = "none"\n[[boards]]\nsize = "2x2"\nopenings = []\n', "none.toml")
+    with pytest.raises(ConfigError, match=r"boards\[0\]\.openings: row 2 is the start position of row 1 again"):
+        parse_league('name = "twice"\n[[boards]]\nsize = "2x2"\nopenings = [[1, 2], [2, 1]]\n', "twice.toml")
+    tiny = parse_league('name = "tiny"\n[[boards]]\nsize = "1x1"\nopenings = 50\n', "tiny.toml")
+    assert len(set(tiny.start_positions(0))) == len(tiny.start_positions(0)) == 6  # a 1x1 hex board has 6 lines
 
 
 def test_remote_retry_waits_again_before_every_game():
