@@ -1,4 +1,4 @@
-"""``--no-sandbox`` (match, check, league run, demo, submit) and a league file's ``sandbox = false``.
+"""``--no-sandbox`` (match, sprt, check, league run, demo, submit) and a league file's ``sandbox = false``.
 
 Every command that starts bots calls ``choose(no_sandbox)`` before it starts one: the choice
 is the process's (``referee/sandbox.py``), made afresh by each command, and warned about on
