@@ -2,4 +2,5 @@
 
 from hexarena.cli import main
 
-main()
+if __name__ == "__main__":  # a spawned worker process imports this module again (``referee/pool.py``)
+    main()

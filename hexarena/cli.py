@@ -55,8 +55,42 @@ def _restore(name: str, value: str | None) -> None:
         os.environ[name] = value
 
 
-for info in sorted(pkgutil.iter_modules(hexarena.commands.__path__), key=lambda m: m.name):
-    importlib.import_module(f"hexarena.commands.{info.name}").register(app)
+# commands a module registers besides the one named like it (``hexarena/commands/NAME.py`` registers NAME)
+ALSO_REGISTERS = {"submit": "bots", "demo": "league"}
+
+
+def command_modules() -> list[str]:
+    return sorted(info.name for info in pkgutil.iter_modules(hexarena.commands.__path__))
+
+
+def module_of(argv: list[str]) -> str | None:
+    """The command module ``argv`` runs, or None (help, no command, an unknown word: every module is loaded).
+
+    Loading only that module keeps a command's startup to what it needs: ``hexarena match`` does not pay
+    for the server's or the registry's imports (a short match is measured against a minimal referee)."""
+    words = iter(argv)
+    for word in words:
+        if word == "--home":
+            next(words, None)
+        elif not word.startswith("-"):
+            module = ALSO_REGISTERS.get(word, word)
+            return module if module in command_modules() else None
+        elif not word.startswith("--home="):
+            return None  # --help and the like: the whole app
+    return None
+
+
+_registered: set[str] = set()
+
+
+def register(argv: list[str] | None = None) -> typer.Typer:
+    """Register the commands ``argv`` runs (every command without ``argv``) on ``app``, once each; ``app``."""
+    only = module_of(argv) if argv is not None else None
+    for name in [only] if only else command_modules():
+        if name not in _registered:
+            _registered.add(name)
+            importlib.import_module(f"hexarena.commands.{name}").register(app)
+    return app
 
 
 def fail(message: str, status: int = 2) -> None:
@@ -67,6 +101,8 @@ def fail(message: str, status: int = 2) -> None:
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: usage errors and ConfigErrors are one line on stderr, exit 2; a full disk
     (``OutOfSpace``, or an OSError/SQLite error of one) and MemoryError are one line, exit 1."""
+    argv = sys.argv[1:] if argv is None else argv
+    register(argv)
     try:
         status = app(args=argv, standalone_mode=False)
     except click_errors.NoArgsIsHelpError as exc:

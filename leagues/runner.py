@@ -3,8 +3,9 @@
     summary = run_league(ws, load_league("leagues/demo.toml"), concurrency=2)
 
 Games are played through an ``Executor``: it takes jobs and yields finished records in any order.
-``LocalExecutor`` plays them on threads, each owning one ``Referee`` (``referee/pool.py``) (which keeps its bots running
-across the games it plays). A distributed engine can plug in by implementing ``Executor.run``.
+``LocalExecutor`` plays them on this machine: in worker processes for two or more games at once, on a
+thread for one; each worker owns one ``Referee`` (``referee/pool.py``), which keeps its bots running
+across the games it plays. A distributed engine can plug in by implementing ``Executor.run``.
 
 An ``observer`` (``LeagueObserver``, e.g. the server's live results) hears of every game's start, moves
 and end from the game loop (the local executor; the Dask executor ignores it: its games run on workers),
@@ -23,18 +24,16 @@ import sys
 import time
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
-from functools import partial
 from math import comb
 from pathlib import Path
-from typing import Protocol
-
-import pandas as pd
+from typing import TYPE_CHECKING, Protocol
 
 from leagues import registry, store
 from leagues.config import ALL, MAX_TABLES, LeagueConfig
+from leagues.jobs import Job, play_job
 from leagues.locks import league_lock
 from leagues.schedule import Entrant, ScheduledGame, gauntlet_entrant, schedule
 from leagues.tables import seat_rows
@@ -42,20 +41,11 @@ from leagues.workspace import Workspace
 from protocol.errors import ConfigError, HexarenaError
 from referee.game import GameObserver
 from referee.local import BotSpec
-from referee.pool import RefereePool
-from referee.record import BoardConfig, GameRecord
-from referee.referee import Referee
+from referee.pool import referee_pool
+from referee.record import GameRecord
 
-
-@dataclass(frozen=True)
-class Job:
-    """One game to play: everything an executor needs, nothing about the league."""
-
-    id: str
-    config: BoardConfig
-    seats: tuple[BotSpec, ...]
-    seed: int
-    opening: tuple[int, ...] = ()  # the start position, played as the referee's prelude
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 log = logging.getLogger("hexarena.leagues.runner")
@@ -88,23 +78,19 @@ class Executor(ABC):
 
 
 class LocalExecutor(Executor):
-    """Worker threads on this machine, each with its own ``Referee`` from ``make_referee``."""
+    """This machine: ``concurrency`` referees made with ``Referee(**options)`` (``referee.pool.referee_pool``: one
+    on a thread of this process, two or more in worker processes, so that games at once do not share a GIL)."""
 
-    def __init__(self, make_referee: Callable[[], Referee], concurrency: int) -> None:
-        self.make_referee = make_referee
+    def __init__(self, options: dict, concurrency: int) -> None:
+        self.options = options
         self.concurrency = max(1, concurrency)
 
     def run(self, jobs: Sequence[Job], observer: GameObserver | None = None) -> Iterator[GameRecord]:
-        pool = RefereePool(self.make_referee, min(self.concurrency, len(jobs)))
+        pool = referee_pool(self.options, min(self.concurrency, len(jobs)))
         try:
-            yield from pool.map(partial(play_job, observer=observer), jobs)
+            yield from pool.map(play_job, jobs, observer)
         finally:
             pool.close()
-
-
-def play_job(referee: Referee, job: Job, observer: GameObserver | None = None) -> GameRecord:
-    return referee.play(list(job.seats), job.config, game_id=job.id, seed=job.seed, prelude=job.opening,
-                        observer=observer)
 
 
 @dataclass(frozen=True)
@@ -173,6 +159,8 @@ class Pending:
 
     def left(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Games to play by configuration and by bot (a game counts once for each of its seats)."""
+        import pandas as pd
+
         configurations = Counter(g.config.label for g in self.todo)
         bots = Counter(label for g in self.todo for label in g.seats)
         return (pd.DataFrame(configurations.items(), columns=["configuration", "left"]),
@@ -229,10 +217,9 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
     jobs = [Job(g.id, g.config, tuple(to_play.bots[label] for label in g.seats), g.seed, g.opening) for g in todo]
     versions = {job.id: [spec.version for spec in job.seats] for job in jobs}
     if executor is None:
-        log_dir = ws.logs_dir / league.name
-        executor = LocalExecutor(
-            lambda: Referee(log_dir=log_dir, time_control=league.time_control, fault_policy=league.fault_policy),
-            concurrency or league.concurrency or os.cpu_count() or 1)
+        options = {"log_dir": ws.logs_dir / league.name, "time_control": league.time_control,
+                   "fault_policy": league.fault_policy}
+        executor = LocalExecutor(options, concurrency or league.concurrency or os.cpu_count() or 1)
     already = len(games) - len(todo)
     display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None
     played = 0

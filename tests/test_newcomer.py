@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from test_publish import browser, console_errors, needs_browser, replay_url  # noqa: F401 - browser: a fixture
 from typer.testing import CliRunner
 
-from hexarena.cli import app
+from hexarena.cli import register
 
 HEXARENA = [sys.executable, "-m", "hexarena"]
 
@@ -32,7 +32,7 @@ def test_home_works_before_the_subcommand_as_well_as_after(tmp_path: Path):
 
 def test_home_before_the_subcommand_does_not_outlive_the_command(tmp_path: Path, monkeypatch):
     monkeypatch.delenv("HEXARENA_HOME", raising=False)
-    result = CliRunner().invoke(app, ["--home", str(tmp_path / "ws"), "bots"])
+    result = CliRunner().invoke(register(), ["--home", str(tmp_path / "ws"), "bots"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "ws" / "hexarena.db").is_file()
     assert "HEXARENA_HOME" not in os.environ
@@ -561,3 +561,28 @@ def test_a_gitignore_lists_what_it_names_and_never_fails(parts, noise):
     assert matcher(f"{parts[0]}/")(rel, False) == (len(parts) > 1)  # under a listed folder
     assert matcher("**/" + name)(rel, False) and not matcher(f"# {name}")(rel, False)
     matcher(noise)(rel, False)  # any text: a matcher, never an exception
+
+
+def test_a_command_loads_only_its_own_module_and_every_command_is_found_that_way():
+    """``hexarena NAME`` imports only the module registering NAME (a short match pays for no server or registry
+    imports); each command and group of the whole app is found by that rule, after ``--home DIR`` too."""
+    import importlib
+
+    import typer
+
+    from hexarena import cli
+
+    app = cli.register()
+    names = [c.name or c.callback.__name__ for c in app.registered_commands] + [g.name for g in app.registered_groups]
+    assert {"match", "submit", "demo", "league", "bots", "serve", "sprt"} <= set(names)
+    for name in names:
+        module = cli.module_of(["--home", "/tmp/x", name, "--help"])
+        alone = typer.Typer()
+        importlib.import_module(f"hexarena.commands.{module}").register(alone)
+        found = [c.name or c.callback.__name__ for c in alone.registered_commands] + [g.name for g in alone.registered_groups]
+        assert name in found, f"{name}: module {module} does not register it"
+    assert cli.module_of(["--help"]) is None and cli.module_of([]) is None and cli.module_of(["nosuch"]) is None
+    code = ("import sys; from hexarena.cli import main; sys.argv = ['hexarena', 'board', '--size', '2x2']\n"
+            "try: main()\nexcept SystemExit: pass\nprint(sorted(m for m in sys.modules if m.startswith('hexarena.commands.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip().splitlines()[-1] == "['hexarena.commands.board']"

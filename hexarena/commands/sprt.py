@@ -54,14 +54,13 @@ def sprt(
 ) -> None:
     """Sequential probability ratio test of NEW against OLD, on seat-swapped pairs (fastchess conventions)."""
     from hexarena.commands.match import _distinct_names, open_outputs, resolve_bot
-    from leagues.output import check_out_file
     from leagues import sprt as stats
     from leagues.openings import start_positions
+    from leagues.output import check_out_file
     from protocol.board import parse_size
     from referee.clock import TimeControl
-    from referee.pool import RefereePool
+    from referee.pool import referee_pool
     from referee.record import BoardConfig
-    from referee.referee import Referee
 
     hypotheses = stats.Hypotheses(elo0, elo1, alpha, beta, model)
     choose(no_sandbox)
@@ -104,7 +103,7 @@ def sprt(
     def state() -> dict:
         return stats.report(counts, hypotheses, draws[0], games[0])
 
-    pool = RefereePool(lambda: Referee(log_dir=logs, time_control=control), min(concurrency, max_pairs), name="pair")
+    pool = referee_pool({"log_dir": logs, "time_control": control}, min(concurrency, max_pairs), name="pair")
     played = 0
     result = state()
     try:
