@@ -86,11 +86,33 @@ class LocalExecutor(Executor):
         self.concurrency = max(1, concurrency)
 
     def run(self, jobs: Sequence[Job], observer: GameObserver | None = None) -> Iterator[GameRecord]:
+        """Starts the workers and hands them their first games at once (not on the first ``next``)."""
         pool = referee_pool(self.options, min(self.concurrency, len(jobs)))
         try:
-            yield from pool.map(play_job, jobs, observer)
-        finally:
+            return _Finished(pool, pool.map(play_job, jobs, observer))
+        except BaseException:
             pool.close()
+            raise
+
+
+class _Finished(Iterator[GameRecord]):
+    """The records of a pool's games; closing it (also before the first ``next``) closes the pool."""
+
+    def __init__(self, pool, results: Iterator[GameRecord]) -> None:
+        self.pool, self.results = pool, results
+
+    def __next__(self) -> GameRecord:
+        try:
+            return next(self.results)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        close = getattr(self.results, "close", None)
+        if close is not None:
+            close()
+        self.pool.close()
 
 
 @dataclass(frozen=True)
@@ -213,7 +235,6 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
                 observer: LeagueObserver | None) -> RunSummary:
     to_play = pending(ws, league, source, replace)
     games, todo = to_play.games, to_play.todo
-    store.save_schedule(ws, league, games, to_play.definition.edition)
     jobs = [Job(g.id, g.config, tuple(to_play.bots[label] for label in g.seats), g.seed, g.opening) for g in todo]
     versions = {job.id: [spec.version for spec in job.seats] for job in jobs}
     if executor is None:
@@ -221,11 +242,14 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
                    "fault_policy": league.fault_policy}
         executor = LocalExecutor(options, concurrency or league.concurrency or os.cpu_count() or 1)
     already = len(games) - len(todo)
-    display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None
     played = 0
-    # an executor written before observers takes the jobs alone
+    display = None
+    # an executor written before observers takes the jobs alone; started before the display (which reads the
+    # store's tables), so the bots start meanwhile
     with closing(executor.run(jobs, observer) if observer is not None else executor.run(jobs)) as finished:
         try:
+            store.save_schedule(ws, league, games, to_play.definition.edition)
+            display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None
             for record in finished:
                 # named here too, as not every executor's referee has the BotSpecs (a cluster's gets folders)
                 record = record.model_copy(update={"versions": versions.get(record.id, record.versions)})

@@ -97,7 +97,7 @@ def referee_pool(options: dict[str, Any], size: int, name: str = "referee") -> R
     """``size`` referees made with ``Referee(**options)``: on a thread of this process for one, else in worker
     processes (no shared GIL). Either way ``map(work, items, observer)``, with ``work`` picklable."""
     if size <= 1:
-        return RefereePool(lambda: Referee(**options), 1, name)
+        return RefereePool(lambda: Referee(**options), size, name)
     return RefereeProcessPool(options, size, name)
 
 
@@ -132,7 +132,8 @@ class RefereeProcessPool:
             self._idle.append(connection)
 
     def map(self, work: Callable, items: Iterable, observer: Any = None) -> Iterator:
-        """``work`` on every item, on the workers; the results in the order they finish."""
+        """``work`` on every item, on the workers; the results in the order they finish. The first items go
+        to the workers at once (their bots start while the caller gets ready), the rest as workers free up."""
         todo = list(items)
         todo.reverse()
         busy: set[Connection] = set()
@@ -141,9 +142,12 @@ class RefereeProcessPool:
             connection.send((work, todo.pop(), observer is not None))
             busy.add(connection)
 
-        while todo or busy:
-            while todo and self._idle:
-                hand(self._idle.pop())
+        while todo and self._idle:
+            hand(self._idle.pop())
+        return self._results(todo, busy, hand, observer)
+
+    def _results(self, todo: list, busy: set[Connection], hand: Callable, observer: Any) -> Iterator:
+        while busy:
             for connection in multiprocessing.connection.wait(list(busy)):
                 try:
                     while connection.poll():
@@ -152,11 +156,13 @@ class RefereeProcessPool:
                             _tell(observer, *value)
                             continue
                         busy.discard(connection)
-                        self._idle.append(connection)
                         if kind == "failed":
+                            self._idle.append(connection)
                             raise value
                         if todo:  # its next game starts before the caller stores this one
-                            hand(self._idle.pop())
+                            hand(connection)
+                        else:
+                            self._idle.append(connection)
                         yield value
                         break
                 except (EOFError, OSError):
