@@ -14,6 +14,7 @@ working folder first on the path, and in the repository that is today's code.
 
 from __future__ import annotations
 
+import compileall
 import hashlib
 import os
 import subprocess
@@ -46,7 +47,16 @@ def baseline_python(ref: str) -> Path:
         # a plain path line: this venv's own .pth files (the editable install of today's code) are not read
         Path(site, "hexarena-baseline.pth").write_text(f"{src}\n{sysconfig.get_paths()['purelib']}\n")
     check(python, src)
+    compiled(src)
     return python
+
+
+def compiled(tree: Path) -> None:
+    """Byte-compile a source tree's packages, as ``pip install`` does: with PYTHONDONTWRITEBYTECODE set (as on
+    these machines) an editable or extracted tree is otherwise compiled again by every process that imports it."""
+    for package in ("protocol", "referee", "leagues", "hexarena", "bots"):
+        if (tree / package).is_dir():
+            compileall.compile_dir(tree / package, quiet=1)
 
 
 def environment() -> dict[str, str]:

@@ -180,6 +180,7 @@ def main() -> None:
         seconds = minimal_referee(args.games, args.size)
         print(f"minimal referee: {args.games} games in {seconds:.2f} s ({args.games / seconds:.0f} games/s)")
         return
+    baseline.compiled(ROOT)  # both trees byte-compiled, as installed code is (the floor's imports are too)
     codes = {"new": (sys.executable, None)}
     if args.baseline_ref != "none":
         codes["old"] = (str(baseline.baseline_python(args.baseline_ref)), baseline.environment())
