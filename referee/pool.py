@@ -20,6 +20,7 @@ referee's own bug, a full disk) is raised by ``map``, so a run never hangs on a 
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import logging
 import multiprocessing.connection
@@ -112,12 +113,18 @@ class RefereeProcessPool:
     ``work(referee, item, observer)``, whose calls are forwarded to this process and made here, on the
     thread that iterates ``map``. Items and results are pickled. A worker dies with this process (and
     its bots with it, ``referee/process.py``); a worker that dies on its own is ``WorkerLost`` from ``map``.
+
+    Each worker holds one item beyond the one it plays (``AHEAD``), so it starts its next game while this
+    process is still storing the last one; a worker checks for ``close`` before it starts an item.
     """
 
+    AHEAD = 1
+
     def __init__(self, options: dict[str, Any], size: int, name: str = "referee") -> None:
-        self._idle: list[Connection] = []
         self._processes: dict[Connection, subprocess.Popen] = {}
         self._names: dict[Connection, str] = {}
+        self._given: dict[Connection, int] = {}  # items handed and not answered yet
+        self._map = 0  # the current map's number: an earlier map's late answers are dropped
         self._closed = False
         for number in range(size):
             ours, theirs = socket.socketpair()
@@ -129,42 +136,46 @@ class RefereeProcessPool:
             connection.send((options, sandbox.enabled()))
             self._processes[connection] = process
             self._names[connection] = f"{name}-{number}"
-            self._idle.append(connection)
+            self._given[connection] = 0
 
     def map(self, work: Callable, items: Iterable, observer: Any = None) -> Iterator:
         """``work`` on every item, on the workers; the results in the order they finish. The first items go
         to the workers at once (their bots start while the caller gets ready), the rest as workers free up."""
+        self._map += 1
         todo = list(items)
+        if todo and not self._processes:
+            raise ValueError("a pool of no workers cannot play anything")
         todo.reverse()
-        busy: set[Connection] = set()
+        task = (self._map, work, observer is not None)
 
         def hand(connection: Connection) -> None:
-            connection.send((work, todo.pop(), observer is not None))
-            busy.add(connection)
+            connection.send((*task, todo.pop()))
+            self._given[connection] += 1
 
-        while todo and self._idle:
-            hand(self._idle.pop())
-        return self._results(todo, busy, hand, observer)
+        for _ in range(1 + self.AHEAD):  # one each first, so a short list is spread over every worker
+            for connection in self._given:
+                if todo and self._given[connection] <= self.AHEAD:
+                    hand(connection)
+        return self._results(todo, hand, observer, self._map)
 
-    def _results(self, todo: list, busy: set[Connection], hand: Callable, observer: Any) -> Iterator:
-        while busy:
-            for connection in multiprocessing.connection.wait(list(busy)):
+    def _results(self, todo: list, hand: Callable, observer: Any, number: int) -> Iterator:
+        while todo or any(self._given.values()):
+            for connection in multiprocessing.connection.wait([c for c, n in self._given.items() if n]):
                 try:
                     while connection.poll():
-                        kind, value = connection.recv()
+                        answer, kind, value = connection.recv()
                         if kind == "event":
-                            _tell(observer, *value)
+                            if answer == number:
+                                _tell(observer, *value)
                             continue
-                        busy.discard(connection)
-                        if kind == "failed":
-                            self._idle.append(connection)
-                            raise value
-                        if todo:  # its next game starts before the caller stores this one
+                        self._given[connection] -= 1
+                        if todo:  # its next game is queued before the caller stores this one
                             hand(connection)
-                        else:
-                            self._idle.append(connection)
+                        if answer != number:
+                            continue
+                        if kind == "failed":
+                            raise value
                         yield value
-                        break
                 except (EOFError, OSError):
                     status = self._processes[connection].wait()
                     raise WorkerLost(f"referee worker {self._names[connection]} ended (exit status {status}) "
@@ -210,11 +221,11 @@ def _tell(observer: Any, event: str, args: tuple) -> None:
 class _Forward:
     """In a worker: an observer whose calls travel to the pool's process."""
 
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
+    def __init__(self, connection: Connection, number: int) -> None:
+        self.connection, self.number = connection, number
 
     def __getattr__(self, event: str) -> Callable:
-        return lambda *args: self.connection.send(("event", (event, args)))
+        return lambda *args: self.connection.send((self.number, "event", (event, args)))
 
 
 def _serve(connection: Connection, parent: int) -> None:
@@ -229,20 +240,32 @@ def _serve(connection: Connection, parent: int) -> None:
         try:
             referee = Referee(**options)
         except Exception as exc:  # noqa: BLE001 - every task is answered with it (map raises it)
-            while connection.recv() is not None:
-                connection.send(("failed", _picklable(exc)))
+            while (task := connection.recv()) is not None:
+                connection.send((task[0], "failed", _picklable(exc)))
             return
         with referee:
-            while (task := connection.recv()) is not None:
-                work, item, observed = task
+            for number, work, observed, item in _tasks(connection):
                 try:
-                    result = work(referee, item, _Forward(connection)) if observed else work(referee, item)
+                    result = work(referee, item, _Forward(connection, number)) if observed else work(referee, item)
                 except BaseException as exc:  # noqa: BLE001 - the pool raises it: a referee bug must not hang the run
-                    connection.send(("failed", _picklable(exc)))
+                    connection.send((number, "failed", _picklable(exc)))
                     continue
-                connection.send(("done", result))
+                connection.send((number, "done", result))
     except (EOFError, OSError, KeyboardInterrupt):  # the pool's process is gone or stopping
         pass
+
+
+def _tasks(connection: Connection) -> Iterator[tuple]:
+    """The tasks in the order given, until ``None``: read before each one starts, so that ``close`` stops
+    a worker before the item it holds ahead."""
+    held: collections.deque = collections.deque()
+    while True:
+        while connection.poll() or not held:
+            task = connection.recv()
+            if task is None:
+                return
+            held.append(task)
+        yield held.popleft()
 
 
 def _picklable(exc: BaseException) -> BaseException:

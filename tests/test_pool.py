@@ -197,3 +197,20 @@ def test_workers_and_their_bots_die_with_a_killed_pool_process(tmp_path):
     survivors = survivors_of_a_killed(owner, "BROKEN_MARKER", marker)
     owner.stdout.close()
     assert survivors == []
+
+
+def mark_and_wait(referee: Referee, item: tuple) -> int:
+    """A worker's item (picklable: this module is on the worker's path): mark its start, take 0.3 s."""
+    folder, number = item
+    (Path(folder) / str(number)).touch()
+    time.sleep(0.3)
+    return number
+
+
+def test_close_stops_a_worker_before_the_item_it_holds_ahead(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+    pool = RefereeProcessPool(OPTIONS, 1)
+    results = pool.map(mark_and_wait, [(str(tmp_path), n) for n in range(10)])
+    assert next(results) == 0
+    pool.close()  # item 1 was in play, item 2 held ahead: it does not start
+    assert sorted(int(p.name) for p in tmp_path.iterdir()) == [0, 1]
