@@ -74,19 +74,22 @@ def _arity(words: list[str], low: int, high: int, usage: str, section: str) -> N
         raise ProtocolError(f"{words[0]} needs the form '{usage}', got {len(words) - 1} argument(s) (§{section})")
 
 
+class _Encoded:
+    """``message.wire``: encoded on first use, then a plain attribute of the instance (in its ``__dict__``, not
+    a field: equality, hashing and repr do not see it; no lock either, unlike functools.cached_property in 3.11)."""
+
+    def __get__(self, message: _Wire | None, kind: type | None = None):
+        if message is None:
+            return self
+        wire = message.__dict__["wire"] = message.to_text().encode()
+        return wire
+
+
 class _Wire:
     """The encoded text of a message, cached on the (frozen) value: an announcement is encoded once."""
 
     __slots__ = ()
-
-    @property
-    def wire(self) -> bytes:
-        # in the instance's __dict__, not its fields: equality, hashing and repr do not see it (no lock either,
-        # unlike functools.cached_property in Python 3.11)
-        wire = self.__dict__.get("_wire")
-        if wire is None:
-            wire = self.__dict__["_wire"] = self.to_text().encode()
-        return wire
+    wire = _Encoded()
 
 
 @dataclass(frozen=True)
