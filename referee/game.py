@@ -29,7 +29,7 @@ from protocol import codec
 from protocol.errors import BotFault
 from protocol.rules import IllegalMove, State, Step
 from referee.clock import TimeControl
-from referee.record import BoardConfig, Forfeit, GameRecord, Result
+from referee.record import BoardConfig, Forfeit, GameRecord, Result, move_records
 from referee.seat import Seat, SeatState
 
 FAULT_POLICIES = ("forfeit", "substitute")
@@ -67,7 +67,7 @@ class Game:
         self.state: State = config.rules().start()
         self.rng = random.Random(seed)  # the referee's own draws (substitute policy)
         self.clocks = [time_control.clock() for _ in seats]
-        self.moves: list[dict] = []  # MoveRecord fields: validated into MoveRecords once, with the GameRecord
+        self.moves: list[dict] = []  # MoveRecord fields: validated into MoveRecords once, at the end
         self.forfeits: list[Forfeit] = []
         self.dead: set[int] = set()  # seats whose bot is gone (substitute policy plays for them)
         self.faulted: set[int] = set()
@@ -92,7 +92,7 @@ class Game:
                         offender=offender, forfeits=self.forfeits)
         record = GameRecord(id=self.game_id, config=self.config, seats=[seat.name for seat in self.seats],
                             time_control=self.time_control, seed=self.seed, started=started,
-                            finished=datetime.now(UTC), moves=self.moves, result=result, opening=self.opening())
+                            finished=datetime.now(UTC), moves=move_records(self.moves), result=result, opening=self.opening())
         if self.observer is not None:
             self.observe("ended", record)
         return record

@@ -145,20 +145,22 @@ class Transport:
             if count and not _getsockopt(self.socket, _EVENTS) & _POLLIN:
                 break
             try:  # a ROUTER's message: the peer's routing id, then at least one frame (all arrive together)
-                frames = [_recv(self.socket, _LAST), _recv(self.socket, _LAST)]
+                route, data = _recv(self.socket, _LAST), _recv(self.socket, _LAST)
             except zmq.Again:
                 break
-            while _getsockopt(self.socket, _RCVMORE):  # a multi-frame message (§1.2: a fault)
-                frames.append(_recv(self.socket, _LAST))
-            route, body = frames[0], frames[1:]
-            data = body[0] if len(body) == 1 else None
+            body = None
+            if _getsockopt(self.socket, _RCVMORE):  # a multi-frame message (§1.2: a fault)
+                body = [data]
+                while _getsockopt(self.socket, _RCVMORE):
+                    body.append(_recv(self.socket, _LAST))
+                data = None
             owner = self._owners.get(route)
             if owner is None:
                 owner = self._authenticate(route, data)
                 if owner is None:
                     continue
             if self.hook is not None:
-                self.hook("in", owner, data if data is not None else b"".join(body))
+                self.hook("in", owner, data if body is None else b"".join(body))
             messages.append(Received(owner, data, now))
         return messages
 
