@@ -244,7 +244,7 @@ class Turn(_Wire):
 
     @staticmethod
     def encode(id: int, left_ms: int, limit_ms: int) -> bytes:
-        """The wire bytes of ``Turn(id, left_ms, limit_ms)``, without making the value (a referee sends one per move)."""
+        """The wire bytes of ``Turn(id, left_ms, limit_ms)``, without making the value (one per move)."""
         return b"TURN %d %d %d" % (id, left_ms, limit_ms)
 
     @classmethod

@@ -92,7 +92,8 @@ class Game:
                         offender=offender, forfeits=self.forfeits)
         record = GameRecord(id=self.game_id, config=self.config, seats=[seat.name for seat in self.seats],
                             time_control=self.time_control, seed=self.seed, started=started,
-                            finished=datetime.now(UTC), moves=move_records(self.moves), result=result, opening=self.opening())
+                            finished=datetime.now(UTC), moves=move_records(self.moves), result=result,
+                            opening=self.opening())
         if self.observer is not None:
             self.observe("ended", record)
         return record
