@@ -65,7 +65,7 @@ class Game:
         self.prelude = prelude
         self.grace = grace
         self.state: State = config.rules().start()
-        self.rng = random.Random(seed)  # the referee's own draws (substitute policy)
+        self.rng: random.Random | None = None  # the referee's own draws (substitute policy), seeded on first use
         self.clocks = [time_control.clock() for _ in seats]
         self.moves: list[dict] = []  # MoveRecord fields: validated into MoveRecords once, at the end
         self.forfeits: list[Forfeit] = []
@@ -137,7 +137,7 @@ class Game:
     def turn(self, number: int) -> None:
         seat, clock = self.seats[number], self.clocks[number]
         if number in self.dead:
-            self.draw(number, self.rng.choice(self.state.legal_moves()), 0.0, substituted=True)
+            self.draw(number, self.random_line(), 0.0, substituted=True)
             return
         left_ms, limit_ms = clock.request()
         # the mover hears the news, then its TURN, then the others hear it: each bot's order is kept, the mover
@@ -188,6 +188,12 @@ class Game:
         self.pending.append(message)
         self.flush()
 
+    def random_line(self) -> int:
+        """A free line drawn by the referee, from its generator seeded with the game's seed."""
+        if self.rng is None:
+            self.rng = random.Random(self.seed)
+        return self.rng.choice(self.state.legal_moves())
+
     def fault(self, number: int, fault: BotFault) -> None:
         """§7: record the fault; then forfeit the seat, or draw a random line for it (substitute policy)."""
         seat = self.seats[number]
@@ -201,7 +207,7 @@ class Game:
             seat.note(f"fault {fault.reason}: {fault.detail}")
         if self.substitute:
             if number == self.state.to_move and not self.state.is_over():
-                self.draw(number, self.rng.choice(self.state.legal_moves()), 0.0, substituted=True)
+                self.draw(number, self.random_line(), 0.0, substituted=True)
             return
         self.state = self.state.forfeit(number)
         if self.config.players == 2:

@@ -67,7 +67,7 @@ class BoardConfig(BaseModel):
     def game_message(self, game_id: str, seat: int, names: tuple[str, ...], time: codec.TimeSpec,
                      seed: int) -> codec.Game:
         """The GAME message (§4.1) that opens a game of this configuration for ``seat``."""
-        board = self.board()
+        board = self.rules().board
         predrawn = tuple(board.border) if self.border else ()
         return codec.Game(game_id, seat, self.players, names, board, self.misere, self.border, predrawn, time, seed)
 
