@@ -7,7 +7,8 @@
 2. Referee: random vs random on 4x4 hexagons, bots kept running across games, 1 s per move.
    Results: the TURN → MOVE time the referee records (one round trip plus the bot's parsing and
    choice), the wall time per move with everything (DRAWN to both bots, rules, records, the
-   start and end of each game) and the referee's own CPU per move; games per second.
+   start and end of each game) and the referee's own CPU per move (its process: the game loop's thread and
+   libzmq's I/O thread, which does the socket writes and reads; the first is shown as "main"); games per second.
 The ratios compare (2) with (1) from the same run; on a loaded machine the means carry its tail.
 (2) runs in child processes, today's code and the ``--baseline-ref`` commit's (``benchmarks/baseline.py``)
 taking turns, so old and new are measured in one run.
@@ -64,8 +65,9 @@ def raw_round_trip(pings: int) -> list[float]:
     return samples
 
 
-def referee_games(games: int) -> tuple[float, float, list[float]]:
-    """(wall seconds, referee CPU seconds, think seconds per move) for ``games`` random-vs-random 4x4 games."""
+def referee_games(games: int) -> tuple[float, float, float, list[float]]:
+    """(wall seconds, referee CPU seconds, of which its main thread's, think seconds per move) for ``games``
+    random-vs-random 4x4 games."""
     from referee.clock import TimeControl
     from referee.local import BotSpec
     from referee.record import BoardConfig
@@ -76,12 +78,12 @@ def referee_games(games: int) -> tuple[float, float, list[float]]:
     with Referee(time_control=TimeControl.parse("1s")) as referee:
         referee.play([random_bot, random_bot], config, game_id="warm-up", seed=0)  # start the bots
         thinks = []
-        wall, cpu = time.perf_counter(), time.process_time()
+        wall, cpu, main = time.perf_counter(), time.process_time(), time.thread_time()
         for number in range(games):
             record = referee.play([random_bot, random_bot], config, game_id=f"g{number}", seed=number)
             thinks += [move.ms / 1000 for move in record.moves]
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    return wall, cpu, thinks
+        wall, cpu, main = time.perf_counter() - wall, time.process_time() - cpu, time.thread_time() - main
+    return wall, cpu, main, thinks
 
 
 def measured(python: str, games: int, env: dict | None = None, mode: str = "--referee-json") -> dict:
@@ -108,14 +110,16 @@ def main() -> None:
     if args.floor_json:  # the minimal referee's own CPU (benchmarks/floor.py), the same games
         import floor
 
-        cpu = time.process_time()
+        cpu, main = time.process_time(), time.thread_time()
         wall = floor.minimal_referee(args.games, "4x4")
         moves = args.games * 63  # every line of 4x4 is drawn, no faults
-        print(json.dumps({"wall": wall, "cpu": time.process_time() - cpu, "moves": moves}))
+        print(json.dumps({"wall": wall, "cpu": time.process_time() - cpu, "main": time.thread_time() - main,
+                          "moves": moves}))
         return
     if args.referee_json:
-        wall, cpu, thinks = referee_games(args.games)
-        print(json.dumps({"wall": wall, "cpu": cpu, "moves": len(thinks), "turn_median": statistics.median(thinks),
+        wall, cpu, main, thinks = referee_games(args.games)
+        print(json.dumps({"wall": wall, "cpu": cpu, "main": main, "moves": len(thinks),
+                          "turn_median": statistics.median(thinks),
                           "turn_mean": statistics.fmean(thinks)}))
         return
     codes = {"new": (sys.executable, None)}
@@ -130,12 +134,14 @@ def main() -> None:
     floors = []
     for number in range(1, args.rounds + 1):
         floors.append(measured(sys.executable, args.games, mode="--floor-json"))
-        print(f"round {number} floor: referee CPU {floors[-1]['cpu'] / floors[-1]['moves'] * 1e6:.0f} µs/move", flush=True)
+        print(f"round {number} floor: referee CPU {floors[-1]['cpu'] / floors[-1]['moves'] * 1e6:.0f} µs/move "
+              f"(main {floors[-1]['main'] / floors[-1]['moves'] * 1e6:.0f})", flush=True)
         for code in (list(codes) if number % 2 else list(codes)[::-1]):
             python, env = codes[code]
             run = measured(python, args.games, env)
             runs[code].append(run)
-            print(f"round {number} {code}: referee CPU {run['cpu'] / run['moves'] * 1e6:.0f} µs/move, wall "
+            print(f"round {number} {code}: referee CPU {run['cpu'] / run['moves'] * 1e6:.0f} µs/move "
+                  f"(main {run['main'] / run['moves'] * 1e6:.0f}), wall "
                   f"{run['wall'] / run['moves'] * 1e6:.0f} µs/move, TURN->MOVE median {run['turn_median'] * 1e6:.0f} µs, "
                   f"{args.games / run['wall']:.1f} games/s", flush=True)
     runs["floor"] = floors

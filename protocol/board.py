@@ -20,10 +20,11 @@ Square box ``(r, c)`` has its corners at ``(c, r)`` … ``(c + 1, r + 1)``.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 from protocol.errors import ConfigError
 
@@ -80,6 +81,11 @@ class Board:
         if border:
             data["predrawn"] = list(self.border)
         return data
+
+    @cached_property
+    def json_text(self) -> str:
+        """``to_json()`` as compact JSON text, made once per board: every GAME message carries it."""
+        return json.dumps(self.to_json(), separators=(",", ":"))
 
     def __repr__(self) -> str:
         return f"make_board({self.size!r}, {self.geometry!r})"

@@ -7,6 +7,10 @@
 with a one-line reason citing the spec section; it raises nothing else.
 Messages are frozen dataclasses: ``parse(m.to_text()) == m`` for every message; ``m.wire`` is
 the text as UTF-8 bytes, made once however many seats the message is sent to.
+
+The referee's per-move path has three shortcuts, each equal to the general form: ``drawn`` (one
+``Drawn`` per distinct announcement, encoded once), ``Turn.encode`` (TURN's bytes without the value)
+and ``move_fields`` (a plain MOVE's numbers without ``parse``).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from protocol.board import GEOMETRIES, Board, BoardError, parse_size
 from protocol.errors import ProtocolError
@@ -56,6 +61,10 @@ def _numbers(text: str, what: str, section: str) -> tuple[int, ...]:
     return tuple(_number(part, what, section) for part in text.split(","))
 
 
+def _compact(data: dict) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
 def _list_text(values: tuple[int, ...] | list[int]) -> str:
     return ",".join(map(str, values)) if values else "-"
 
@@ -65,19 +74,22 @@ def _arity(words: list[str], low: int, high: int, usage: str, section: str) -> N
         raise ProtocolError(f"{words[0]} needs the form '{usage}', got {len(words) - 1} argument(s) (§{section})")
 
 
+class _Encoded:
+    """``message.wire``: encoded on first use, then a plain attribute of the instance (in its ``__dict__``, not
+    a field: equality, hashing and repr do not see it; no lock either, unlike functools.cached_property in 3.11)."""
+
+    def __get__(self, message: _Wire | None, kind: type | None = None):
+        if message is None:
+            return self
+        wire = message.__dict__["wire"] = message.to_text().encode()
+        return wire
+
+
 class _Wire:
     """The encoded text of a message, cached on the (frozen) value: an announcement is encoded once."""
 
     __slots__ = ()
-
-    @property
-    def wire(self) -> bytes:
-        # in the instance's __dict__, not its fields: equality, hashing and repr do not see it (no lock either,
-        # unlike functools.cached_property in Python 3.11)
-        wire = self.__dict__.get("_wire")
-        if wire is None:
-            wire = self.__dict__["_wire"] = self.to_text().encode()
-        return wire
+    wire = _Encoded()
 
 
 @dataclass(frozen=True)
@@ -152,16 +164,21 @@ class Game(_Wire):
     protocol: str = VERSION
 
     def to_json(self) -> dict:
-        wire = self.board.to_json()
-        return {
-            "protocol": self.protocol, "game": self.game, "seat": self.seat, "players": self.players,
-            "names": list(self.names), "geometry": self.board.geometry, "size": self.board.size,
-            "misere": self.misere, "border": self.border, "dots": wire["dots"], "lines": wire["lines"],
-            "cells": wire["cells"], "predrawn": list(self.predrawn), "time": self.time.to_json(), "seed": self.seed,
-        }
+        return {**self._head(), **self.board.to_json(), **self._tail()}
+
+    def _head(self) -> dict:
+        """The keys before the board's dots, lines and cells (§4.1's order is the wire's)."""
+        return {"protocol": self.protocol, "game": self.game, "seat": self.seat, "players": self.players,
+                "names": list(self.names), "geometry": self.board.geometry, "size": self.board.size,
+                "misere": self.misere, "border": self.border}
+
+    def _tail(self) -> dict:
+        return {"predrawn": list(self.predrawn), "time": self.time.to_json(), "seed": self.seed}
 
     def to_text(self) -> str:
-        return "GAME " + json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False)
+        # json.dumps(self.to_json()), with the board's part encoded once per board rather than per seat and game
+        head, tail = _compact(self._head()), _compact(self._tail())
+        return f"GAME {head[:-1]},{self.board.json_text[1:-1]},{tail[1:]}"
 
     @classmethod
     def from_payload(cls, payload: str) -> Game:
@@ -188,6 +205,12 @@ class Drawn(_Wire):
         _arity(words, 4, 4, "DRAWN <seat> <line> <closed>", "4.2")
         return cls(_number(words[1], "seat", "4.2"), _number(words[2], "line", "4.2"),
                    _numbers(words[3], "closed cell", "4.2"))
+
+
+@lru_cache(maxsize=1 << 14)  # a few boards' worth of (seat, line, closed): a referee sends one per line drawn
+def drawn(seat: int, line: int, closed: tuple[int, ...] = ()) -> Drawn:
+    """``Drawn(seat, line, closed)``, the same value (and its wire bytes) each time the same move is announced."""
+    return Drawn(seat, line, closed)
 
 
 @dataclass(frozen=True)
@@ -217,7 +240,12 @@ class Turn(_Wire):
     limit_ms: int
 
     def to_text(self) -> str:
-        return f"TURN {self.id} {self.left_ms} {self.limit_ms}"
+        return self.encode(self.id, self.left_ms, self.limit_ms).decode()
+
+    @staticmethod
+    def encode(id: int, left_ms: int, limit_ms: int) -> bytes:
+        """The wire bytes of ``Turn(id, left_ms, limit_ms)``, without making the value (one per move)."""
+        return b"TURN %d %d %d" % (id, left_ms, limit_ms)
 
     @classmethod
     def from_words(cls, words: list[str]) -> Turn:
@@ -306,6 +334,21 @@ def parse(data: str | bytes) -> Message:
         raise ProtocolError(f"unknown command {shown!r}: expected one of HELLO, WELCOME, GAME, DRAWN, FORFEIT, "
                             "TURN, MOVE, END, BYE (§1.4)")
     return kind.from_words([command] + [word for word in rest.split(" ") if word])
+
+
+def move_fields(data: bytes) -> tuple[int, int] | None:
+    """``(id, line)`` of a MOVE written as bots write it: ``MOVE <id> <line>``, one space apart, nothing else.
+
+    None for anything else, well-formed or not (extra spaces, a newline, another command, a fault):
+    ``parse`` then says what it is. Where this returns numbers, ``parse`` returns ``Move`` with the same ones.
+    """
+    words = data.split(b" ", 3)  # a fourth part: not a plain MOVE
+    if len(words) == 3 and words[0] == b"MOVE":
+        id, line = words[1], words[2]
+        # bytes.isdigit() is ASCII digits only, and False for b"": §1.3's 1-9 digits
+        if len(id) < 10 and len(line) < 10 and id.isdigit() and line.isdigit():
+            return int(id), int(line)
+    return None
 
 
 def _game_from_json(data: object) -> Game:

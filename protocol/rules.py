@@ -62,6 +62,15 @@ class Step(NamedTuple):
     again: bool
 
 
+def _next_seat(seat: int, players: int, forfeited: int) -> int:
+    """The next seat after ``seat`` in the rotation that is not in the bitmask ``forfeited`` (``seat`` if none)."""
+    for _ in range(players):
+        seat = (seat + 1) % players
+        if not forfeited >> seat & 1:
+            return seat
+    return seat
+
+
 class Rules:
     """A board and options, with everything the engine precomputes for them."""
 
@@ -76,6 +85,10 @@ class Rules:
             tuple((cell, self.cell_masks[cell]) for cell in cells) for cells in board.line_cells()
         )
         self.predrawn = sum(1 << line for line in board.border) if options.border else 0
+        # next_seat[forfeited][seat]: who moves after ``seat`` when the seats of bitmask ``forfeited`` are out
+        players = options.players
+        self.next_seat = tuple(tuple(_next_seat(seat, players, forfeited) for seat in range(players))
+                               for forfeited in range(1 << players))
 
     @cached_property
     def _start(self) -> State:
@@ -118,7 +131,10 @@ class State:
         if self.drawn & bit:
             raise IllegalMove(f"line {line} is already drawn")
         drawn = self.drawn | bit
-        closed = tuple(cell for cell, mask in rules.touches[line] if drawn & mask == mask)
+        closed = ()
+        for cell, mask in rules.touches[line]:  # one or two cells: a loop, not a generator
+            if drawn & mask == mask:
+                closed += (cell,)
         seat = self.to_move
         if closed:
             owners = list(self.owners)
@@ -127,23 +143,14 @@ class State:
             scores = list(self.scores)
             scores[seat] += len(closed)
             return Step(State(rules, drawn, tuple(owners), tuple(scores), seat, self.forfeited), closed, True)
-        return Step(State(rules, drawn, self.owners, self.scores, self._next_seat(seat), self.forfeited), (), False)
-
-    def _next_seat(self, seat: int) -> int:
-        players = len(self.scores)
-        for _ in range(players):
-            seat = (seat + 1) % players
-            if not self.forfeited >> seat & 1:
-                return seat
-        return seat
+        return Step(State(rules, drawn, self.owners, self.scores, rules.next_seat[self.forfeited][seat],
+                          self.forfeited), (), False)
 
     def forfeit(self, seat: int) -> State:
         """The state with ``seat`` out: skipped in the rotation and placed last."""
         forfeited = self.forfeited | 1 << seat
-        state = State(self.rules, self.drawn, self.owners, self.scores, self.to_move, forfeited)
-        if state.to_move == seat:
-            state.to_move = state._next_seat(seat)
-        return state
+        to_move = self.rules.next_seat[forfeited][seat] if self.to_move == seat else self.to_move
+        return State(self.rules, self.drawn, self.owners, self.scores, to_move, forfeited)
 
     @property
     def active_seats(self) -> list[int]:

@@ -132,16 +132,20 @@ TimeControlField = Annotated[TimeControl, PlainValidator(read_time_control),
 class Clock:
     """One seat's clock during one game."""
 
-    __slots__ = ("control", "left")
+    __slots__ = ("_request", "control", "left")
 
     def __init__(self, control: TimeControl) -> None:
         self.control = control
         self.left = control.bank if control.bank is not None else control.move
+        self._request = self._times()
+
+    def _times(self) -> tuple[int, int]:
+        left = max(0, int(self.left * 1000))
+        return left, left
 
     def request(self) -> tuple[int, int]:
         """``(left_ms, limit_ms)`` for the next TURN (§4.4)."""
-        left = max(0, int(self.left * 1000))
-        return left, left
+        return self._request
 
     def allowance(self) -> float:
         """Seconds after the TURN is sent within which its reply counts: what is left, plus the margin."""
@@ -151,6 +155,7 @@ class Clock:
         """Charge a move's thinking time: a bank shrinks, then grows by the increment."""
         if self.control.bank is not None:
             self.left = max(0.0, self.left - seconds) + self.control.increment
+            self._request = self._times()
 
 
 class Deadline:

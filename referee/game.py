@@ -29,7 +29,7 @@ from protocol import codec
 from protocol.errors import BotFault
 from protocol.rules import IllegalMove, State, Step
 from referee.clock import TimeControl
-from referee.record import BoardConfig, Forfeit, GameRecord, MoveRecord, Result
+from referee.record import BoardConfig, Forfeit, GameRecord, Result, move_records
 from referee.seat import Seat, SeatState
 
 FAULT_POLICIES = ("forfeit", "substitute")
@@ -65,14 +65,14 @@ class Game:
         self.prelude = prelude
         self.grace = grace
         self.state: State = config.rules().start()
-        self.rng = random.Random(seed)  # the referee's own draws (substitute policy)
+        self.rng: random.Random | None = None  # the referee's own draws (substitute policy), seeded on first use
         self.clocks = [time_control.clock() for _ in seats]
-        self.moves: list[MoveRecord] = []
+        self.moves: list[dict] = []  # MoveRecord fields: validated into MoveRecords once, at the end
         self.forfeits: list[Forfeit] = []
         self.dead: set[int] = set()  # seats whose bot is gone (substitute policy plays for them)
         self.faulted: set[int] = set()
         self.decided: tuple[str, int] | None = None  # (termination, offender) of a 2-player forfeit
-        self.pending: list[tuple[Seat, codec.Message]] = []  # DRAWN announcements not sent yet (see draw)
+        self.pending: list[codec.Message] = []  # announcements every seat is still to hear (see turn)
         self.observer = observer
         self.observer_failed = False
 
@@ -92,7 +92,8 @@ class Game:
                         offender=offender, forfeits=self.forfeits)
         record = GameRecord(id=self.game_id, config=self.config, seats=[seat.name for seat in self.seats],
                             time_control=self.time_control, seed=self.seed, started=started,
-                            finished=datetime.now(UTC), moves=self.moves, result=result, opening=self.opening())
+                            finished=datetime.now(UTC), moves=move_records(self.moves), result=result,
+                            opening=self.opening())
         if self.observer is not None:
             self.observe("ended", record)
         return record
@@ -136,11 +137,21 @@ class Game:
     def turn(self, number: int) -> None:
         seat, clock = self.seats[number], self.clocks[number]
         if number in self.dead:
-            self.draw(number, self.rng.choice(self.state.legal_moves()), 0.0, substituted=True)
+            self.draw(number, self.random_line(), 0.0, substituted=True)
             return
         left_ms, limit_ms = clock.request()
+        # the mover hears the news, then its TURN, then the others hear it: each bot's order is kept, the mover
+        # starts thinking sooner, and the sends leave together (ZeroMQ's I/O thread wakes once for them)
+        news = self.pending
+        for message in news:
+            seat.send(message)
         seat.request(left_ms, limit_ms)
-        self.flush()
+        if news:
+            self.pending = []
+            for other in self.seats:
+                if other is not seat:
+                    for message in news:
+                        other.send(message)
         try:
             line, seconds = seat.await_move(clock.allowance() + self.grace)
             try:
@@ -155,33 +166,33 @@ class Game:
 
     def draw(self, number: int, line: int, ms: float, substituted: bool = False, step: Step | None = None,
              record: bool = True) -> None:
+        """Draw ``line`` for seat ``number``; its DRAWN waits for the next TURN or ``flush``."""
         step = step or self.state.apply(line)
         self.state = step.state
-        if record:  # built from values the referee made itself: no validation on the per-move path
+        if record:
             ms = round(ms, 3)
-            self.moves.append(MoveRecord.model_construct(seat=number, line=line, closed=list(step.closed),
-                                                         ms=ms, substituted=substituted))
+            self.moves.append({"seat": number, "line": line, "closed": step.closed, "ms": ms,
+                               "substituted": substituted})
             if self.observer is not None:
                 self.observe("moved", self.game_id, len(self.moves) - 1, number, line, ms)
-        message = codec.Drawn(number, line, step.closed)
-        self.flush()  # earlier announcements first (after substituted moves nothing has flushed them)
-        mover = None if self.state.is_over() else self.state.to_move
-        for other, seat in enumerate(self.seats):
-            if other == mover:
-                seat.send(message)
-            else:  # sent after the next TURN: the mover starts thinking sooner (each bot's order is kept)
-                self.pending.append((seat, message))
+        self.pending.append(codec.drawn(number, line, step.closed))
 
     def flush(self) -> None:
-        """Send the announcements held back by ``draw``."""
-        for seat, message in self.pending:
-            seat.send(message)
-        self.pending.clear()
+        """Send every seat the announcements held back for the next TURN."""
+        news, self.pending = self.pending, []
+        for seat in self.seats:
+            for message in news:
+                seat.send(message)
 
     def announce(self, message: codec.Message) -> None:
+        self.pending.append(message)
         self.flush()
-        for seat in self.seats:
-            seat.send(message)
+
+    def random_line(self) -> int:
+        """A free line drawn by the referee, from its generator seeded with the game's seed."""
+        if self.rng is None:
+            self.rng = random.Random(self.seed)
+        return self.rng.choice(self.state.legal_moves())
 
     def fault(self, number: int, fault: BotFault) -> None:
         """§7: record the fault; then forfeit the seat, or draw a random line for it (substitute policy)."""
@@ -196,7 +207,7 @@ class Game:
             seat.note(f"fault {fault.reason}: {fault.detail}")
         if self.substitute:
             if number == self.state.to_move and not self.state.is_over():
-                self.draw(number, self.rng.choice(self.state.legal_moves()), 0.0, substituted=True)
+                self.draw(number, self.random_line(), 0.0, substituted=True)
             return
         self.state = self.state.forfeit(number)
         if self.config.players == 2:

@@ -20,7 +20,6 @@ from pathlib import Path
 
 from protocol import codec
 from protocol.errors import BotFault, ProtocolError
-from referee.clock import Deadline
 from referee.seat import SeatState
 from referee.transport import Hook, Received, Transport
 
@@ -59,9 +58,10 @@ class Hub:
         if self._fds.pop(fd, None) is not None:
             self.transport.unwatch(fd)
 
-    def poll(self, deadline: Deadline) -> None:
-        """Wait once, until a message or a watched descriptor is ready or the deadline passes; route what came."""
-        messages, fds = self.transport.poll(deadline)
+    def poll(self, timeout_ms: int | None) -> None:
+        """Wait once, until a message or a watched descriptor is ready or ``timeout_ms`` pass (None: no limit);
+        route what came."""
+        messages, fds = self.transport.poll(timeout_ms)
         for message in messages:
             message.owner.receive(message)
         for fd in fds:
@@ -154,7 +154,7 @@ class ZmqSeat:
         self._last_id += 1
         self._outstanding = self._last_id
         self._limit_ms = limit_ms
-        self.hub.transport.send(self, codec.Turn(self._last_id, left_ms, limit_ms).wire)
+        self.hub.transport.send(self, codec.Turn.encode(self._last_id, left_ms, limit_ms))
         self._sent = time.perf_counter()
 
     def gone(self) -> str | None:
@@ -163,44 +163,54 @@ class ZmqSeat:
 
     def await_move(self, allowance: float) -> tuple[int, float]:
         deadline = self._sent + allowance
-        wait = Deadline(deadline)
+        inbox = self._inbox
         while True:
             if self._flooded:  # checked on every pass: a flood that fills the inbox mid-turn drops the reply too
                 self._flooded = False  # one fault per flood: under the substitute policy the bot plays on
-                self._inbox.clear()
+                inbox.clear()
                 raise BotFault("malformed_message", f"more than {INBOX_LIMIT} messages between turns (§6.4)")
-            if not self._inbox:
+            if not inbox:
                 if self.gone() is not None:
-                    self.hub.poll(Deadline(time.perf_counter()))  # collect a reply sent just before the exit
-                    if not self._inbox:
+                    self.hub.poll(1)  # collect a reply sent just before the exit
+                    if not inbox:
                         raise BotFault("crashed", self.gone())
-                elif wait.passed():
+                    continue
+                left = deadline - time.perf_counter()
+                if left <= 0:
                     margin_ms = round(allowance * 1000) - self._limit_ms
                     raise BotFault("timeout", f"no MOVE within {self._limit_ms} ms (+{margin_ms} ms margin)")
-                else:
-                    self.hub.poll(wait)
+                self.hub.poll(int(left * 1000) + 1)  # rounded up: the wait never ends before the deadline
                 continue
-            received = self._inbox.popleft()
+            received = inbox.popleft()
             if received.at > deadline:
                 raise BotFault("timeout", f"MOVE came {1000 * (received.at - deadline):.0f} ms after the deadline")
             if received.data is None:
                 raise BotFault("malformed_message", "a multi-frame message (§1.2)")
-            try:
-                message = codec.parse(received.data)
-            except ProtocolError as exc:
-                raise BotFault("malformed_message", str(exc)) from None
-            if isinstance(message, codec.Hello):  # §3.3: a second HELLO is dropped and logged
-                self.note("a second HELLO on an authenticated connection ignored (§3.3)")
+            move = codec.move_fields(received.data) or self._read_other(received.data)
+            if move is None:
                 continue
-            if not isinstance(message, codec.Move):
-                raise BotFault("malformed_message", f"{message.to_text()[:60]!r} is not a MOVE (§6.4)")
-            if message.id == self._outstanding:
+            number, line = move
+            if number == self._outstanding:
                 self._outstanding = None
-                return message.line, received.at - self._sent
-            if 0 < message.id < self._outstanding:
-                self.note(f"late reply {message.to_text()!r} ignored (§6.2)")
+                return line, received.at - self._sent
+            if 0 < number < self._outstanding:
+                self.note(f"late reply {codec.Move(number, line).to_text()!r} ignored (§6.2)")
                 continue
-            raise BotFault("wrong_request", f"MOVE echoes id {message.id}, the request was {self._outstanding} (§6.3)")
+            raise BotFault("wrong_request", f"MOVE echoes id {number}, the request was {self._outstanding} (§6.3)")
+
+    def _read_other(self, data: bytes) -> tuple[int, int] | None:
+        """A reply not written as a plain MOVE: its ``(id, line)``, None for a second HELLO (§3.3: dropped and
+        logged), or the fault it is."""
+        try:
+            message = codec.parse(data)
+        except ProtocolError as exc:
+            raise BotFault("malformed_message", str(exc)) from None
+        if isinstance(message, codec.Hello):
+            self.note("a second HELLO on an authenticated connection ignored (§3.3)")
+            return None
+        if not isinstance(message, codec.Move):
+            raise BotFault("malformed_message", f"{message.to_text()[:60]!r} is not a MOVE (§6.4)")
+        return message.id, message.line
 
     def note(self, text: str) -> None:
         pass

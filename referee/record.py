@@ -10,7 +10,7 @@ from datetime import datetime
 from functools import cache
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, TypeAdapter, field_validator
 
 from protocol import codec
 from protocol.board import Board, make_board, parse_size
@@ -67,7 +67,7 @@ class BoardConfig(BaseModel):
     def game_message(self, game_id: str, seat: int, names: tuple[str, ...], time: codec.TimeSpec,
                      seed: int) -> codec.Game:
         """The GAME message (§4.1) that opens a game of this configuration for ``seat``."""
-        board = self.board()
+        board = self.rules().board
         predrawn = tuple(board.border) if self.border else ()
         return codec.Game(game_id, seat, self.players, names, board, self.misere, self.border, predrawn, time, seed)
 
@@ -84,6 +84,14 @@ class MoveRecord(BaseModel):
     closed: list[int] = []
     ms: float = 0.0  # think time measured by the referee (request sent → reply received)
     substituted: bool = False  # drawn by the referee for a faulting bot (league fault policy "substitute")
+
+
+_MOVES = TypeAdapter(list[MoveRecord])
+
+
+def move_records(rows: list[dict]) -> list[MoveRecord]:
+    """A game's moves from their fields, validated at once: the game loop keeps plain dicts while it plays."""
+    return _MOVES.validate_python(rows)
 
 
 class Forfeit(BaseModel):

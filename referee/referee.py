@@ -142,7 +142,7 @@ class Referee:
             starting = [seat for seat in waiting if seat.state is SeatState.STARTING]
             if not starting:
                 break
-            self.hub.poll(Deadline(began + min(allowance[seat] for seat in starting)))
+            self.hub.poll(Deadline(began + min(allowance[seat] for seat in starting)).remaining_ms())
 
     def finish_retiring(self, grace: float = 0.2) -> None:
         """Stop the processes of the seats told BYE: wait for them to exit, then SIGTERM and SIGKILL their groups."""

@@ -26,7 +26,6 @@ import zmq
 
 from protocol import codec
 from protocol.errors import ProtocolError
-from referee.clock import Deadline
 
 log = logging.getLogger("hexarena.referee.transport")
 
@@ -36,6 +35,7 @@ _EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)
 _RCVMORE = int(zmq.RCVMORE)
 # the compiled calls, without pyzmq's Python wrappers (routing_id/group for draft sockets, enum results): half the cost
 _send, _recv, _getsockopt = zmq.backend.Socket.send, zmq.backend.Socket.recv, zmq.backend.Socket.get
+_zmq_poll = zmq.backend.zmq_poll  # zmq.Poller.poll without its wrapper
 
 DRAIN_MAX = 256  # messages read per poll
 LOG_EVERY = 5.0  # seconds between two warnings about dropped messages
@@ -78,8 +78,7 @@ class Transport:
             self.close()
             raise OSError(f"cannot bind the referee socket to {endpoint}: {exc}") from None
         self.endpoint: str = self.socket.getsockopt_string(zmq.LAST_ENDPOINT)
-        self.poller = zmq.Poller()
-        self.poller.register(self.socket, zmq.POLLIN)
+        self._polled: list[tuple[zmq.Socket | int, int]] = [(self.socket, _POLLIN)]  # the socket, then descriptors
         self.hook = hook
         self._tokens: dict[str, Hashable] = {}  # expected token → owner
         self._owners: dict[bytes, Hashable] = {}  # routing id → owner
@@ -117,21 +116,26 @@ class Transport:
         return True
 
     def watch(self, fd: int) -> None:
-        self.poller.register(fd, zmq.POLLIN)
+        if (fd, _POLLIN) not in self._polled:
+            self._polled.append((fd, _POLLIN))
 
     def unwatch(self, fd: int) -> None:
-        self.poller.unregister(fd)
+        self._polled.remove((fd, _POLLIN))
 
-    def poll(self, deadline: Deadline) -> tuple[list[Received], list[int]]:
-        """Wait until a message or watched descriptor is ready, or the deadline passes.
+    def poll(self, timeout_ms: int | None) -> tuple[list[Received], list[int]]:
+        """Wait until a message or watched descriptor is ready, or ``timeout_ms`` pass (None: no limit).
 
         Returns the authenticated messages received and the ready descriptors (both may be empty).
         """
-        timeout = deadline.remaining_ms()
-        ready = dict(self.poller.poll(timeout))
+        ready = _zmq_poll(self._polled, -1 if timeout_ms is None else timeout_ms)
         now = time.perf_counter()
-        messages = self._drain(now) if ready.pop(self.socket, 0) else []
-        return messages, list(ready)
+        messages, fds = [], []
+        for polled, _ in ready:
+            if polled is self.socket:
+                messages = self._drain(now)
+            else:
+                fds.append(polled)
+        return messages, fds
 
     def _drain(self, now: float) -> list[Received]:
         messages = []
@@ -141,20 +145,22 @@ class Transport:
             if count and not _getsockopt(self.socket, _EVENTS) & _POLLIN:
                 break
             try:  # a ROUTER's message: the peer's routing id, then at least one frame (all arrive together)
-                frames = [_recv(self.socket, _LAST), _recv(self.socket, _LAST)]
+                route, data = _recv(self.socket, _LAST), _recv(self.socket, _LAST)
             except zmq.Again:
                 break
-            while _getsockopt(self.socket, _RCVMORE):  # a multi-frame message (§1.2: a fault)
-                frames.append(_recv(self.socket, _LAST))
-            route, body = frames[0], frames[1:]
-            data = body[0] if len(body) == 1 else None
+            body = None
+            if _getsockopt(self.socket, _RCVMORE):  # a multi-frame message (§1.2: a fault)
+                body = [data]
+                while _getsockopt(self.socket, _RCVMORE):
+                    body.append(_recv(self.socket, _LAST))
+                data = None
             owner = self._owners.get(route)
             if owner is None:
                 owner = self._authenticate(route, data)
                 if owner is None:
                     continue
             if self.hook is not None:
-                self.hook("in", owner, data if data is not None else b"".join(body))
+                self.hook("in", owner, data if body is None else b"".join(body))
             messages.append(Received(owner, data, now))
         return messages
 

@@ -84,6 +84,45 @@ def test_a_number_is_one_to_nine_ascii_digits(word):
             codec.parse(f"MOVE {word} 1")
 
 
+moves_as_sent = st.one_of(
+    st.builds(lambda m: m.wire, st.builds(codec.Move, numbers, numbers)),
+    st.from_regex(rb"MOVE {1,2}[0-9+_ ]{0,11} [0-9]{0,11}( |\n|\r\n| [0-9]{1,3})?", fullmatch=True),
+    st.sampled_from(["MOVE ١ 2", "MOVE 1 ²", "MOVE 0x1 2", "MOVE\t1 2", "move 1 2", "HELLO v1 tok"]).map(str.encode),
+    st.binary(max_size=24),
+)
+
+
+@given(moves_as_sent)
+def test_a_plain_move_is_read_without_the_parser_exactly_as_the_parser_reads_it(data):
+    """The referee's shortcut for MOVE (``move_fields``) agrees with ``parse``; anything else goes to ``parse``."""
+    fields = codec.move_fields(data)
+    try:
+        message = codec.parse(data)
+    except ProtocolError:
+        message = None
+    if fields is not None:
+        assert message == codec.Move(*fields)
+    if isinstance(message, codec.Move) and data == message.wire:  # what bots send: never the slow way
+        assert fields == (message.id, message.line)
+
+
+@given(numbers, numbers, numbers)
+def test_turn_and_drawn_shortcuts_are_the_messages_themselves(id, left, limit):
+    assert codec.Turn.encode(id, left, limit) == codec.Turn(id, left, limit).wire
+    assert codec.drawn(1, id, (left, limit)) == codec.Drawn(1, id, (left, limit))
+    assert codec.drawn(1, id, (left, limit)) is codec.drawn(1, id, (left, limit))  # made and encoded once
+
+
+def test_a_game_message_is_its_json_whichever_board():
+    """GAME's text keeps the board's part encoded once per board: it is still ``json.dumps`` of ``to_json``."""
+    for size, geometry in (("1x1", "square"), ("4x4", "hex"), ("10x10", "hex"), ("3x4", "square")):
+        board = make_board(size, geometry)
+        game = codec.Game("g\u00e9 \"1\"", 2, 3, ("rändom", "b", "c"), board, True, True, board.border,
+                          codec.TimeSpec(None, 10_000, 100, 50), 7)
+        assert game.to_text() == "GAME " + json.dumps(game.to_json(), separators=(",", ":"), ensure_ascii=False)
+        assert codec.parse(game.wire) == game
+
+
 def assert_parses_or_protocol_error(data) -> None:
     try:
         message = codec.parse(data)
