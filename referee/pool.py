@@ -156,30 +156,7 @@ class RefereeProcessPool:
             for connection in self._given:
                 if todo and self._given[connection] <= self.AHEAD:
                     hand(connection)
-        return self._results(todo, hand, observer, self._map)
-
-    def _results(self, todo: list, hand: Callable, observer: Any, number: int) -> Iterator:
-        while todo or any(self._given.values()):
-            for connection in multiprocessing.connection.wait([c for c, n in self._given.items() if n]):
-                try:
-                    while connection.poll():
-                        answer, kind, value = connection.recv()
-                        if kind == "event":
-                            if answer == number:
-                                _tell(observer, *value)
-                            continue
-                        self._given[connection] -= 1
-                        if todo:  # its next game is queued before the caller stores this one
-                            hand(connection)
-                        if answer != number:
-                            continue
-                        if kind == "failed":
-                            raise value
-                        yield value
-                except (EOFError, OSError):
-                    status = self._processes[connection].wait()
-                    raise WorkerLost(f"referee worker {self._names[connection]} ended (exit status {status}) "
-                                     "in a game; the games stored so far are kept") from None
+        return _Results(self, todo, hand, observer, self._map)
 
     def close(self, wait: bool = True) -> None:
         """Stop: no new work starts; with ``wait``, return once every worker has stopped its bots (a game in
@@ -202,6 +179,53 @@ class RefereeProcessPool:
                 except (EOFError, OSError):
                     open_.pop(connection).wait()
                     connection.close()
+
+
+class _Results(Iterator):
+    """A process pool's results of one ``map``, in the order they arrive; ``ready()`` also takes, without
+    waiting, every result that has arrived (a caller stores them in one transaction)."""
+
+    def __init__(self, pool: RefereeProcessPool, todo: list, hand: Callable, observer: Any, number: int) -> None:
+        self.pool, self.todo, self.hand, self.observer, self.number = pool, todo, hand, observer, number
+        self.arrived: collections.deque = collections.deque()
+
+    def __next__(self) -> Any:
+        while not self.arrived:
+            given = [c for c, n in self.pool._given.items() if n]
+            if not given:
+                raise StopIteration
+            self._read(multiprocessing.connection.wait(given))
+        return self.arrived.popleft()
+
+    def ready(self) -> list:
+        """The results that have arrived, not waiting for any."""
+        self._read(multiprocessing.connection.wait([c for c, n in self.pool._given.items() if n], timeout=0))
+        results = list(self.arrived)
+        self.arrived.clear()
+        return results
+
+    def _read(self, connections: list) -> None:
+        pool = self.pool
+        for connection in connections:
+            try:
+                while connection.poll():
+                    answer, kind, value = connection.recv()
+                    if kind == "event":
+                        if answer == self.number:
+                            _tell(self.observer, *value)
+                        continue
+                    pool._given[connection] -= 1
+                    if self.todo:  # its next game is queued before the caller stores this one
+                        self.hand(connection)
+                    if answer != self.number:
+                        continue
+                    if kind == "failed":
+                        raise value
+                    self.arrived.append(value)
+            except (EOFError, OSError):
+                status = pool._processes[connection].wait()
+                raise WorkerLost(f"referee worker {pool._names[connection]} ended (exit status {status}) "
+                                 "in a game; the games stored so far are kept") from None
 
 
 def _worker_env() -> dict[str, str]:
