@@ -119,11 +119,13 @@ def league_view(ws: Workspace, league: str) -> League:
     bots = sorted(tally.sums["bot"].astype(str).unique())
     ids = store.game_ids(ws, league)
     sums = tally.sums.groupby(tally.sums["bot"].astype(str))[["moves", "think_ms"]].sum()
+    faulty = [without_paths(r) for r in store.faulty_records(ws, league)]
+    parsed = {r.id: r for r in faulty}
     site = tabled(league, tally, config.flag_threshold, description=description, logs_dir=ws.logs_dir / league,
                   count=int(tally.games.loc[tally.games["seat"] == 0, "weight"].sum()),
-                  games=lambda: _stripped(store.stored_games(ws, league)),
+                  games=lambda: _stripped(store.stored_games(ws, league), parsed),
                   files=dict(zip(ids, _unique(ids))),
-                  faulty=[without_paths(r) for r in store.faulty_records(ws, league)],
+                  faulty=faulty,
                   think={bot: store.think_times(ws, league, bot, THINK_GAMES) for bot in bots},
                   timed={bot: (int(row.moves), float(row.think_ms)) for bot, row in sums.iterrows()},
                   think_games=THINK_GAMES)
@@ -152,11 +154,12 @@ def strip_paths(text: str) -> str:
     return ABSOLUTE_DIRS.sub("", text)
 
 
-def _stripped(games: Iterator[tuple[str, dict]]) -> Iterator[tuple[str, dict]]:
-    """Stored games without absolute paths: a game with faults is read as a GameRecord and its details stripped."""
+def _stripped(games: Iterator[tuple[str, dict]], parsed: dict[str, GameRecord]) -> Iterator[tuple[str, dict]]:
+    """Stored games without absolute paths: a game with faults is read as a GameRecord and its details stripped
+    (``parsed``: such games by id, read and stripped already)."""
     for text, data in games:
         if data["result"].get("forfeits"):
-            record = without_paths(GameRecord.model_validate_json(text))
+            record = parsed.get(data["id"]) or without_paths(GameRecord.model_validate_json(text))
             text = record.model_dump_json()
             data = {**data, "result": record.result.model_dump(mode="json")}
         yield text, data
@@ -302,8 +305,16 @@ def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", text).lstrip(".") or "_"
 
 
+UNSAFE = re.compile(r"[^A-Za-z0-9_.\n-]")  # _safe's, but for the newlines that join the names in _unique
+
+
 def _unique(names: list[str]) -> list[str]:
     """Safe file names, made distinct case-insensitively (two ids may only differ in case or in unsafe chars)."""
+    joined = "\n".join(names)
+    if names and joined.count("\n") == len(names) - 1:  # no newline in a name: one substitution for them all
+        safe = [name.lstrip(".") or "_" if name[:1] in (".", "") else name for name in UNSAFE.sub("_", joined).split("\n")]
+        if len({name.lower() for name in safe}) == len(safe):  # none alike: nothing to number
+            return safe
     seen: set[str] = set()
     result = []
     for name in names:
@@ -452,7 +463,7 @@ def write_game_data(out: Path, league: League) -> dict:
     configs: dict[tuple, tuple[BoardConfig, str]] = {}  # a record's config → it validated, and its label
     seen = Facts()
     rows = []
-    with open(out / "games.jsonl", "w", encoding="utf-8") as jsonl:
+    with open(out / "games.jsonl", "w", encoding="utf-8", buffering=1 << 20) as jsonl:
         for text, data in league.games():
             jsonl.write(text + "\n")
             label = _config(configs, data)[1]
