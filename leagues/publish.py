@@ -28,6 +28,8 @@ with the tables from the store's tally; nothing holds every record at once.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import os
 import re
@@ -37,7 +39,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from glob import escape as glob_escape
 from pathlib import Path
 
 import pandas as pd
@@ -439,7 +440,10 @@ def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
     """The tail of a bot's log of one game, as the referee writes it: ``<game>.seat<N>.<bot>.log``."""
     if logs_dir is None:
         return ""
-    for path in sorted(logs_dir.glob(f"{glob_escape(game_id.replace('/', '_'))}.seat{seat}.*.log")):
+    names = _log_names(logs_dir)
+    prefix = f"{game_id.replace('/', '_')}.seat{seat}."
+    found = itertools.takewhile(lambda name: name.startswith(prefix), names[bisect.bisect_left(names, prefix):])
+    for path in (logs_dir / name for name in found if name.endswith(".log") and len(name) >= len(prefix) + 4):
         try:
             with open(path, "rb") as handle:
                 handle.seek(max(0, path.stat().st_size - 4 * LOG_EXCERPT))
@@ -448,6 +452,20 @@ def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
             continue
         return strip_paths(text[-LOG_EXCERPT:])
     return ""
+
+
+def _log_names(logs_dir: Path) -> list[str]:
+    """The file names in ``logs_dir``, sorted; listed once per publish (a big league has thousands of faults)."""
+    try:
+        stamp = logs_dir.stat().st_mtime_ns
+    except OSError:
+        return []
+    if _LOG_NAMES.get(logs_dir, (None,))[0] != stamp:  # the folder changed (a league played on): list it again
+        _LOG_NAMES[logs_dir] = stamp, sorted(os.listdir(logs_dir))
+    return _LOG_NAMES[logs_dir][1]
+
+
+_LOG_NAMES: dict[Path, tuple[int, list[str]]] = {}
 
 
 # ---- data files for the scripts -------------------------------------------------------------------
