@@ -482,6 +482,7 @@ def write_game_data(out: Path, league: League) -> dict:
     configs: dict[tuple, tuple[BoardConfig, str]] = {}  # a record's config → it validated, and its label
     seen = Facts()
     rows = []
+    heads: dict[tuple, str] = {}
     with Appender() as appender:
         chunks = Chunks(out / "games", max(1, -(-league.count // GAMES_PER_CHUNK)), appender)
         jsonl, lines, size = out / "games.jsonl", [], 0
@@ -495,12 +496,11 @@ def write_game_data(out: Path, league: League) -> dict:
             label = _config(configs, data)[1]
             result, seats, stem = data["result"], data["seats"], league.files[data["id"]]
             seen.add(data, label)
-            said = result_summary(seats, result["scores"], result["placements"], result["termination"],
-                                  result.get("offender"))
-            chunks.add(stem, f'{{"config_label":{_js_string(label)},"summary":{_js_string(said)},"record":{text}}}')
-            rows.append((data.get("started") or "", data["id"], stem, label, [bot_index[b] for b in seats],
-                         result["scores"], result["placements"], result["termination"], data["moves"],
-                         result.get("offender")))
+            chunks.add(stem, f"{_head(heads, label, seats, result)}{text}}}")
+            started = data.get("started") or ""
+            rows.append((started, data["id"], [stem, started, label, [bot_index[b] for b in seats], result["scores"],
+                                               result["placements"], result["termination"], data["moves"],
+                                               result.get("offender")]))
         appender.write(jsonl, "\n".join(lines) + "\n" if lines else "")
         chunks.close()
     labels = sorted({label for _, label in configs.values()})
@@ -508,7 +508,10 @@ def write_game_data(out: Path, league: League) -> dict:
     boards = {label: {"geometry": c.geometry, **c.board().to_json(border=c.border)} for c, label in configs.values()}
     _write_js(out / "data" / "boards.js", "HEXARENA_BOARDS", boards)
     rows.sort(key=lambda row: (row[0], row[1]), reverse=True)
-    listed = [[stem, started, config_index[label], *rest] for started, _, stem, label, *rest in rows]
+    listed = [row[2] for row in rows]  # the rows of the list, newest first, their configuration by its index
+    del rows
+    for row in listed:
+        row[2] = config_index[row[2]]
     parts = max(1, -(-len(listed) // LIST_PART))
     for k in range(parts):
         part = json.dumps(listed[k * LIST_PART:(k + 1) * LIST_PART], separators=(",", ":"), ensure_ascii=False)
@@ -518,6 +521,21 @@ def write_game_data(out: Path, league: League) -> dict:
                                                              "part_rows": LIST_PART, "parts": parts,
                                                              "chunks": chunks.count})
     return seen.facts()
+
+
+def _head(heads: dict[tuple, str], label: str, seats: list[str], result: dict) -> str:
+    """A game's entry of its chunk up to its record: ``{"config_label":…,"summary":…,"record":``; the same for
+    every game of the same board, seats and result, so it is made once for them (``heads``, kept bounded)."""
+    key = (label, tuple(seats), tuple(result["scores"]), tuple(result["placements"]), result["termination"],
+           result.get("offender"))
+    head = heads.get(key)
+    if head is None:
+        if len(heads) > 100_000:
+            heads.clear()
+        said = result_summary(seats, result["scores"], result["placements"], result["termination"],
+                              result.get("offender"))
+        head = heads[key] = f'{{"config_label":{_js_string(label)},"summary":{_js_string(said)},"record":'
+    return head
 
 
 _js_string = json.encoder.encode_basestring  # a str as a JSON (and JS) string literal, without json.dumps' overhead
