@@ -14,7 +14,12 @@ and dates. Then it runs ``hexarena league table`` and ``hexarena publish`` as su
 count and size.
 
 ``--home`` reuses a store built earlier (with ``--keep``) when it holds N games; the numbers of one run are
-the figures to compare (this machine is shared).
+the figures to compare (this machine is shared). The store is built at this checkout's schema (5: with the
+league's running totals, ``leagues.store.tally``); code before schema 5 refuses such a store, so for its
+figures build and time a store with that code's own copy of this script (``PYTHONPATH=DIR python -P
+DIR/benchmarks/store_1m.py --code DIR``), and copy that store for this checkout, which migrates it and folds
+its totals on its first ``league table`` (the first open after a write also checks every page: time a
+command after that).
 """
 
 from __future__ import annotations
@@ -127,6 +132,9 @@ def build(home: Path, games: int, bots: int, seed: int = 1) -> None:
         flush()
         ws.db.execute("COMMIT")
         store.copy_schedule(ws, league, schedule)
+        folded = time.perf_counter()
+        store.tally(ws, LEAGUE)  # the league's totals, as save_game would have kept them game by game
+        print(f"  totals folded from the results in {time.perf_counter() - folded:.1f} s", flush=True)
     size = sum(p.stat().st_size for p in home.glob("hexarena.db*"))
     print(f"  {games:,} games stored in {time.perf_counter() - started:.1f} s ({size / 2**30:.2f} GiB)", flush=True)
 

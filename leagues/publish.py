@@ -28,16 +28,19 @@ with the tables from the store's tally; nothing holds every record at once.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import os
+import queue
 import re
 import shutil
+import threading
 import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from glob import escape as glob_escape
 from pathlib import Path
 
 import pandas as pd
@@ -119,11 +122,13 @@ def league_view(ws: Workspace, league: str) -> League:
     bots = sorted(tally.sums["bot"].astype(str).unique())
     ids = store.game_ids(ws, league)
     sums = tally.sums.groupby(tally.sums["bot"].astype(str))[["moves", "think_ms"]].sum()
+    faulty = [without_paths(r) for r in store.faulty_records(ws, league)]
+    parsed = {r.id: r for r in faulty}
     site = tabled(league, tally, config.flag_threshold, description=description, logs_dir=ws.logs_dir / league,
                   count=int(tally.games.loc[tally.games["seat"] == 0, "weight"].sum()),
-                  games=lambda: _stripped(store.stored_games(ws, league)),
+                  games=lambda: _stripped(store.stored_games(ws, league), parsed),
                   files=dict(zip(ids, _unique(ids))),
-                  faulty=[without_paths(r) for r in store.faulty_records(ws, league)],
+                  faulty=faulty,
                   think={bot: store.think_times(ws, league, bot, THINK_GAMES) for bot in bots},
                   timed={bot: (int(row.moves), float(row.think_ms)) for bot, row in sums.iterrows()},
                   think_games=THINK_GAMES)
@@ -152,11 +157,12 @@ def strip_paths(text: str) -> str:
     return ABSOLUTE_DIRS.sub("", text)
 
 
-def _stripped(games: Iterator[tuple[str, dict]]) -> Iterator[tuple[str, dict]]:
-    """Stored games without absolute paths: a game with faults is read as a GameRecord and its details stripped."""
+def _stripped(games: Iterator[tuple[str, dict]], parsed: dict[str, GameRecord]) -> Iterator[tuple[str, dict]]:
+    """Stored games without absolute paths: a game with faults is read as a GameRecord and its details stripped
+    (``parsed``: such games by id, read and stripped already)."""
     for text, data in games:
         if data["result"].get("forfeits"):
-            record = without_paths(GameRecord.model_validate_json(text))
+            record = parsed.get(data["id"]) or without_paths(GameRecord.model_validate_json(text))
             text = record.model_dump_json()
             data = {**data, "result": record.result.model_dump(mode="json")}
         yield text, data
@@ -302,8 +308,16 @@ def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", text).lstrip(".") or "_"
 
 
+UNSAFE = re.compile(r"[^A-Za-z0-9_.\n-]")  # _safe's, but for the newlines that join the names in _unique
+
+
 def _unique(names: list[str]) -> list[str]:
     """Safe file names, made distinct case-insensitively (two ids may only differ in case or in unsafe chars)."""
+    joined = "\n".join(names)
+    if names and joined.count("\n") == len(names) - 1:  # no newline in a name: one substitution for them all
+        safe = [name.lstrip(".") or "_" if name[:1] in (".", "") else name for name in UNSAFE.sub("_", joined).split("\n")]
+        if len({name.lower() for name in safe}) == len(safe):  # none alike: nothing to number
+            return safe
     seen: set[str] = set()
     result = []
     for name in names:
@@ -428,7 +442,10 @@ def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
     """The tail of a bot's log of one game, as the referee writes it: ``<game>.seat<N>.<bot>.log``."""
     if logs_dir is None:
         return ""
-    for path in sorted(logs_dir.glob(f"{glob_escape(game_id.replace('/', '_'))}.seat{seat}.*.log")):
+    names = _log_names(logs_dir)
+    prefix = f"{game_id.replace('/', '_')}.seat{seat}."
+    found = itertools.takewhile(lambda name: name.startswith(prefix), names[bisect.bisect_left(names, prefix):])
+    for path in (logs_dir / name for name in found if name.endswith(".log") and len(name) >= len(prefix) + 4):
         try:
             with open(path, "rb") as handle:
                 handle.seek(max(0, path.stat().st_size - 4 * LOG_EXCERPT))
@@ -437,6 +454,20 @@ def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
             continue
         return strip_paths(text[-LOG_EXCERPT:])
     return ""
+
+
+def _log_names(logs_dir: Path) -> list[str]:
+    """The file names in ``logs_dir``, sorted; listed once per publish (a big league has thousands of faults)."""
+    try:
+        stamp = logs_dir.stat().st_mtime_ns
+    except OSError:
+        return []
+    if _LOG_NAMES.get(logs_dir, (None,))[0] != stamp:  # the folder changed (a league played on): list it again
+        _LOG_NAMES[logs_dir] = stamp, sorted(os.listdir(logs_dir))
+    return _LOG_NAMES[logs_dir][1]
+
+
+_LOG_NAMES: dict[Path, tuple[int, list[str]]] = {}
 
 
 # ---- data files for the scripts -------------------------------------------------------------------
@@ -448,29 +479,39 @@ def write_game_data(out: Path, league: League) -> dict:
     bots = league.standings["bot"].tolist()
     bots.sort()
     bot_index = {b: i for i, b in enumerate(bots)}
-    chunks = Chunks(out / "games", max(1, -(-league.count // GAMES_PER_CHUNK)))
     configs: dict[tuple, tuple[BoardConfig, str]] = {}  # a record's config → it validated, and its label
     seen = Facts()
     rows = []
-    with open(out / "games.jsonl", "w", encoding="utf-8") as jsonl:
+    heads: dict[tuple, str] = {}
+    with Appender() as appender:
+        chunks = Chunks(out / "games", max(1, -(-league.count // GAMES_PER_CHUNK)), appender)
+        jsonl, lines, size = out / "games.jsonl", [], 0
+        appender.write(jsonl, "", "w")
         for text, data in league.games():
-            jsonl.write(text + "\n")
+            lines.append(text)
+            size += len(text)
+            if size > Chunks.FLUSH:
+                appender.write(jsonl, "\n".join(lines) + "\n")
+                lines, size = [], 0
             label = _config(configs, data)[1]
             result, seats, stem = data["result"], data["seats"], league.files[data["id"]]
             seen.add(data, label)
-            said = result_summary(seats, result["scores"], result["placements"], result["termination"],
-                                  result.get("offender"))
-            chunks.add(stem, f'{{"config_label":{_js_string(label)},"summary":{_js_string(said)},"record":{text}}}')
-            rows.append((data.get("started") or "", data["id"], stem, label, [bot_index[b] for b in seats],
-                         result["scores"], result["placements"], result["termination"], data["moves"],
-                         result.get("offender")))
-    chunks.close()
+            chunks.add(stem, f"{_head(heads, label, seats, result)}{text}}}")
+            started = data.get("started") or ""
+            rows.append((started, data["id"], [stem, started, label, [bot_index[b] for b in seats], result["scores"],
+                                               result["placements"], result["termination"], data["moves"],
+                                               result.get("offender")]))
+        appender.write(jsonl, "\n".join(lines) + "\n" if lines else "")
+        chunks.close()
     labels = sorted({label for _, label in configs.values()})
     config_index = {c: i for i, c in enumerate(labels)}
     boards = {label: {"geometry": c.geometry, **c.board().to_json(border=c.border)} for c, label in configs.values()}
     _write_js(out / "data" / "boards.js", "HEXARENA_BOARDS", boards)
     rows.sort(key=lambda row: (row[0], row[1]), reverse=True)
-    listed = [[stem, started, config_index[label], *rest] for started, _, stem, label, *rest in rows]
+    listed = [row[2] for row in rows]  # the rows of the list, newest first, their configuration by its index
+    del rows
+    for row in listed:
+        row[2] = config_index[row[2]]
     parts = max(1, -(-len(listed) // LIST_PART))
     for k in range(parts):
         part = json.dumps(listed[k * LIST_PART:(k + 1) * LIST_PART], separators=(",", ":"), ensure_ascii=False)
@@ -482,7 +523,60 @@ def write_game_data(out: Path, league: League) -> dict:
     return seen.facts()
 
 
+def _head(heads: dict[tuple, str], label: str, seats: list[str], result: dict) -> str:
+    """A game's entry of its chunk up to its record: ``{"config_label":…,"summary":…,"record":``; the same for
+    every game of the same board, seats and result, so it is made once for them (``heads``, kept bounded)."""
+    key = (label, tuple(seats), tuple(result["scores"]), tuple(result["placements"]), result["termination"],
+           result.get("offender"))
+    head = heads.get(key)
+    if head is None:
+        if len(heads) > 100_000:
+            heads.clear()
+        said = result_summary(seats, result["scores"], result["placements"], result["termination"],
+                              result.get("offender"))
+        head = heads[key] = f'{{"config_label":{_js_string(label)},"summary":{_js_string(said)},"record":'
+    return head
+
+
 _js_string = json.encoder.encode_basestring  # a str as a JSON (and JS) string literal, without json.dumps' overhead
+
+
+class Appender:
+    """Writes text to files in a background thread, in the order given, so that the disk's time (a million
+    games are a 5 GB site) overlaps the reading and formatting of the games; at most ``DEPTH`` writes wait.
+    A failed write is raised by the next ``write``, or when the block ends; later writes are dropped."""
+
+    DEPTH = 64
+
+    def __init__(self) -> None:
+        self.pending: queue.Queue = queue.Queue(self.DEPTH)
+        self.error: Exception | None = None
+        self.thread = threading.Thread(target=self._run, name="hexarena-site-writer", daemon=True)
+        self.thread.start()
+
+    def write(self, path: Path, text: str, mode: str = "a") -> None:
+        if self.error is not None:
+            raise self.error
+        self.pending.put((path, text, mode))
+
+    def _run(self) -> None:
+        while (job := self.pending.get()) is not None:
+            path, text, mode = job
+            if self.error is None:
+                try:
+                    with open(path, mode, encoding="utf-8") as handle:
+                        handle.write(text)
+                except Exception as exc:  # raised in the publishing thread (a full disk: OutOfSpace)
+                    self.error = exc
+
+    def __enter__(self) -> Appender:
+        return self
+
+    def __exit__(self, kind, *_) -> None:
+        self.pending.put(None)
+        self.thread.join()
+        if self.error is not None and kind is None:
+            raise self.error
 
 
 class Chunks:
@@ -491,8 +585,8 @@ class Chunks:
 
     FLUSH = 1 << 18  # characters buffered per chunk before they are appended to its file
 
-    def __init__(self, folder: Path, count: int) -> None:
-        self.folder, self.count = folder, count
+    def __init__(self, folder: Path, count: int, appender: Appender) -> None:
+        self.folder, self.count, self.appender = folder, count, appender
         self.buffers: list[list[str]] = [[] for _ in range(count)]
         self.sizes = [0] * count
         self.started = [False] * count
@@ -508,8 +602,8 @@ class Chunks:
     def _flush(self, k: int, end: str = "") -> None:
         head = "" if self.started[k] else "window.HEXARENA_CHUNK = {\n"
         body = ",\n".join(self.buffers[k])
-        with open(self.folder / f"chunk-{k}.js", "a" if self.started[k] else "w", encoding="utf-8") as handle:
-            handle.write(head + ("," if self.started[k] and body else "") + body + end)
+        self.appender.write(self.folder / f"chunk-{k}.js", head + ("," if self.started[k] and body else "") + body + end,
+                            "a" if self.started[k] else "w")
         self.started[k] = self.started[k] or bool(body)
         self.buffers[k], self.sizes[k] = [], 0
 

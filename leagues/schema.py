@@ -4,6 +4,7 @@ This module owns every ``CREATE`` statement of the database and nothing else; th
 the rows own the statements that read and write them:
 
     leagues.store      leagues, league_games, games, moves, results     (league schedules and played games)
+                       totals, shapes, tallied                         (their results folded)
     leagues.registry   bots, bot_versions, registry_meta               (the bot registry)
     leagues.authors    authors                                         (the server's authors and their tokens)
 
@@ -35,6 +36,10 @@ Versions:
     3   leagues.edition: how many times ``league run --replace`` changed the league's terms of play (time
         control, fault policy, seed), which game ids do not otherwise hash; 0 for every existing league
     4   authors: who may write to ``hexarena serve`` (name, the SHA-256 of their token, admin, created, revoked)
+    5   totals, shapes, tallied: each league's results folded for its tables (``leagues.store.tally``), kept
+        by ``save_game`` in the game's transaction for the leagues listed in ``tallied``. The step creates
+        them empty: an existing league's are folded from its results when first read. And the index
+        league_games_in_order (league, position)
 
 A new layout is a new version: append its step to ``MIGRATIONS`` (a function of the connection, run
 inside the upgrade's transaction), write the new layout into ``TABLES`` and raise ``VERSION``. A step
@@ -224,12 +229,70 @@ def _from_3(db: sqlite3.Connection) -> None:
     db.execute(_AUTHORS_4)
 
 
+# ---------------------------------------------------------------- version 5
+
+_TALLIES_5 = (
+    """CREATE TABLE IF NOT EXISTS tallied (
+        league  TEXT PRIMARY KEY           -- its totals and shapes are built, and kept by every save_game
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS totals (
+        league                   TEXT NOT NULL,
+        configuration            TEXT NOT NULL,
+        bot                      TEXT NOT NULL,
+        games                    INTEGER NOT NULL,
+        faulty                   INTEGER NOT NULL,  -- games with a fault of the bot's seat
+        win                      INTEGER NOT NULL,  -- this and every column below: the sum of the results'
+        draw                     INTEGER NOT NULL,
+        loss                     INTEGER NOT NULL,
+        points                   REAL NOT NULL,
+        score                    INTEGER NOT NULL,
+        against                  INTEGER NOT NULL,
+        moves                    INTEGER NOT NULL,
+        think_ms                 REAL NOT NULL,
+        faults                   INTEGER NOT NULL,
+        fault_no_connection      INTEGER NOT NULL,
+        fault_crashed            INTEGER NOT NULL,
+        fault_timeout            INTEGER NOT NULL,
+        fault_illegal_line       INTEGER NOT NULL,
+        fault_malformed_message  INTEGER NOT NULL,
+        fault_wrong_request      INTEGER NOT NULL,
+        PRIMARY KEY (league, configuration, bot)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS shapes (
+        league         TEXT NOT NULL,
+        configuration  TEXT NOT NULL,
+        players        INTEGER NOT NULL,
+        bot0           TEXT NOT NULL,      -- the bot in seat 0; '' for a seat a table of fewer players lacks
+        placement0     INTEGER NOT NULL,   -- its placement; 0 for a seat the table lacks
+        bot1           TEXT NOT NULL,
+        placement1     INTEGER NOT NULL,
+        bot2           TEXT NOT NULL,
+        placement2     INTEGER NOT NULL,
+        bot3           TEXT NOT NULL,
+        placement3     INTEGER NOT NULL,
+        games          INTEGER NOT NULL,   -- games of these seats that ended in these placements
+        PRIMARY KEY (league, configuration, players, bot0, placement0, bot1, placement1, bot2, placement2,
+                     bot3, placement3)
+    ) WITHOUT ROWID""",
+)
+_IN_ORDER_5 = "CREATE INDEX IF NOT EXISTS league_games_in_order ON league_games (league, position)"
+_TABLES_5 = _TABLES_4 + _TALLIES_5 + (_IN_ORDER_5,)
+
+
+def _from_4(db: sqlite3.Connection) -> None:
+    """4 → 5: the tallies' tables, empty: a league's are folded from its results when first read; the
+    index of a schedule in order (a million games' records are read in schedule order without a sort)."""
+    for statement in (*_TALLIES_5, _IN_ORDER_5):
+        db.execute(statement)
+
+
 # ---------------------------------------------------------------- the current layout and the way up to it
 
-VERSION = 4
-TABLES: tuple[str, ...] = _TABLES_4  # the layout at VERSION: what a new database is created with
+VERSION = 5
+TABLES: tuple[str, ...] = _TABLES_5  # the layout at VERSION: what a new database is created with
 # step N → N + 1
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1, 2: _from_2, 3: _from_3}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1, 2: _from_2, 3: _from_3,
+                                                                 4: _from_4}
 
 
 def upgrade(db: sqlite3.Connection, where: str) -> int | None:

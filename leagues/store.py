@@ -5,6 +5,8 @@
     games          every finished game: indexed columns + the full record (JSON)
     moves          every move of every game
     results        one row per seat of every game, the columns of ``RESULT_COLUMNS``
+    totals, shapes the results of each league's current schedule folded for its tables (``tally``), kept
+    tallied        by ``save_game`` for the leagues listed in ``tallied``, else folded when first read
 
 This module owns the rows of these tables and the statements that read and write them, for every
 caller (the league runner, the tables, ``hexarena replay``...). Their layout, its version and its
@@ -22,9 +24,12 @@ the tables, as the schedule no longer lists them.
 from __future__ import annotations
 
 import json
+import queue
 import sqlite3
 import sys
+import threading
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -79,7 +84,8 @@ def definition(ws: Workspace, league: LeagueConfig) -> Definition:
 
 
 def save_schedule(ws: Workspace, league: LeagueConfig, games: list[ScheduledGame], edition: int = 0) -> None:
-    """Record the league file, its edition and its current schedule (replacing the previous one), in one transaction."""
+    """Record the league file, its edition and its current schedule (replacing the previous one), in one
+    transaction; when it schedules other games than before, the league's totals are folded anew (``tally``)."""
     copy_schedule(ws, league, [(g.id, g.round, g.config.label, json.dumps(g.seats), g.seed) for g in games], edition)
 
 
@@ -90,6 +96,9 @@ def copy_schedule(ws: Workspace, league: LeagueConfig, rows: list[tuple], editio
         db.execute("INSERT OR REPLACE INTO leagues (name, config, updated, edition) VALUES (?, ?, ?, ?)",
                    (league.name, league.model_dump_json(exclude={"boards": {"__all__": {"players"}}}),
                     datetime.now(UTC).isoformat(timespec="seconds"), edition))
+        before = {r[0] for r in db.execute("SELECT game FROM league_games WHERE league = ?", (league.name,))}
+        if before != {row[0] for row in rows}:
+            _forget_tally(db, league.name)
         db.execute("DELETE FROM league_games WHERE league = ?", (league.name,))
         db.executemany(
             "INSERT INTO league_games (league, game, position, round, configuration, seats, seed)"
@@ -99,7 +108,8 @@ def copy_schedule(ws: Workspace, league: LeagueConfig, rows: list[tuple], editio
 
 
 def save_game(ws: Workspace, league: str, record: GameRecord) -> bool:
-    """Store a finished game (record, moves, per-seat results) in one transaction; False if it was already stored."""
+    """Store a finished game (record, moves, per-seat results, added to the totals: ``tally``) in one
+    transaction; False if it was already stored."""
     with ws.transaction() as db:
         inserted = db.execute(
             "INSERT OR IGNORE INTO games (id, league, configuration, seats, termination, offender, started, finished,"
@@ -113,9 +123,8 @@ def save_game(ws: Workspace, league: str, record: GameRecord) -> bool:
             [(record.id, n, m.seat, m.line, _json_ints(m.closed), m.ms, int(m.substituted))
              for n, m in enumerate(record.moves)])
         rows = seat_rows(record)
-        db.executemany(f"INSERT INTO results ({', '.join(RESULT_COLUMNS)})"
-                       f" VALUES ({', '.join('?' * len(RESULT_COLUMNS))})",
-                       [tuple(row[c] for c in RESULT_COLUMNS) for row in rows])
+        db.executemany(_insert("results", RESULT_COLUMNS), [tuple(row[c] for c in RESULT_COLUMNS) for row in rows])
+        _count(db, record.id, rows)
     return True
 
 
@@ -206,10 +215,7 @@ def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
     GameRecords). The moves, most of a record, are not parsed: ``moves`` holds how many there are (see
     ``_read_record``). A record that is no JSON object with the fields of a GameRecord is left out with the
     warning of ``records``."""
-    cursor = ws.db.cursor()
-    cursor.row_factory = None
-    cursor.execute(f"SELECT g.id, g.record {SCHEDULED} ORDER BY s.position", (league,))
-    for game, text in cursor:
+    for game, text in _read_ahead(ws, f"SELECT g.id, g.record {SCHEDULED} ORDER BY s.position", (league,)):
         try:
             data = _read_record(text)
             if not isinstance(data, dict) or not all(key in data for key in RECORD_KEYS):
@@ -219,6 +225,41 @@ def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
             _garbled(game, league, exc)
             continue
         yield text, data
+
+
+def _read_ahead(ws: Workspace, sql: str, params: tuple, batch: int = 256) -> Iterator[tuple]:
+    """The rows of a long query, read ahead in batches by a thread on a connection of its own: SQLite reads
+    the disk without holding the GIL, so a million records come off the disk while the caller works on them."""
+    batches: queue.Queue = queue.Queue(8)
+    stop = threading.Event()
+
+    def put(item: object) -> None:
+        while not stop.is_set():
+            try:
+                return batches.put(item, timeout=0.1)
+            except queue.Full:
+                continue
+
+    def read() -> None:
+        try:
+            with closing(sqlite3.connect(ws.database, timeout=30)) as db:
+                cursor = db.execute(sql, params)
+                while not stop.is_set() and (rows := cursor.fetchmany(batch)):
+                    put(rows)
+            put([])
+        except Exception as exc:  # raised in the caller's thread
+            put(exc)
+
+    thread = threading.Thread(target=read, name="hexarena-read-ahead", daemon=True)
+    thread.start()
+    try:
+        while rows := batches.get():
+            if isinstance(rows, Exception):
+                raise rows
+            yield from rows
+    finally:  # the caller stopped early (or read everything): the thread ends
+        stop.set()
+        thread.join()
 
 
 MOVES, RESULT = ',"moves":[', ',"result":'
@@ -267,8 +308,7 @@ def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
     cursor = ws.db.cursor()
     cursor.row_factory = None  # plain tuples: much faster than sqlite3.Row for many rows
     columns = ", ".join(f"r.{c}" for c in RESULT_COLUMNS)
-    cursor.execute(f"SELECT {columns} FROM league_games s JOIN results r ON r.game = s.game WHERE s.league = ?",
-                   (league,))
+    cursor.execute(f"SELECT {columns} {SCHEDULED_RESULTS}", (league,))
     frame = pd.DataFrame(cursor.fetchall(), columns=list(RESULT_COLUMNS))
     return normalise(frame.astype({c: "int64" for c in FAULT_RESULT_COLUMNS}))
 
@@ -284,24 +324,92 @@ def time_per_move(ws: Workspace, league: str) -> tuple[float, int]:
 
 
 def tally(ws: Workspace, league: str) -> Tally:
-    """The tally (``leagues.tables.Tally``) of the league's current schedule, folded in SQL: two GROUP BY
-    queries over the results table, so that a million games never become millions of Python rows."""
-    sums = ", ".join(f"SUM(r.{c})" for c in SUM_COLUMNS)
-    by_bot = pd.DataFrame(_rows(ws, f"SELECT r.configuration, r.bot, COUNT(*), SUM(r.faults > 0), {sums},"
-                                    " MAX(r.players) FROM league_games s JOIN results r ON r.game = s.game"
-                                    " WHERE s.league = ? GROUP BY r.configuration, r.bot", (league,)),
-                          columns=["configuration", "bot", "games", "faulty", *SUM_COLUMNS, "players"])
-    seats = range(max(2, int(by_bot.pop("players").max()) if len(by_bot) else 2))  # join only the seats there are
-    joins = " ".join(f"{'LEFT ' * (i > 1)}JOIN results r{i} ON r{i}.game = s.game AND r{i}.seat = {i}" for i in seats)
-    shapes = _rows(ws, "SELECT r0.configuration, r0.players, " + ", ".join(f"r{i}.bot, r{i}.placement" for i in seats)
-                   + f", COUNT(*) FROM league_games s {joins} WHERE s.league = ? GROUP BY "
-                   + ", ".join(map(str, range(1, 3 + 2 * len(seats)))), (league,))
+    """The tally (``leagues.tables.Tally``) of the league's current schedule, from its rows of the tables
+    ``totals`` and ``shapes`` (a few thousand rows for a million games): ``save_game`` keeps them, and they
+    are folded from the results table when the league has none (its first read after the migration to
+    schema 5, or after its schedule changed)."""
+    _ensure_tallied(ws, league)
+    sums = pd.DataFrame(_rows(ws, f"SELECT {', '.join(TOTALS_COLUMNS[1:])} FROM totals WHERE league = ?"
+                                  " ORDER BY configuration, bot", (league,)), columns=list(TOTALS_COLUMNS[1:]))
+    shapes = _rows(ws, f"SELECT {', '.join(SHAPE_COLUMNS[1:])} FROM shapes WHERE league = ?"
+                       f" ORDER BY {', '.join(SHAPE_COLUMNS[1:-1])}", (league,))
     seated = [(shape, configuration, players, seat, row[2 * seat], row[2 * seat + 1], count)
               for shape, (configuration, players, *row, count) in enumerate(shapes) for seat in range(players)]
     games = pd.DataFrame(seated, columns=["game", "configuration", "players", "seat", "bot", "placement", "weight"])
     counts = {c: "int64" for c in ("games", "faulty", *SUM_COLUMNS) if c not in ("points", "think_ms")}
     frame_types = {"players": "int64", "seat": "int64", "placement": "int64", "weight": "int64"}
-    return Tally(by_bot.astype(counts), normalise(games.astype(frame_types)))
+    return Tally(sums.astype(counts | {"points": "float64", "think_ms": "float64"}),
+                 normalise(games.astype(frame_types)))
+
+
+SEATS = 4  # the most players at a table (referee.record.BoardConfig)
+TOTALS_COLUMNS = ("league", "configuration", "bot", "games", "faulty", *SUM_COLUMNS)
+SHAPE_COLUMNS = ("league", "configuration", "players", *(f"{c}{i}" for i in range(SEATS) for c in ("bot", "placement")),
+                 "games")
+
+
+def _ensure_tallied(ws: Workspace, league: str) -> None:
+    """Fold the league's totals and shapes from its results unless they are built (listed in ``tallied``)."""
+    built = "SELECT 1 FROM tallied WHERE league = ?"
+    if ws.db.execute(built, (league,)).fetchone():
+        return
+    with ws.transaction() as db:
+        if db.execute(built, (league,)).fetchone():  # another process folded them while this one waited
+            return
+        _fold(db, league)
+
+
+def _fold(db: sqlite3.Connection, league: str) -> None:
+    """The league's rows of totals and shapes, folded from the results of its current schedule in SQL (two
+    GROUP BY queries: a million games never become millions of Python rows); it is then listed in ``tallied``."""
+    sums = ", ".join(f"SUM(r.{c})" for c in SUM_COLUMNS)
+    totals = db.execute(f"SELECT ?, r.configuration, r.bot, COUNT(*), SUM(r.faults > 0), {sums}, MAX(r.players)"
+                        f" {SCHEDULED_RESULTS} GROUP BY r.configuration, r.bot", (league, league)).fetchall()
+    seats = range(max(2, max((row[-1] for row in totals), default=2)))  # join only the seats there are
+    joins = " ".join(f"{'LEFT ' * (i > 1)}JOIN results r{i} ON r{i}.game = s.game AND r{i}.seat = {i}" for i in seats)
+    picked = ", ".join(f"COALESCE(r{i}.bot, ''), COALESCE(r{i}.placement, 0)" for i in seats)  # '', 0: no such seat
+    shapes = db.execute(f"SELECT r0.configuration, r0.players, {picked}, COUNT(*) FROM league_games s {joins}"
+                        f" WHERE s.league = ? GROUP BY {', '.join(map(str, range(1, 3 + 2 * len(seats))))}",
+                        (league,)).fetchall()
+    db.execute("DELETE FROM totals WHERE league = ?", (league,))
+    db.execute("DELETE FROM shapes WHERE league = ?", (league,))
+    db.executemany(_insert("totals", TOTALS_COLUMNS), [row[:-1] for row in totals])
+    absent = ("", 0) * (SEATS - len(seats))
+    db.executemany(_insert("shapes", SHAPE_COLUMNS),
+                   [(league, *row[:-1], *absent, row[-1]) for row in shapes])
+    db.execute("INSERT INTO tallied (league) VALUES (?)", (league,))
+
+
+# the results of a league's current schedule (s: its league_games rows, r: their results rows)
+SCHEDULED_RESULTS = "FROM league_games s JOIN results r ON r.game = s.game WHERE s.league = ?"
+
+
+def _insert(table: str, columns: tuple[str, ...]) -> str:
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+
+
+def _count(db: sqlite3.Connection, game: str, rows: list[dict]) -> None:
+    """Add a stored game's results (``seat_rows``) to the totals and shapes of every league that has them
+    built and schedules the game."""
+    leagues = [r[0] for r in db.execute("SELECT t.league FROM tallied t WHERE EXISTS (SELECT 1 FROM league_games s"
+                                        " WHERE s.league = t.league AND s.game = ?)", (game,))]
+    if not leagues:
+        return
+    added = ("games", "faulty", *SUM_COLUMNS)
+    db.executemany(_insert("totals", TOTALS_COLUMNS) + " ON CONFLICT (league, configuration, bot) DO UPDATE SET "
+                   + ", ".join(f"{c} = {c} + excluded.{c}" for c in added),
+                   [(league, row["configuration"], row["bot"], 1, int(row["faults"] > 0), *(row[c] for c in SUM_COLUMNS))
+                    for league in leagues for row in rows])
+    seats = [value for row in rows for value in (row["bot"], row["placement"])] + ["", 0] * (SEATS - len(rows))
+    db.executemany(_insert("shapes", SHAPE_COLUMNS) + f" ON CONFLICT ({', '.join(SHAPE_COLUMNS[:-1])})"
+                   " DO UPDATE SET games = games + 1",
+                   [(league, rows[0]["configuration"], len(rows), *seats, 1) for league in leagues])
+
+
+def _forget_tally(db: sqlite3.Connection, league: str) -> None:
+    """Drop the league's totals and shapes: the next ``tally`` folds them anew."""
+    for table in ("tallied", "totals", "shapes"):
+        db.execute(f"DELETE FROM {table} WHERE league = ?", (league,))
 
 
 def _rows(ws: Workspace, sql: str, params: tuple) -> list[tuple]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from test_leagues import league_text, make_workspace, stored_ids
-from test_store import AUTHOR_TABLES, FIXTURE, REGISTRY_TABLES, STORE_TABLES, tables, user_version
+from test_store import AUTHOR_TABLES, FIXTURE, REGISTRY_TABLES, STORE_TABLES, TALLY_TABLES, tables, user_version
 
 from leagues import registry, schema
 from leagues.config import parse_league
@@ -150,7 +150,7 @@ def test_migration_2_removes_the_doubled_rows_of_a_race_and_keeps_returns_to_ear
         assert dict(ws.db.execute("SELECT bot, MIN(id) FROM bot_versions GROUP BY bot").fetchall()) == first_ids
         assert [v.hash for v in registry.bot_history(ws, "greedy")] == [registry.get_bot(ws, "greedy").latest]
     assert user_version(home) == schema.VERSION
-    assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES
+    assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES
 
 
 def test_a_backup_taken_during_a_league_run_is_a_sound_workspace(tmp_path: Path) -> None:

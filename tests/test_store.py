@@ -4,23 +4,27 @@ workspace written by commit 957ae21 (tests/fixtures/workspace-957ae21), and a ne
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import sqlite3
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hexarena.cli import main
 from leagues import registry, schema, store
-from leagues.tables import SEAT_COLUMNS
+from leagues.config import parse_league
+from leagues.tables import SEAT_COLUMNS, Tally, ranked, seat_frame, standings
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError
 from referee.record import FAULTS, BoardConfig, Forfeit, GameRecord, MoveRecord, Result
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "workspace-957ae21"
 STORE_TABLES = {"leagues", "league_games", "games", "moves", "results"}
+TALLY_TABLES = {"totals", "shapes", "tallied"}  # schema 5 (leagues.store.tally)
 REGISTRY_TABLES = {"bots", "bot_versions", "registry_meta"}
 AUTHOR_TABLES = {"authors"}  # schema 3 (leagues.authors)
 
@@ -113,7 +117,7 @@ def test_a_new_workspace_is_created_at_the_current_version(tmp_path: Path, count
     with Workspace(tmp_path / "home") as ws:
         assert ws.migrated_from is None
     assert user_version(tmp_path / "home") == schema.VERSION
-    assert tables(tmp_path / "home") == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES
+    assert tables(tmp_path / "home") == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES
     assert count_migrations == []  # created from the current layout, not by replaying the steps
     with Workspace(tmp_path / "home") as ws:
         assert ws.migrated_from is None
@@ -140,7 +144,7 @@ def test_a_957ae21_workspace_migrates_once_and_shows_the_same_tables(
     with Workspace(old_home) as ws:
         assert ws.migrated_from is None
     assert count_migrations == list(range(schema.VERSION))
-    assert tables(old_home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES
+    assert tables(old_home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES
 
     assert cli(capsys, "league", "table", "tiny", "--home", str(old_home)) == (0, OLD_TABLE, "")
     assert cli(capsys, "league", "table", "tiny", "--by", "configuration", "--table", "standings",
@@ -196,7 +200,7 @@ def test_a_version_0_database_that_lacks_tables_gets_them(tmp_path: Path) -> Non
         assert ws.migrated_from == 0
         assert store.played_ids(ws, "any") == set()
         assert registry.list_bots(ws) == []
-    assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES
+    assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES
 
 
 def test_a_version_0_database_with_other_columns_is_refused(tmp_path: Path) -> None:
@@ -257,3 +261,134 @@ def test_any_stored_text_reads_as_a_value_or_a_value_error(text):
         store._read_record(text)
     except ValueError:
         pass
+
+
+# ---- the running totals of schema 5 (issue 18 item 3): the same tally as folding the results -----------------
+
+def _random_records(count: int, seed: int = 7) -> list[GameRecord]:
+    """Games of 2, 3 and 4 players on two boards: shared places, faults of every reason, uneven think times."""
+    rng = random.Random(seed)
+    bots = ["ann", "bob@1", "bob@2", "cy", "dee"]
+    records = []
+    for n in range(count):
+        players = rng.choice([2, 2, 3, 4])
+        seats = rng.sample(bots, players)
+        scores = [rng.randrange(4) for _ in seats]
+        placements = [1 + sum(other > mine for other in scores) for mine in scores]
+        moves = [MoveRecord(seat=rng.randrange(players), line=i, ms=rng.lognormvariate(1, 1), substituted=rng.random() < 0.05)
+                 for i in range(rng.randrange(8))]
+        forfeits = [Forfeit(seat=rng.randrange(players), reason=rng.choice(FAULTS), move=0)
+                    for _ in range(rng.random() < 0.2) for _ in range(rng.randrange(1, 3))]
+        config = BoardConfig(size=rng.choice(["2x2", "2x3"]), players=players)
+        records.append(GameRecord(id=f"g{n:04d}", config=config, seats=seats, moves=moves,
+                                  result=Result(scores=scores, placements=placements, forfeits=forfeits)))
+    return records
+
+
+def _schedule(ws: Workspace, ids: list[str]) -> None:
+    league = parse_league('name = "t"\nparticipants = ["ann", "bob", "cy", "dee"]\n[[boards]]\nsize = "2x2"\n')
+    store.copy_schedule(ws, league, [(game, 0, "2x2 hex", "[]", n) for n, game in enumerate(ids)])
+
+
+def _folded(ws: Workspace) -> Tally:
+    """The league's tally folded anew from its results."""
+    with ws.transaction() as db:
+        store._forget_tally(db, "t")
+    return store.tally(ws, "t")
+
+
+def _assert_same(kept: Tally, folded: Tally) -> None:
+    sums = [c for c in kept.sums.columns if c not in ("points", "think_ms")]
+    pd.testing.assert_frame_equal(kept.sums[sums], folded.sums[sums], check_exact=True)
+    pd.testing.assert_frame_equal(kept.sums[["points", "think_ms"]], folded.sums[["points", "think_ms"]],
+                                  check_exact=False, rtol=1e-12)  # floats added in another order
+    pd.testing.assert_frame_equal(kept.games, folded.games, check_exact=True)
+
+
+def _shown(ws: Workspace, fmt: str = "text") -> str:
+    from hexarena.commands.league import league_tables
+
+    return league_tables(ws, "t", "all", None, fmt) + league_tables(ws, "t", "all", "configuration", fmt)
+
+
+def test_save_game_keeps_the_totals_equal_to_folding_the_results(tmp_path: Path) -> None:
+    records = _random_records(300)
+    with Workspace(tmp_path / "home") as ws:
+        _schedule(ws, [r.id for r in records[:250]] + ["never-played"])
+        assert len(store.tally(ws, "t").games) == 0  # folded now (nothing yet): from here save_game adds to it
+        for record in records:  # the last 50 are not in the schedule: stored, left out of the tables
+            assert store.save_game(ws, "t", record)
+        assert not store.save_game(ws, "t", records[0])  # already stored: not counted twice
+        kept, shown = store.tally(ws, "t"), _shown(ws)
+        _assert_same(kept, _folded(ws))
+        assert _shown(ws) == shown  # what `league table` prints, byte for byte
+        frame = seat_frame(records[:250])  # and what the records themselves give
+        pd.testing.assert_frame_equal(ranked(kept.sums).drop(columns="think_ms"), standings(frame).drop(columns="think_ms"))
+        assert set(frame["players"]) == {2, 3, 4} and frame["faults"].sum() > 0
+
+
+def test_a_changed_schedule_folds_the_totals_anew_and_the_same_one_keeps_them(tmp_path: Path, monkeypatch) -> None:
+    records = _random_records(120)
+    folds = []
+    fold = store._fold
+    monkeypatch.setattr(store, "_fold", lambda db, league: (folds.append(league), fold(db, league)))
+    with Workspace(tmp_path / "home") as ws:
+        for record in records:
+            store.save_game(ws, "t", record)
+        _schedule(ws, [r.id for r in records])
+        everything = store.tally(ws, "t")
+        _schedule(ws, [r.id for r in reversed(records)])  # the same games: the totals stay
+        assert store.tally(ws, "t").games.equals(everything.games) and folds == ["t"]
+        _schedule(ws, [r.id for r in records[:60]])  # fewer games: folded anew, from those
+        fewer = store.tally(ws, "t")
+        assert folds == ["t", "t"]
+        assert fewer.sums["games"].sum() == sum(len(r.seats) for r in records[:60])
+        _assert_same(fewer, _folded(ws))
+
+
+def test_a_schema_4_workspace_folds_its_totals_when_first_read(tmp_path: Path, capsys) -> None:
+    records = _random_records(80)
+    home = tmp_path / "home"
+    with Workspace(home) as ws:
+        _schedule(ws, [r.id for r in records])
+        for record in records:
+            store.save_game(ws, "t", record)
+        shown = _shown(ws)
+    with sqlite3.connect(home / "hexarena.db") as db:  # back to schema 4: as an older release left it
+        for table in TALLY_TABLES:
+            db.execute(f"DROP TABLE {table}")
+        db.execute("PRAGMA user_version = 4")
+    db.close()
+    with Workspace(home) as ws:
+        assert ws.migrated_from == 4
+        assert ws.db.execute("SELECT COUNT(*) FROM tallied").fetchone()[0] == 0
+        assert _shown(ws) == shown
+        assert [r[0] for r in ws.db.execute("SELECT league FROM tallied")] == ["t"]
+        _assert_same(store.tally(ws, "t"), _folded(ws))
+
+
+def test_the_957ae21_workspace_gets_its_totals_on_its_first_table(old_home: Path, capsys) -> None:
+    assert cli(capsys, "league", "table", "tiny", "--home", str(old_home)) == (0, OLD_TABLE, "")
+    with Workspace(old_home) as ws:
+        assert [r[0] for r in ws.db.execute("SELECT league FROM tallied")] == ["tiny"]
+        assert ws.db.execute("SELECT SUM(games) FROM shapes WHERE league = 'tiny'").fetchone()[0] == 4
+    assert cli(capsys, "league", "table", "tiny", "--home", str(old_home)) == (0, OLD_TABLE, "")
+
+
+def test_rows_read_ahead_by_a_thread_are_the_query_s_and_it_ends_with_the_reader(tmp_path: Path) -> None:
+    import threading
+
+    records = _random_records(600)
+    with Workspace(tmp_path / "home") as ws:
+        _schedule(ws, [r.id for r in records])
+        for record in records:
+            store.save_game(ws, "t", record)
+        query = "SELECT game, position FROM league_games WHERE league = ? ORDER BY position"
+        assert list(store._read_ahead(ws, query, ("t",), batch=7)) == [tuple(r) for r in ws.db.execute(query, ("t",))]
+        assert [text for text, _ in store.stored_games(ws, "t")] == [r.model_dump_json() for r in records]
+        rows = store._read_ahead(ws, query, ("t",), batch=7)
+        assert next(rows) == (records[0].id, 0)
+        rows.close()  # stopped early: the reading thread ends
+        assert not [t for t in threading.enumerate() if t.name == "hexarena-read-ahead"]
+        with pytest.raises(sqlite3.OperationalError, match="no such table: nowhere"):
+            list(store._read_ahead(ws, "SELECT * FROM nowhere", ()))
