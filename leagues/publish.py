@@ -32,10 +32,8 @@ import bisect
 import itertools
 import json
 import os
-import queue
 import re
 import shutil
-import threading
 import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -483,16 +481,10 @@ def write_game_data(out: Path, league: League) -> dict:
     seen = Facts()
     rows = []
     heads: dict[tuple, str] = {}
-    with Appender() as appender:
-        chunks = Chunks(out / "games", max(1, -(-league.count // GAMES_PER_CHUNK)), appender)
-        jsonl, lines, size = out / "games.jsonl", [], 0
-        appender.write(jsonl, "", "w")
+    chunks = Chunks(out / "games", max(1, -(-league.count // GAMES_PER_CHUNK)))
+    with open(out / "games.jsonl", "w", encoding="utf-8", buffering=1 << 20) as jsonl:
         for text, data in league.games():
-            lines.append(text)
-            size += len(text)
-            if size > Chunks.FLUSH:
-                appender.write(jsonl, "\n".join(lines) + "\n")
-                lines, size = [], 0
+            jsonl.write(text + "\n")
             label = _config(configs, data)[1]
             result, seats, stem = data["result"], data["seats"], league.files[data["id"]]
             seen.add(data, label)
@@ -501,8 +493,7 @@ def write_game_data(out: Path, league: League) -> dict:
             rows.append((started, data["id"], [stem, started, label, [bot_index[b] for b in seats], result["scores"],
                                                result["placements"], result["termination"], data["moves"],
                                                result.get("offender")]))
-        appender.write(jsonl, "\n".join(lines) + "\n" if lines else "")
-        chunks.close()
+    chunks.close()
     labels = sorted({label for _, label in configs.values()})
     config_index = {c: i for i, c in enumerate(labels)}
     boards = {label: {"geometry": c.geometry, **c.board().to_json(border=c.border)} for c, label in configs.values()}
@@ -541,52 +532,14 @@ def _head(heads: dict[tuple, str], label: str, seats: list[str], result: dict) -
 _js_string = json.encoder.encode_basestring  # a str as a JSON (and JS) string literal, without json.dumps' overhead
 
 
-class Appender:
-    """Writes text to files in a background thread, in the order given, so that the disk's time (a million
-    games are a 5 GB site) overlaps the reading and formatting of the games; at most ``DEPTH`` writes wait.
-    A failed write is raised by the next ``write``, or when the block ends; later writes are dropped."""
-
-    DEPTH = 64
-
-    def __init__(self) -> None:
-        self.pending: queue.Queue = queue.Queue(self.DEPTH)
-        self.error: Exception | None = None
-        self.thread = threading.Thread(target=self._run, name="hexarena-site-writer", daemon=True)
-        self.thread.start()
-
-    def write(self, path: Path, text: str, mode: str = "a") -> None:
-        if self.error is not None:
-            raise self.error
-        self.pending.put((path, text, mode))
-
-    def _run(self) -> None:
-        while (job := self.pending.get()) is not None:
-            path, text, mode = job
-            if self.error is None:
-                try:
-                    with open(path, mode, encoding="utf-8") as handle:
-                        handle.write(text)
-                except Exception as exc:  # raised in the publishing thread (a full disk: OutOfSpace)
-                    self.error = exc
-
-    def __enter__(self) -> Appender:
-        return self
-
-    def __exit__(self, kind, *_) -> None:
-        self.pending.put(None)
-        self.thread.join()
-        if self.error is not None and kind is None:
-            raise self.error
-
-
 class Chunks:
     """The files games/chunk-<k>.js, each ``window.HEXARENA_CHUNK = {"<stem>": "<game JSON>", ...};``: a game
     goes to chunk crc32(stem) mod ``count`` (replay.js computes the same), written in bounded buffers."""
 
     FLUSH = 1 << 18  # characters buffered per chunk before they are appended to its file
 
-    def __init__(self, folder: Path, count: int, appender: Appender) -> None:
-        self.folder, self.count, self.appender = folder, count, appender
+    def __init__(self, folder: Path, count: int) -> None:
+        self.folder, self.count = folder, count
         self.buffers: list[list[str]] = [[] for _ in range(count)]
         self.sizes = [0] * count
         self.started = [False] * count
@@ -602,8 +555,8 @@ class Chunks:
     def _flush(self, k: int, end: str = "") -> None:
         head = "" if self.started[k] else "window.HEXARENA_CHUNK = {\n"
         body = ",\n".join(self.buffers[k])
-        self.appender.write(self.folder / f"chunk-{k}.js", head + ("," if self.started[k] and body else "") + body + end,
-                            "a" if self.started[k] else "w")
+        with open(self.folder / f"chunk-{k}.js", "a" if self.started[k] else "w", encoding="utf-8") as handle:
+            handle.write(head + ("," if self.started[k] and body else "") + body + end)
         self.started[k] = self.started[k] or bool(body)
         self.buffers[k], self.sizes[k] = [], 0
 

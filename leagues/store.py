@@ -24,12 +24,9 @@ the tables, as the schedule no longer lists them.
 from __future__ import annotations
 
 import json
-import queue
 import sqlite3
 import sys
-import threading
 from collections.abc import Iterator
-from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -227,7 +224,10 @@ def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
     GameRecords). The moves, most of a record, are not parsed: ``moves`` holds how many there are (see
     ``_read_record``). A record that is no JSON object with the fields of a GameRecord is left out with the
     warning of ``records``."""
-    for game, text in _read_ahead(ws, f"SELECT g.id, g.record {SCHEDULED} ORDER BY s.position", (league,)):
+    cursor = ws.db.cursor()
+    cursor.row_factory = None
+    cursor.execute(f"SELECT g.id, g.record {SCHEDULED} ORDER BY s.position", (league,))
+    for game, text in cursor:
         try:
             data = _read_record(text)
             if not isinstance(data, dict) or not all(key in data for key in RECORD_KEYS):
@@ -237,41 +237,6 @@ def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
             _garbled(game, league, exc)
             continue
         yield text, data
-
-
-def _read_ahead(ws: Workspace, sql: str, params: tuple, batch: int = 256) -> Iterator[tuple]:
-    """The rows of a long query, read ahead in batches by a thread on a connection of its own: SQLite reads
-    the disk without holding the GIL, so a million records come off the disk while the caller works on them."""
-    batches: queue.Queue = queue.Queue(8)
-    stop = threading.Event()
-
-    def put(item: object) -> None:
-        while not stop.is_set():
-            try:
-                return batches.put(item, timeout=0.1)
-            except queue.Full:
-                continue
-
-    def read() -> None:
-        try:
-            with closing(sqlite3.connect(ws.database, timeout=30)) as db:
-                cursor = db.execute(sql, params)
-                while not stop.is_set() and (rows := cursor.fetchmany(batch)):
-                    put(rows)
-            put([])
-        except Exception as exc:  # raised in the caller's thread
-            put(exc)
-
-    thread = threading.Thread(target=read, name="hexarena-read-ahead", daemon=True)
-    thread.start()
-    try:
-        while rows := batches.get():
-            if isinstance(rows, Exception):
-                raise rows
-            yield from rows
-    finally:  # the caller stopped early (or read everything): the thread ends
-        stop.set()
-        thread.join()
 
 
 MOVES, RESULT = ',"moves":[', ',"result":'

@@ -388,22 +388,3 @@ def test_the_957ae21_workspace_gets_its_totals_on_its_first_table(old_home: Path
         assert [r[0] for r in ws.db.execute("SELECT league FROM tallied")] == ["tiny"]
         assert ws.db.execute("SELECT SUM(games) FROM shapes WHERE league = 'tiny'").fetchone()[0] == 4
     assert cli(capsys, "league", "table", "tiny", "--home", str(old_home)) == (0, OLD_TABLE, "")
-
-
-def test_rows_read_ahead_by_a_thread_are_the_query_s_and_it_ends_with_the_reader(tmp_path: Path) -> None:
-    import threading
-
-    records = _random_records(600)
-    with Workspace(tmp_path / "home") as ws:
-        _schedule(ws, [r.id for r in records])
-        for record in records:
-            store.save_game(ws, "t", record)
-        query = "SELECT game, position FROM league_games WHERE league = ? ORDER BY position"
-        assert list(store._read_ahead(ws, query, ("t",), batch=7)) == [tuple(r) for r in ws.db.execute(query, ("t",))]
-        assert [text for text, _ in store.stored_games(ws, "t")] == [r.model_dump_json() for r in records]
-        rows = store._read_ahead(ws, query, ("t",), batch=7)
-        assert next(rows) == (records[0].id, 0)
-        rows.close()  # stopped early: the reading thread ends
-        assert not [t for t in threading.enumerate() if t.name == "hexarena-read-ahead"]
-        with pytest.raises(sqlite3.OperationalError, match="no such table: nowhere"):
-            list(store._read_ahead(ws, "SELECT * FROM nowhere", ()))
