@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from hexarena.cli import main
@@ -226,6 +226,7 @@ def command_lines(draw) -> list[str]:
 
 @FUZZ
 @given(args=command_lines())
+@example(args=["publish", "a\0b"])  # found by this test: the default folder holds the name (was a ValueError)
 def test_command_lines_exit_0_1_or_2_without_a_traceback(args: list[str], empty_home: Path, tmp_path: Path) -> None:
     with contextlib.chdir(tmp_path):  # a relative --out or --file lands in the test's folder
         status, output = run_cli(args, empty_home)
