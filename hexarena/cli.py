@@ -67,7 +67,7 @@ def module_of(argv: list[str]) -> str | None:
     """The command module ``argv`` runs, or None (help, no command, an unknown word: every module is loaded).
 
     Loading only that module keeps a command's startup to what it needs: ``hexarena match`` does not pay
-    for the server's or the registry's imports (a short match is measured against a minimal referee)."""
+    for the server's, sprt's or the publisher's imports (a short match is measured against a minimal referee)."""
     words = iter(argv)
     for word in words:
         if word == "--home":

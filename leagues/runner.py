@@ -12,9 +12,8 @@ and end from the game loop (the local executor; the Dask executor ignores it: it
 and of every record once it is stored.
 
 Resuming is the normal case: the schedule is computed afresh on every run and only games whose id is
-not stored yet are played. Every finished game is stored as soon as it arrives (the games that arrived
-while the last commit ran together, in one transaction: a commit waits for the disk), so SIGKILL or Ctrl-C
-loses at most the games in flight.
+not stored yet are played. Every finished game is stored in one transaction as soon as it arrives, so
+SIGKILL or Ctrl-C loses at most the games in flight.
 """
 
 from __future__ import annotations
@@ -96,12 +95,6 @@ class LocalExecutor(Executor):
             raise
 
 
-def ready(finished: Iterator[GameRecord]) -> list[GameRecord]:
-    """The records an executor's iterator has received already, without waiting (none if it cannot say)."""
-    take = getattr(finished, "ready", None)
-    return take() if take is not None else []
-
-
 class _Finished(Iterator[GameRecord]):
     """The records of a pool's games; closing it (also before the first ``next``) closes the pool."""
 
@@ -111,13 +104,6 @@ class _Finished(Iterator[GameRecord]):
     def __next__(self) -> GameRecord:
         try:
             return next(self.results)
-        except BaseException:
-            self.close()
-            raise
-
-    def ready(self) -> list[GameRecord]:
-        try:
-            return ready(self.results)
         except BaseException:
             self.close()
             raise
@@ -264,19 +250,14 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
         try:
             store.save_schedule(ws, league, games, to_play.definition.edition)
             display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None
-            for first in finished:
-                # every game that arrived while the last commit ran is stored with this one, in one transaction:
-                # none waits for another, and a crash loses no more than one game at a time would
-                arrived = [first, *ready(finished)]
+            for record in finished:
                 # named here too, as not every executor's referee has the BotSpecs (a cluster's gets folders)
-                arrived = [record.model_copy(update={"versions": versions.get(record.id, record.versions)})
-                           for record in arrived]
-                played += store.save_games(ws, league.name, arrived)
-                for record in arrived:
-                    if observer is not None:
-                        _tell_stored(observer, record)
-                    if display:
-                        display.update(record, executor.status())
+                record = record.model_copy(update={"versions": versions.get(record.id, record.versions)})
+                played += store.save_game(ws, league.name, record)
+                if observer is not None:
+                    _tell_stored(observer, record)
+                if display:
+                    display.update(record, executor.status())
         finally:
             if display:
                 display.close()

@@ -107,33 +107,21 @@ def copy_schedule(ws: Workspace, league: LeagueConfig, rows: list[tuple], editio
 def save_game(ws: Workspace, league: str, record: GameRecord) -> bool:
     """Store a finished game (record, moves, per-seat results, added to the totals: ``tally``) in one
     transaction; False if it was already stored."""
-    return save_games(ws, league, [record]) == 1
-
-
-def save_games(ws: Workspace, league: str, records: list[GameRecord]) -> int:
-    """``save_game`` for several finished games in one transaction (one wait for the disk); how many were new."""
-    stored = 0
     with ws.transaction() as db:
-        for record in records:
-            stored += _insert_game(db, league, record)
-    return stored
-
-
-def _insert_game(db: sqlite3.Connection, league: str, record: GameRecord) -> bool:
-    inserted = db.execute(
-        "INSERT OR IGNORE INTO games (id, league, configuration, seats, termination, offender, started, finished,"
-        " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (record.id, league, record.config.label, json.dumps(record.seats), record.result.termination,
-         record.result.offender, _time(record.started), _time(record.finished), record.model_dump_json()))
-    if inserted.rowcount == 0:
-        return False
-    db.executemany(
-        "INSERT INTO moves (game, number, seat, line, closed, ms, substituted) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(record.id, n, m.seat, m.line, _json_ints(m.closed), m.ms, int(m.substituted))
-         for n, m in enumerate(record.moves)])
-    rows = seat_rows(record)
-    db.executemany(_insert("results", RESULT_COLUMNS), [tuple(row[c] for c in RESULT_COLUMNS) for row in rows])
-    _count(db, record.id, rows)
+        inserted = db.execute(
+            "INSERT OR IGNORE INTO games (id, league, configuration, seats, termination, offender, started, finished,"
+            " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (record.id, league, record.config.label, json.dumps(record.seats), record.result.termination,
+             record.result.offender, _time(record.started), _time(record.finished), record.model_dump_json()))
+        if inserted.rowcount == 0:
+            return False
+        db.executemany(
+            "INSERT INTO moves (game, number, seat, line, closed, ms, substituted) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(record.id, n, m.seat, m.line, _json_ints(m.closed), m.ms, int(m.substituted))
+             for n, m in enumerate(record.moves)])
+        rows = seat_rows(record)
+        db.executemany(_insert("results", RESULT_COLUMNS), [tuple(row[c] for c in RESULT_COLUMNS) for row in rows])
+        _count(db, record.id, rows)
     return True
 
 

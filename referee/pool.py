@@ -25,6 +25,7 @@ import ctypes
 import logging
 import multiprocessing.connection
 import os
+import pickle
 import queue
 import signal
 import socket
@@ -138,25 +139,13 @@ class RefereeProcessPool:
             self._names[connection] = f"{name}-{number}"
             self._given[connection] = 0
 
-    def map(self, work: Callable, items: Iterable, observer: Any = None) -> Iterator:
+    def map(self, work: Callable, items: list, observer: Any = None) -> Iterator:
         """``work`` on every item, on the workers; the results in the order they finish. The first items go
         to the workers at once (their bots start while the caller gets ready), the rest as workers free up."""
         self._map += 1
-        todo = list(items)
-        if todo and not self._processes:
+        if items and not self._processes:
             raise ValueError("a pool of no workers cannot play anything")
-        todo.reverse()
-        task = (self._map, work, observer is not None)
-
-        def hand(connection: Connection) -> None:
-            connection.send((*task, todo.pop()))
-            self._given[connection] += 1
-
-        for _ in range(1 + self.AHEAD):  # one each first, so a short list is spread over every worker
-            for connection in self._given:
-                if todo and self._given[connection] <= self.AHEAD:
-                    hand(connection)
-        return _Results(self, todo, hand, observer, self._map)
+        return _Results(self, self._map, work, items, observer)
 
     def close(self, wait: bool = True) -> None:
         """Stop: no new work starts; with ``wait``, return once every worker has stopped its bots (a game in
@@ -182,12 +171,20 @@ class RefereeProcessPool:
 
 
 class _Results(Iterator):
-    """A process pool's results of one ``map``, in the order they arrive; ``ready()`` also takes, without
-    waiting, every result that has arrived (a caller stores them in one transaction)."""
+    """A process pool's results of one ``map``, in the order they arrive; the first items are handed at once."""
 
-    def __init__(self, pool: RefereeProcessPool, todo: list, hand: Callable, observer: Any, number: int) -> None:
-        self.pool, self.todo, self.hand, self.observer, self.number = pool, todo, hand, observer, number
+    def __init__(self, pool: RefereeProcessPool, number: int, work: Callable, items: Iterable, observer: Any) -> None:
+        self.pool, self.number, self.work, self.observer = pool, number, work, observer
+        self.todo = list(items)[::-1]
         self.arrived: collections.deque = collections.deque()
+        for _ in range(1 + pool.AHEAD):  # one each first, so a short list is spread over every worker
+            for connection, given in pool._given.items():
+                if self.todo and given <= pool.AHEAD:
+                    self._hand(connection)
+
+    def _hand(self, connection: Connection) -> None:
+        connection.send((self.number, self.work, self.observer is not None, self.todo.pop()))
+        self.pool._given[connection] += 1
 
     def __next__(self) -> Any:
         while not self.arrived:
@@ -196,13 +193,6 @@ class _Results(Iterator):
                 raise StopIteration
             self._read(multiprocessing.connection.wait(given))
         return self.arrived.popleft()
-
-    def ready(self) -> list:
-        """The results that have arrived, not waiting for any."""
-        self._read(multiprocessing.connection.wait([c for c, n in self.pool._given.items() if n], timeout=0))
-        results = list(self.arrived)
-        self.arrived.clear()
-        return results
 
     def _read(self, connections: list) -> None:
         pool = self.pool
@@ -216,9 +206,9 @@ class _Results(Iterator):
                         continue
                     pool._given[connection] -= 1
                     if self.todo:  # its next game is queued before the caller stores this one
-                        self.hand(connection)
+                        self._hand(connection)
                     if answer != self.number:
-                        continue
+                        continue  # an earlier map's, which raised before it was read
                     if kind == "failed":
                         raise value
                     self.arrived.append(value)
@@ -293,8 +283,6 @@ def _tasks(connection: Connection) -> Iterator[tuple]:
 
 
 def _picklable(exc: BaseException) -> BaseException:
-    import pickle
-
     try:
         pickle.loads(pickle.dumps(exc))
         return exc

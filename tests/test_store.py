@@ -327,21 +327,6 @@ def test_save_game_keeps_the_totals_equal_to_folding_the_results(tmp_path: Path)
         assert set(frame["players"]) == {2, 3, 4} and frame["faults"].sum() > 0
 
 
-def test_games_saved_together_are_stored_and_counted_as_one_by_one(tmp_path: Path) -> None:
-    records = _random_records(60, seed=11)
-    with Workspace(tmp_path / "one") as one, Workspace(tmp_path / "many") as many:
-        for ws in (one, many):
-            _schedule(ws, [r.id for r in records])
-            store.tally(ws, "t")  # folded now: from here the saves add to it
-        for record in records:
-            store.save_game(one, "t", record)
-        assert store.save_games(many, "t", records[:25]) == 25
-        assert store.save_games(many, "t", records[20:]) == 35  # five already stored: not counted twice
-        assert store.played_ids(many, "t") == store.played_ids(one, "t") == {r.id for r in records}
-        assert _shown(many) == _shown(one)
-        _assert_same(store.tally(many, "t"), _folded(many))
-
-
 def test_a_changed_schedule_folds_the_totals_anew_and_the_same_one_keeps_them(tmp_path: Path, monkeypatch) -> None:
     records = _random_records(120)
     folds = []
