@@ -435,6 +435,48 @@ def test_submit_server_bad_urls_are_one_line(tmp_path, served):
         assert said in done.stderr.splitlines()[-1], done.stderr
 
 
+def test_submit_server_malformed_answers_and_local_options_are_one_line(tmp_path):
+    """An answer that is not a hexarena server's (a proxy, a wrong URL) is one line, never a traceback; and
+    the options only a local submit has are refused with --server rather than ignored."""
+    import http.server
+    import threading
+
+    answers = [(404, b"[1]"), (201, b'{"message": "ok", "checks": [{"name": "a"}]}'),
+               (422, b'{"detail": "no", "build_log": 5, "checks": [{"name": "a"}]}'), (200, b'"text"')]
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - the standard library's name
+            self.rfile.read(int(self.headers["Content-Length"]))
+            status, body = answers.pop(0)
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    folder = bot_folder(tmp_path, "foxtrot")
+    command = [shutil.which("hexarena"), "submit", str(folder), "--server", url, "--token", "x"]
+    try:
+        for said in ("refused the bot (404): HTTP 404", "the answer is not a hexarena server's",
+                     "the answer is not a hexarena server's", "the answer is not a hexarena server's"):
+            done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
+            assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
+            assert said in done.stderr.splitlines()[-1], done.stderr
+    finally:
+        server.shutdown()
+        server.server_close()
+    done = subprocess.run([*command, "--author", "mallory", "--no-sandbox"], capture_output=True, text=True,
+                          check=False, timeout=60)
+    assert (done.returncode, done.stderr) == (2, "hexarena: error: --author, --no-sandbox: not with --server (the "
+                                                 "server builds with its own limits and takes the author from your "
+                                                 "token)\n")
+
+
 def test_serve_on_a_port_in_use_is_one_line_before_anything_starts(served, tmp_path):
     port = served.url.rsplit(":", 1)[1]
     done = subprocess.run([shutil.which("hexarena"), "serve", "--home", str(tmp_path / "home"), "--port", port],

@@ -11,6 +11,7 @@ import typer
 from hexarena.unconfined import NoSandboxOption, choose
 from leagues import registry
 from leagues.workspace import Workspace
+from protocol.errors import ConfigError
 
 HomeOption = Annotated[
     Path | None,
@@ -70,6 +71,13 @@ def submit(
 ) -> None:
     """Build, check and register a bot folder; the registry keeps an exact copy, one per content version."""
     if server is not None:
+        local = {"--author": author is not None, "--no-sandbox": no_sandbox,
+                 "--max-size": max_size != registry.MAX_BOT_BYTES / 2**20,
+                 "--build-timeout": build_timeout != registry.BUILD_TIMEOUT}
+        given = [option for option, set_ in local.items() if set_]
+        if given:
+            raise ConfigError(f"{', '.join(given)}: not with --server (the server builds with its own limits and "
+                              "takes the author from your token)")
         submit_to_server(folder, server, token)
         return
     choose(no_sandbox)
@@ -102,7 +110,6 @@ def submit_to_server(folder: Path, server: str, token: str | None) -> None:
     import urllib.request
 
     from leagues.uploads import pack
-    from protocol.errors import ConfigError
 
     if not token:
         raise ConfigError("--server needs your token: --token TOKEN or HEXARENA_TOKEN (the organiser makes one "
@@ -128,11 +135,12 @@ def submit_to_server(folder: Path, server: str, token: str | None) -> None:
             answer = json.loads(refused.read())
         except ValueError:
             answer = {}
+        answer = answer if isinstance(answer, dict) else {}
         detail = answer.get("detail") if isinstance(answer.get("detail"), str) else f"HTTP {refused.code}"
         print(f"hexarena: error: {server} refused the bot ({refused.code}): {detail}", file=sys.stderr)
         if answer.get("checks"):
-            print(checks_table([(c["name"], c["passed"], c["detail"]) for c in answer["checks"]]), file=sys.stderr)
-        if answer.get("build_log", "").strip():
+            print(server_checks(answer, server), file=sys.stderr)
+        if isinstance(answer.get("build_log"), str) and answer["build_log"].strip():
             print("build output (tail):\n" + indent(answer["build_log"]), file=sys.stderr)
         raise typer.Exit(1) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
@@ -146,7 +154,15 @@ def submit_to_server(folder: Path, server: str, token: str | None) -> None:
         raise ConfigError(f"--server {server}: the answer is not a hexarena server's (is the URL right?)")
     print(answer["message"])
     if answer.get("checks"):
-        print(checks_table([(c["name"], c["passed"], c["detail"]) for c in answer["checks"]]))
+        print(server_checks(answer, server))
+
+
+def server_checks(answer: dict, server: str) -> str:
+    """The table of a server answer's ``checks``; ConfigError if they are not a hexarena server's."""
+    try:
+        return checks_table([(str(c["name"]), bool(c["passed"]), str(c["detail"])) for c in answer["checks"]])
+    except (KeyError, TypeError):
+        raise ConfigError(f"--server {server}: the answer is not a hexarena server's (is the URL right?)") from None
 
 
 def checks_table(checks: list[tuple[str, bool, str]]) -> str:
