@@ -325,7 +325,7 @@ def copy_and_hash(folder: Path, dest: Path | None, *, max_bytes: int = MAX_BOT_B
     root = folder.resolve()
     digest = hashlib.sha256()
     total = 0
-    for rel in _walk(root, sources_only):
+    for rel in walk(root, sources_only):
         path = root / rel
         info = path.lstat()
         target = dest / rel if dest is not None else None
@@ -357,14 +357,14 @@ def copy_and_hash(folder: Path, dest: Path | None, *, max_bytes: int = MAX_BOT_B
 
 def _freeze(folder: Path) -> None:
     """Nobody may write the snapshot: every file and folder loses its write bits (exec bits stay: they are content)."""
-    for rel in _walk(folder)[::-1] + [""]:
+    for rel in walk(folder)[::-1] + [""]:
         path = folder / rel
         if not path.is_symlink():
             path.chmod(path.stat().st_mode & ~0o222)
 
 
 def _thaw(folder: Path) -> None:
-    for rel in [""] + _walk(folder):
+    for rel in [""] + walk(folder):
         path = folder / rel
         if not path.is_symlink():
             path.chmod(path.stat().st_mode | 0o200)
@@ -389,7 +389,7 @@ def verify_snapshot(ws: Workspace, name: str, digest: str) -> Path:
     return folder
 
 
-def _walk(root: Path, sources_only: bool = False) -> list[str]:
+def walk(root: Path, sources_only: bool = False) -> list[str]:
     """Relative POSIX paths of every entry under root, sorted, without following symlinks; ``sources_only``:
     without editor files and what root's ``.gitignore`` lists (see the module docstring)."""
     listed = read_gitignore(root) if sources_only else None

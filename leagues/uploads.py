@@ -17,7 +17,6 @@ owners, times and other mode bits are not.
 from __future__ import annotations
 
 import io
-import os
 import re
 import shutil
 import stat
@@ -30,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from leagues.registry import IGNORED_DIRS, MAX_BOT_BYTES
+from leagues.registry import MAX_BOT_BYTES, walk
 from protocol.errors import ConfigError
 
 MAX_ARCHIVE_BYTES = 20 * 2**20  # an upload's size as sent (compressed)
@@ -250,28 +249,26 @@ def _size(count: int) -> str:
 
 
 def pack(folder: Path) -> bytes:
-    """The bot folder as a ``.tar.gz`` with its content at the top (what ``read_archive`` takes), leaving out
-    what the registry's hash leaves out (``IGNORED_DIRS``, ``*.pyc``). ConfigError for a link or special file."""
+    """The bot folder as a ``.tar.gz`` with its content at the top (what ``read_archive`` takes), holding what a
+    local submit hashes and keeps (``registry.walk``'s sources: no build outputs the folder's ``.gitignore``
+    lists, no editor files). ConfigError for a link or special file."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
-        for root, dirs, files in os.walk(folder):
-            dirs[:] = sorted(d for d in dirs if d not in IGNORED_DIRS)
-            for name in [*dirs, *sorted(f for f in files if not f.endswith(".pyc"))]:
-                path = Path(root) / name
-                rel = path.relative_to(folder).as_posix()
-                info = path.lstat()
-                if stat.S_ISLNK(info.st_mode):
-                    raise ConfigError(f"{path}: a symlink; an upload holds regular files and folders only "
-                                      "(copy the file into the folder)")
-                if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-                    raise ConfigError(f"{path}: not a regular file or folder; remove it from the bot folder")
-                entry = tarfile.TarInfo(rel)
-                entry.mode = 0o755 if stat.S_ISDIR(info.st_mode) or info.st_mode & 0o111 else 0o644
-                if stat.S_ISDIR(info.st_mode):
-                    entry.type = tarfile.DIRTYPE
-                    archive.addfile(entry)
-                else:
-                    entry.size = info.st_size
-                    with open(path, "rb") as handle:
-                        archive.addfile(entry, handle)
+        for rel in walk(folder, sources_only=True):
+            path = folder / rel
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                raise ConfigError(f"{path}: a symlink; an upload holds regular files and folders only "
+                                  "(copy the file into the folder)")
+            if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
+                raise ConfigError(f"{path}: not a regular file or folder; remove it from the bot folder")
+            entry = tarfile.TarInfo(rel)
+            entry.mode = 0o755 if stat.S_ISDIR(info.st_mode) or info.st_mode & 0o111 else 0o644
+            if stat.S_ISDIR(info.st_mode):
+                entry.type = tarfile.DIRTYPE
+                archive.addfile(entry)
+            else:
+                entry.size = info.st_size
+                with open(path, "rb") as handle:
+                    archive.addfile(entry, handle)
     return buffer.getvalue()

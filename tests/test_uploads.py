@@ -69,16 +69,33 @@ def test_both_formats_give_back_every_file_with_its_bytes_and_exec_bit(files, fm
 
 @given(FILES.filter(consistent))
 @settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-def test_pack_then_unpack_is_the_same_folder_with_the_same_registry_hash(tmp_path_factory, files):
+def test_pack_then_unpack_has_the_hash_a_local_submit_registers(tmp_path_factory, files):
     folder = tmp_path_factory.mktemp("bot")
     for name, content, mode in as_entries(files):
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_bytes(content)
         (folder / name).chmod(mode)
     with uploads.unpacked(uploads.pack(folder)) as unpacked:
-        assert registry.tree_hash(unpacked) == registry.tree_hash(folder)
+        assert registry.source_hash(unpacked) == registry.source_hash(folder)
         scratch = unpacked.parent
     assert not scratch.exists()  # the temp folder is always removed
+
+
+def test_pack_leaves_out_what_a_local_submit_leaves_out(tmp_path):
+    """Build outputs the folder's .gitignore lists and editor backups stay home: the upload holds what a local
+    submit hashes, so a bot built in place is not sent with its binaries."""
+    folder = tmp_path / "bot"
+    (folder / "build").mkdir(parents=True)
+    (folder / "bot.toml").write_text('name = "packed"\nrun = "./bot"\n')
+    (folder / "bot.c").write_text("int main(void) { return 0; }\n")
+    (folder / ".gitignore").write_text("/bot\nbuild/\n")
+    (folder / "bot").write_bytes(b"\x7fELF" + bytes(4096))
+    (folder / "build" / "bot.o").write_bytes(bytes(1024))
+    (folder / "bot.c~").write_text("old\n")
+    with uploads.unpacked(uploads.pack(folder)) as unpacked:
+        assert sorted(p.relative_to(unpacked).as_posix() for p in unpacked.rglob("*")) == [
+            ".gitignore", "bot.c", "bot.toml"]
+        assert registry.source_hash(unpacked) == registry.source_hash(folder)
 
 
 UNSAFE = ["../evil", "a/../../evil", "/etc/evil", "C:/evil", "a\\b", "./../evil", "a/./../.."]
