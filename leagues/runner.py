@@ -251,8 +251,8 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
             store.save_schedule(ws, league, games, to_play.definition.edition)
             display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None
             for record in finished:
-                # named here too, as not every executor's referee has the BotSpecs (a cluster's gets folders)
-                record = record.model_copy(update={"versions": versions.get(record.id, record.versions)})
+                if record.versions != versions.get(record.id, record.versions):  # a cluster's referee gets folders
+                    record = record.model_copy(update={"versions": versions[record.id]})
                 played += store.save_game(ws, league.name, record)
                 if observer is not None:
                     _tell_stored(observer, record)

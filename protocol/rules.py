@@ -16,7 +16,6 @@ Seats that forfeited (``State.forfeit``) are skipped in the rotation and placed 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 from typing import NamedTuple
 
 from protocol.board import Board
@@ -90,13 +89,10 @@ class Rules:
         self.next_seat = tuple(tuple(_next_seat(seat, players, forfeited) for seat in range(players))
                                for forfeited in range(1 << players))
 
-    @cached_property
-    def _start(self) -> State:
-        return State(self, self.predrawn, (-1,) * len(self.board.cells), (0,) * self.options.players, 0, 0)
-
     def start(self) -> State:
-        """The position before the first move (with the border drawn if the options ask)."""
-        return self._start
+        """The position before the first move (with the border drawn if the options ask): a new one each time,
+        as one ``Rules`` serves every game of its configuration (``BoardConfig.rules``)."""
+        return State(self, self.predrawn, (-1,) * len(self.board.cells), (0,) * self.options.players, 0, 0)
 
     def replay(self, lines) -> State:
         """The state after drawing ``lines`` in order from the start."""

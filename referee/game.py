@@ -54,8 +54,10 @@ class Game:
 
     def __init__(self, seats: list[Seat], config: BoardConfig, *, game_id: str, seed: int,
                  time_control: TimeControl, fault_policy: str = "forfeit", log_dir: Path | None = None,
-                 prelude: Prelude = (), grace: float = 0.0, observer: GameObserver | None = None) -> None:
+                 prelude: Prelude = (), grace: float = 0.0, observer: GameObserver | None = None,
+                 versions: Sequence[str] = ()) -> None:
         self.seats = seats
+        self.versions = list(versions) if any(versions) else []  # each seat's name@hash for the record
         self.config = config
         self.game_id = game_id
         self.seed = seed
@@ -93,7 +95,7 @@ class Game:
         record = GameRecord(id=self.game_id, config=self.config, seats=[seat.name for seat in self.seats],
                             time_control=self.time_control, seed=self.seed, started=started,
                             finished=datetime.now(UTC), moves=move_records(self.moves), result=result,
-                            opening=self.opening())
+                            opening=self.opening(), versions=self.versions)
         if self.observer is not None:
             self.observe("ended", record)
         return record
@@ -142,16 +144,10 @@ class Game:
         left_ms, limit_ms = clock.request()
         # the mover hears the news, then its TURN, then the others hear it: each bot's order is kept, the mover
         # starts thinking sooner, and the sends leave together (ZeroMQ's I/O thread wakes once for them)
-        news = self.pending
-        for message in news:
+        for message in self.pending:
             seat.send(message)
         seat.request(left_ms, limit_ms)
-        if news:
-            self.pending = []
-            for other in self.seats:
-                if other is not seat:
-                    for message in news:
-                        other.send(message)
+        self.flush(heard=seat)
         try:
             line, seconds = seat.await_move(clock.allowance() + self.grace)
             try:
@@ -177,12 +173,15 @@ class Game:
                 self.observe("moved", self.game_id, len(self.moves) - 1, number, line, ms)
         self.pending.append(codec.drawn(number, line, step.closed))
 
-    def flush(self) -> None:
-        """Send every seat the announcements held back for the next TURN."""
+    def flush(self, heard: Seat | None = None) -> None:
+        """Send every seat (but ``heard``, which has them) the announcements held back for the next TURN."""
+        if not self.pending:
+            return
         news, self.pending = self.pending, []
         for seat in self.seats:
-            for message in news:
-                seat.send(message)
+            if seat is not heard:
+                for message in news:
+                    seat.send(message)
 
     def announce(self, message: codec.Message) -> None:
         self.pending.append(message)

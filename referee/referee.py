@@ -95,13 +95,11 @@ class Referee:
         self.start(seats)
         game = Game(seats, config, game_id=game_id, seed=seed, time_control=self.time_control,
                     fault_policy=self.fault_policy, log_dir=self.log_dir, prelude=prelude, grace=grace,
-                    observer=observer)
+                    observer=observer, versions=[spec.version for spec in specs])
         try:
-            record = game.run()
+            return game.run()
         finally:
             self.finish_retiring()
-        versions = [spec.version for spec in specs]
-        return record.model_copy(update={"versions": versions}) if any(versions) else record
 
     def seat_bots(self, specs: list[SeatSpec]) -> list[Seat]:
         """The seat for each spec: the one kept running from earlier games, else a new one (not launched)."""
