@@ -162,20 +162,19 @@ def wrap(command: list[str], folder: Path, env: dict[str, str], limits: SandboxL
     ``tcp``: the bot is given a loopback tcp endpoint, relayed to the referee's ``ipc://`` one
     (``referee/relay.py``, in the sandbox's network namespace; unconfined, on the host's loopback).
     With the sandbox off, the command and environment are returned unchanged but for the relay. A
-    program that is not there raises FileNotFoundError here, as a launch outside the sandbox would
-    (inside, the failed exec would be an exit status).
+    program that is not there raises FileNotFoundError here, either way (a failed exec inside the sandbox,
+    the relay or the launch's shell would be an exit status: a crash, not "cannot start").
     """
     socket = endpoint.removeprefix("ipc://") if endpoint is not None and endpoint.startswith("ipc://") else None
-    if tcp and socket is not None:
-        command = relay.command(sys.executable, socket) + command
+    relayed = relay.command(sys.executable, socket) if tcp and socket is not None else []
     chosen = require()
-    if chosen is None:
-        return command, env
+    if chosen is None:  # checked here too: the launch's shell (or the relay) would start, and only its exec fail
+        _require_program(command, str(folder), env.get("PATH", os.environ.get("PATH", "")))
+        return relayed + command, env
     folder = str(Path(folder).resolve())
     env = {**_base_environment(), **env}
-    program = command[0] if "/" in command[0] else shutil.which(command[0], path=env["PATH"])
-    if program is None or not os.access(os.path.join(folder, program), os.X_OK):
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command[0])
+    _require_program(command, folder, env["PATH"])
+    command = relayed + command
     mounts = _mounts(limits.tmp_mb, folder, writable, socket)
     net = endpoint is None or socket is not None  # a tcp endpoint for a local bot (tests only): the host's network
     if chosen == "bwrap":
@@ -183,6 +182,13 @@ def wrap(command: list[str], folder: Path, env: dict[str, str], limits: SandboxL
     else:
         args = _unshare_command(mounts, folder, net)
     return args + [*_prlimit(limits), "--", *command], env
+
+
+def _require_program(command: list[str], folder: str, path: str) -> None:
+    """FileNotFoundError unless ``command``'s program is an executable (in ``folder``, or on ``path``)."""
+    program = command[0] if "/" in command[0] else shutil.which(command[0], path=path)
+    if program is None or not os.access(os.path.join(folder, program), os.X_OK):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command[0])
 
 
 def _bwrap_command(mounts: list[tuple], folder: str, env: dict[str, str], net: bool) -> list[str]:

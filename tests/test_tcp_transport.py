@@ -56,6 +56,20 @@ def test_a_bot_that_can_only_use_tcp_plays_whole_games(make_referee, tmp_path, c
     assert log.startswith("tcp-only: connecting to tcp://127.0.0.1:")
 
 
+def test_a_tcp_bot_whose_program_is_missing_cannot_start_as_a_zmq_bot_cannot(make_referee, tmp_path, confinement):
+    """The relay in front must not hide a missing program as a crash of the relay's exec."""
+    faults = {}
+    for transport in ("tcp", "zmq"):
+        folder = tmp_path / transport
+        folder.mkdir()
+        (folder / "bot.toml").write_text(f'name = "gone"\ncommand = ["./nothere"]\ntransport = "{transport}"\n')
+        record = make_referee().play([BotSpec("gone", folder), GREEDY], BoardConfig(size="2x2"),
+                                     game_id=transport, seed=1)
+        faults[transport] = (record.result.termination, record.result.forfeits[0].detail)
+    assert faults["tcp"] == faults["zmq"]
+    assert faults["tcp"][0] == "no_connection" and "cannot start" in faults["tcp"][1], faults
+
+
 def test_without_the_key_the_tcp_only_bot_gets_ipc_and_cannot_play(make_referee, tmp_path):
     """The test bot really refuses ipc: the key is what makes it work."""
     folder = tmp_path / "ipc_only"
