@@ -3,7 +3,6 @@
     report = examine(home)            reads the database read-only, whatever state it is in
     report.lines                      one line per finding; report.sound when there is nothing to report
     salvage(home, new_home)           every intact league definition, schedule and game into a new workspace
-    sandbox_path()                    which sandbox this machine's bots run in (bubblewrap, kernel namespaces, none)
 
 A workspace that ``Workspace`` refuses (damaged pages, a foreign file, a missing table or column) can
 still be examined: the database is opened read-only and read row by row (``leagues.store.scan``), so
@@ -22,7 +21,6 @@ from leagues import schema, store
 from leagues.config import LeagueConfig
 from leagues.workspace import Workspace
 from protocol.errors import ConfigError
-from referee import sandbox
 from referee.record import GameRecord
 
 
@@ -37,11 +35,6 @@ class Report:
     @property
     def sound(self) -> bool:
         return not self.lines
-
-
-def sandbox_path() -> str:
-    """The sandbox path bots take here (``referee/sandbox.py``): the first thing to know on a new machine."""
-    return sandbox.describe()
 
 
 def _open(database: Path) -> sqlite3.Connection:

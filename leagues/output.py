@@ -35,6 +35,8 @@ def check_out_file(path: Path, option: str = "--out") -> None:
 
 def check_out_folder(path: Path, option: str = "--out") -> None:
     """ConfigError if ``path`` exists and is not a folder, or nothing can be created beside it."""
+    if "\0" in str(path):  # no system call takes it (a league name is part of publish's default folder)
+        raise ConfigError(f"{option} {str(path)!r}: a folder path cannot hold a NUL character")
     if path.exists() and not path.is_dir():
         raise ConfigError(f"{option} {path}: exists and is not a folder; give a folder")
     _probe(path, option)

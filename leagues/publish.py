@@ -94,10 +94,8 @@ class League:
 
 def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     """Write the site and the standings files of ``league`` into ``out_dir``; returns the index page."""
-    if "\0" in str(out_dir):  # no system call takes it (a league name is part of the default folder)
-        raise ConfigError(f"{str(out_dir)!r}: a folder path cannot hold a NUL character")
-    out = Path(out_dir).resolve()
-    check_out_folder(out)  # before the league is read: a bad --out fails at once, not after a big store's tally
+    check_out_folder(Path(out_dir))
+    out = Path(out_dir).resolve()  # before the league is read: a bad --out fails at once, not after a big store's tally
     site = league_view(ws, league)
     try:  # written whole beside the folder, then moved in: never half a site (and a user's files stay)
         return write_site(out, site)
@@ -225,10 +223,8 @@ def write_site(out_dir: str | Path, league: League) -> Path:
     failed write leaves the old site as it was). Files of an earlier site that this one does not write are
     removed, but only those listed in that site's manifest (``.hexarena-site.json``): a user's own files
     in the folder are never touched."""
-    if "\0" in str(out_dir):  # no system call takes it (a league name is part of the default folder)
-        raise ConfigError(f"{str(out_dir)!r}: a folder path cannot hold a NUL character")
+    check_out_folder(Path(out_dir))
     out = Path(out_dir).resolve()
-    check_out_folder(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

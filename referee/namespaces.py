@@ -299,10 +299,7 @@ def main(argv: list[str]) -> None:
     except OSError as exc:  # a step without a name of its own (a mount point's folder, a symlink)
         fail(f"build the sandbox: {exc}")
     _away_from_the_bots_pipes(null)
-    while True:
-        pid, status = os.waitpid(child, 0)
-        if pid == child:
-            os._exit(exit_status(status))
+    os._exit(exit_status(os.waitpid(child, 0)[1]))
 
 
 if __name__ == "__main__":

@@ -298,6 +298,14 @@ def test_no_sandbox_is_refused_with_how_to_install_it(monkeypatch, tmp_path):
         sandbox.wrap(["true"], tmp_path, {}, Limits().sandboxed())
 
 
+def test_doctor_with_a_malformed_sandbox_choice_says_so_and_still_checks_the_database(tmp_path):
+    env = {**os.environ, sandbox.CHOICE: "nope", "HEXARENA_HOME": str(tmp_path / "home")}
+    doctor = subprocess.run(["hexarena", "doctor"], env=env, capture_output=True, text=True, timeout=60, check=False)
+    lines = doctor.stdout.splitlines()
+    assert lines[0].startswith("sandbox: HEXARENA_SANDBOX='nope': not a sandbox path; allowed: bwrap, unshare")
+    assert lines[-1].endswith("nothing wrong found") and doctor.returncode == 0, doctor.stdout + doctor.stderr
+
+
 def test_without_bubblewrap_the_kernels_namespaces_sandbox_the_bots(tmp_path):
     """A fresh machine: bwrap is not on PATH (only the virtualenv's folder is), so the other path is taken."""
     if sandbox.user_namespaces() is not None:

@@ -20,9 +20,14 @@ def doctor(
     With --salvage, copy what is intact into a new workspace (exit 0 once copied)."""
     from leagues import doctor as examine
     from leagues.workspace import default_home
+    from protocol.errors import ConfigError
+    from referee import sandbox
 
     home = home if home is not None else default_home()
-    print(f"sandbox: {examine.sandbox_path()}")
+    try:
+        print(f"sandbox: {sandbox.describe()}")
+    except ConfigError as exc:  # a bad HEXARENA_SANDBOX: said, and the database is still checked
+        print(f"sandbox: {exc}")
     if salvage is not None:
         report, copied = examine.salvage(home, salvage)
     else:
