@@ -300,6 +300,7 @@ def test_no_sandbox_is_refused_with_how_to_install_it(monkeypatch, tmp_path):
 
 def test_doctor_with_a_malformed_sandbox_choice_says_so_and_still_checks_the_database(tmp_path):
     env = {**os.environ, sandbox.CHOICE: "nope", "HEXARENA_HOME": str(tmp_path / "home")}
+    subprocess.run(["hexarena", "bots"], env=env, capture_output=True, timeout=120, check=True)  # a workspace
     doctor = subprocess.run(["hexarena", "doctor"], env=env, capture_output=True, text=True, timeout=60, check=False)
     lines = doctor.stdout.splitlines()
     assert lines[0].startswith("sandbox: HEXARENA_SANDBOX='nope': not a sandbox path; allowed: bwrap, unshare")
