@@ -115,6 +115,11 @@ class _Finished(Iterator[GameRecord]):
         self.pool.close()
 
 
+def games_at_once(league: LeagueConfig, concurrency: int | None = None) -> int:
+    """How many games a run on this machine plays at once: ``--concurrency``, else the file's, else one per core."""
+    return concurrency or league.concurrency or os.cpu_count() or 1
+
+
 @dataclass(frozen=True)
 class RunSummary:
     league: str
@@ -240,7 +245,7 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
     if executor is None:
         options = {"log_dir": ws.logs_dir / league.name, "time_control": league.time_control,
                    "fault_policy": league.fault_policy}
-        executor = LocalExecutor(options, concurrency or league.concurrency or os.cpu_count() or 1)
+        executor = LocalExecutor(options, games_at_once(league, concurrency))
     already = len(games) - len(todo)
     played = 0
     display = None

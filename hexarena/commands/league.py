@@ -67,18 +67,16 @@ def run(
 
 def show_dry_run(league, source: str, concurrency: int | None, home: Path | None, replace: bool) -> None:
     """What ``league run`` would play (the runner's own resume logic) and an estimate of its time."""
-    import os
-
     from leagues import store
     from leagues.estimate import estimate
-    from leagues.runner import pending
+    from leagues.runner import games_at_once, pending
 
     ws = open_workspace(home)
     to_play = pending(ws, league, source, replace, verify=False)
     show_left(to_play, league.name, dry_run=True)
-    at_once = concurrency or league.concurrency or os.cpu_count() or 1
     mean_ms, measured = store.time_per_move(ws, league.name)
-    print(estimate(to_play.todo, league.time_control, at_once, mean_ms, measured).describe())
+    print(estimate(to_play.todo, league.time_control, games_at_once(league, concurrency), mean_ms,
+                   measured).describe())
 
 
 def show_left(to_play, name: str, dry_run: bool = False) -> None:
