@@ -51,6 +51,12 @@ def baseline_python(ref: str) -> Path:
     return python
 
 
+def this_tree() -> dict[str, str]:
+    """The environment that runs today's code from this checkout (not whatever tree the editable install names)."""
+    path = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": str(ROOT) + (os.pathsep + path if path else "")}
+
+
 def compiled(tree: Path) -> None:
     """Byte-compile a source tree's packages, as ``pip install`` does: with PYTHONDONTWRITEBYTECODE set (as on
     these machines) an editable or extracted tree is otherwise compiled again by every process that imports it."""

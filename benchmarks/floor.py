@@ -181,7 +181,7 @@ def main() -> None:
         print(f"minimal referee: {args.games} games in {seconds:.2f} s ({args.games / seconds:.0f} games/s)")
         return
     baseline.compiled(ROOT)  # both trees byte-compiled, as installed code is (the floor's imports are too)
-    codes = {"new": (sys.executable, None)}
+    codes = {"new": (sys.executable, baseline.this_tree())}  # this checkout, wherever the install points
     if args.baseline_ref != "none":
         codes["old"] = (str(baseline.baseline_python(args.baseline_ref)), baseline.environment())
         print(f"old: {args.baseline_ref} ({codes['old'][0]}); new: this worktree ({ROOT})", flush=True)

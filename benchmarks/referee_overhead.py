@@ -28,6 +28,8 @@ from pathlib import Path
 import baseline
 import zmq
 
+from protocol.board import make_board
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -112,7 +114,7 @@ def main() -> None:
 
         cpu, main = time.process_time(), time.thread_time()
         wall = floor.minimal_referee(args.games, "4x4")
-        moves = args.games * 63  # every line of 4x4 is drawn, no faults
+        moves = args.games * len(make_board("4x4", "hex").lines)  # every line is drawn: no faults
         print(json.dumps({"wall": wall, "cpu": time.process_time() - cpu, "main": time.thread_time() - main,
                           "moves": moves}))
         return
@@ -122,7 +124,7 @@ def main() -> None:
                           "turn_median": statistics.median(thinks),
                           "turn_mean": statistics.fmean(thinks)}))
         return
-    codes = {"new": (sys.executable, None)}
+    codes = {"new": (sys.executable, baseline.this_tree())}  # this checkout, wherever the install points
     if args.baseline_ref != "none":
         codes["old"] = (str(baseline.baseline_python(args.baseline_ref)), baseline.environment())
         print(f"old: {args.baseline_ref} ({codes['old'][0]}); new: this worktree ({ROOT})")
