@@ -20,6 +20,7 @@ version wakes the continuous leagues (``hexarena.server.scheduler``).
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections import defaultdict, deque
@@ -57,10 +58,12 @@ class UploadState:
     limits: UploadLimits
     recent: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
     lock: threading.Lock = field(default_factory=threading.Lock)
-    building: threading.BoundedSemaphore = field(init=False)
+    # waited for on the event loop, before a worker thread is taken: uploads queued behind the builds must not
+    # hold the threads every read endpoint runs on
+    building: asyncio.Semaphore = field(init=False)
 
     def __post_init__(self) -> None:
-        self.building = threading.BoundedSemaphore(self.limits.builds)
+        self.building = asyncio.Semaphore(self.limits.builds)
 
     def admit(self, author: str) -> None:
         """Count one upload of ``author``; 429 if it would be over the rate (a sliding minute)."""
@@ -116,7 +119,8 @@ async def upload(request: Request) -> UploadOut:
     author = await run_in_threadpool(author_of, request)
     state.admit(author.name)
     data = await _read_file_field(request, state.limits)
-    return await run_in_threadpool(_submit, request, state, author.name, data)
+    async with state.building:
+        return await run_in_threadpool(_submit, request, state, author.name, data)
 
 
 async def _read_file_field(request: Request, limits: UploadLimits) -> bytes:
@@ -180,7 +184,7 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
     limits = state.limits
     try:
         with uploads.unpacked(data, max_bytes=limits.max_bytes, max_files=limits.max_files,
-                              max_archive=limits.max_archive) as folder, state.building:
+                              max_archive=limits.max_archive) as folder:
             try:
                 result = registry.submit(workspace(request), folder, author=author, max_bytes=limits.max_bytes,
                                          source=f"upload by {author}")
