@@ -112,6 +112,22 @@ class SubmitResult:
     def accepted(self) -> bool:
         return self.status != "rejected"
 
+    @property
+    def label(self) -> str:
+        """``name@hashprefix``: the version as commands and pages show it."""
+        return f"{self.name}@{self.version_hash[:SHORT_HASH]}"
+
+
+def submitted(ws: Workspace, result: SubmitResult) -> str:
+    """The one line saying what an accepted submit did (the CLI prints it, the server answers it)."""
+    versions = len(bot_history(ws, result.name))
+    return {
+        "registered": f"registered {result.label}: a new bot",
+        "new_version": f"registered {result.label}: submission {versions} of {result.name}",
+        "unchanged": f"unchanged: {result.label} is already the latest version; nothing registered",
+        "reactivated": f"reactivated {result.label}: the bot was retired and takes part in leagues again",
+    }[result.status]
+
 
 @dataclass(frozen=True)
 class BotInfo:

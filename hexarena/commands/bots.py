@@ -28,12 +28,8 @@ def open_workspace(home: Path | None) -> Workspace:
         if not result.accepted:
             print(f"hexarena: reference bot {result.name} skipped: {result.reason}", file=sys.stderr)
         elif result.status != "unchanged":
-            print(f"hexarena: reference bot {result.name} registered as {label(result)}", file=sys.stderr)
+            print(f"hexarena: reference bot {result.name} registered as {result.label}", file=sys.stderr)
     return ws
-
-
-def label(result: registry.SubmitResult) -> str:
-    return f"{result.name}@{result.version_hash[:registry.SHORT_HASH]}"
 
 
 def format_table(headers: list[str], rows: list[list[str]]) -> str:
@@ -89,13 +85,7 @@ def submit(
         if result.build_log.strip():
             print("build output (tail):\n" + indent(result.build_log), file=sys.stderr)
         raise typer.Exit(1)
-    versions = len(registry.bot_history(ws, result.name))
-    print({
-        "registered": f"registered {label(result)}: a new bot",
-        "new_version": f"registered {label(result)}: submission {versions} of {result.name}",
-        "unchanged": f"unchanged: {label(result)} is already the latest version; nothing registered",
-        "reactivated": f"reactivated {label(result)}: the bot was retired and takes part in leagues again",
-    }[result.status])
+    print(registry.submitted(ws, result))
     if result.checks:
         print(checks_table(result.checks))
     print(f"snapshot: {result.folder}")

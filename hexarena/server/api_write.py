@@ -203,17 +203,10 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
         body = Refused(detail=f"{result.name} was not registered: {strip_paths(result.reason)}", checks=checks,
                        build_log=strip_paths(result.build_log[-BUILD_LOG_TAIL:]))
         return JSONResponse(body.model_dump(), status_code=422)
-    label = f"{result.name}@{result.version_hash[:registry.SHORT_HASH]}"
-    versions = len(registry.bot_history(workspace(request), result.name))
-    message = {
-        "registered": f"registered {label}: a new bot",
-        "new_version": f"registered {label}: submission {versions} of {result.name}",
-        "unchanged": f"unchanged: {label} is already the latest version; nothing registered",
-        "reactivated": f"reactivated {label}: the bot was retired and takes part in leagues again",
-    }[result.status]
+    message = registry.submitted(workspace(request), result)
     if result.status != "unchanged":
         request.app.state.scheduler.wake()
-    body: dict[str, Any] = UploadOut(bot=label, name=result.name, hash=result.version_hash, status=result.status,
+    body: dict[str, Any] = UploadOut(bot=result.label, name=result.name, hash=result.version_hash, status=result.status,
                                      message=message, author=author, checks=checks).model_dump()
     return JSONResponse(body, status_code=201 if result.status in ("registered", "new_version") else 200)
 
