@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.clock import TimeControl
-from referee.local import BotSpec
-from referee.record import BoardConfig
-from referee.referee import Referee
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.referee import Referee
 
 BOT = textwrap.dedent('''
     import json, os, sys

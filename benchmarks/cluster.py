@@ -39,17 +39,17 @@ def league_text(games: int) -> str:
 
 
 def workspace(home: Path):
-    from leagues import registry
-    from leagues.workspace import Workspace
+    from hexarena.leagues.registry.submit import ensure_reference_bots, submit
+    from hexarena.leagues.workspace.home import Workspace
 
     ws = Workspace(home)
-    registry.ensure_reference_bots(ws, bots_dir=home / "none")
+    ensure_reference_bots(ws, bots_dir=home / "none")
     for name in ("greedy", "random", "greedy2", "random2"):
         folder = home.parent / f"src-{home.name}" / name
         shutil.copytree(ROOT / "bots" / name.rstrip("2"), folder, ignore=shutil.ignore_patterns("__pycache__"))
         manifest = folder / "bot.toml"
         manifest.write_text(manifest.read_text().replace(f'name = "{name.rstrip("2")}"', f'name = "{name}"'))
-        registry.submit(ws, folder, check=False)
+        submit(ws, folder, check=False)
     return ws
 
 
@@ -72,9 +72,9 @@ def main() -> None:
 
     import distributed
 
-    from leagues.config import parse_league
-    from leagues.dask_executor import DaskExecutor
-    from leagues.runner import run_league
+    from hexarena.leagues.schedule.config import parse_league
+    from hexarena.leagues.running.executors.dask_driver import DaskExecutor
+    from hexarena.leagues.running.runner import run_league
 
     league = parse_league(league_text(args.games))
     scratch = Path(tempfile.mkdtemp(prefix="hexarena-bench-cluster-"))

@@ -16,11 +16,11 @@ import sys
 import time
 from multiprocessing import Pool
 
-from bots.brains import BRAINS, bot_choose
-from referee.clock import TimeControl
-from referee.inprocess import InProcessSpec
-from referee.record import BoardConfig
-from referee.referee import Referee
+from hexarena.bots.brains import BRAINS, bot_choose
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.inprocess import InProcessSpec
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.referee import Referee
 
 
 def play(job: tuple[str, str, str, int, str, bool]) -> tuple[int, dict[str, float], str | None]:

@@ -36,7 +36,7 @@ from pathlib import Path
 import baseline
 import zmq
 
-from protocol.board import make_board  # the board numbering is the contract (protocol/BOARD.md)
+from hexarena.protocol.board import make_board
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = ROOT / "bots" / "random"

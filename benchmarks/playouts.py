@@ -13,8 +13,8 @@ import argparse
 import random
 import time
 
-from protocol.board import make_board
-from protocol.rules import Rules
+from hexarena.protocol.board import make_board
+from hexarena.protocol.rules import Rules
 
 
 def engine_games(rules: Rules, seconds: float, rng: random.Random) -> float:

@@ -28,7 +28,7 @@ from pathlib import Path
 import baseline
 import zmq
 
-from protocol.board import make_board
+from hexarena.protocol.board import make_board
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -70,10 +70,10 @@ def raw_round_trip(pings: int) -> list[float]:
 def referee_games(games: int) -> tuple[float, float, float, list[float]]:
     """(wall seconds, referee CPU seconds, of which its main thread's, think seconds per move) for ``games``
     random-vs-random 4x4 games."""
-    from referee.clock import TimeControl
-    from referee.local import BotSpec
-    from referee.record import BoardConfig
-    from referee.referee import Referee
+    from hexarena.referee.clock import TimeControl
+    from hexarena.referee.seats.process import BotSpec
+    from hexarena.referee.record import BoardConfig
+    from hexarena.referee.referee import Referee
 
     random_bot = BotSpec("random", ROOT / "bots" / "random")
     config = BoardConfig(size="4x4")

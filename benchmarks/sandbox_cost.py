@@ -25,12 +25,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee import sandbox
-from referee.clock import TimeControl
-from referee.local import BotSpec
-from referee.process import Limits
-from referee.record import BoardConfig
-from referee.referee import Referee
+from hexarena.referee import sandbox
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.launch import Limits
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.referee import Referee
 
 RANDOM = BotSpec("random", ROOT / "bots" / "random")
 

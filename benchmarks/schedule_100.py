@@ -14,11 +14,11 @@ import time
 from collections import Counter
 from itertools import combinations
 
-from leagues import store
-from leagues.config import parse_league
-from leagues.schedule import Entrant, schedule
-from leagues.workspace import Workspace
-from protocol.board import PRESETS
+from hexarena.leagues.results import store
+from hexarena.leagues.schedule.config import parse_league
+from hexarena.leagues.schedule.games import Entrant, schedule
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.board import PRESETS
 
 
 def league(players: int, boards: list[str], games: int, sample: int = 0) -> str:

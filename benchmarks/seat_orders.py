@@ -4,7 +4,7 @@
 
 Two listings of the same three bots, (A, B, C) and (B, A, C), each play ``--games`` games, seated
 either by rotation (game i rotated by i: who plays after whom never changes) or in every seat order
-(``leagues.seating``). Fair seating gives both listings the same games, so the wins should agree.
+(``hexarena.leagues.schedule.seating``). Fair seating gives both listings the same games, so the wins should agree.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import argparse
 from collections import Counter
 from pathlib import Path
 
-from leagues.seating import seat_orders, seated
-from leagues.wording import result_for
-from referee.clock import TimeControl
-from referee.local import BotSpec
-from referee.record import BoardConfig
-from referee.referee import Referee
+from hexarena.leagues.schedule.seating import seat_orders, seated
+from hexarena.leagues.results.wording import result_for
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.referee import Referee
 
 ROOT = Path(__file__).resolve().parent.parent
 

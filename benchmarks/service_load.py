@@ -37,8 +37,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from leagues import authors, registry, uploads
-from leagues.workspace import Workspace
+from hexarena.leagues.registry import authors, uploads
+from hexarena.leagues.registry.catalog import list_bots, retire
+from hexarena.leagues.registry.submit import ensure_reference_bots
+from hexarena.leagues.workspace.home import Workspace
 
 LEAGUE = """name = "bench"
 participants = ["all"]
@@ -115,10 +117,10 @@ def main() -> None:
     names = ["bench-a", "bench-b", "bench-c"]
     with Workspace(home) as ws:  # "all" active bots: random, greedy and each uploaded one (the others retired)
         token = authors.add(ws, "bench")
-        registry.ensure_reference_bots(ws)
-        for info in registry.list_bots(ws):
+        ensure_reference_bots(ws)
+        for info in list_bots(ws):
             if info.name not in ("random", "greedy"):
-                registry.retire(ws, info.name)
+                retire(ws, info.name)
     (scratch / "bench.toml").write_text(LEAGUE)
     port = free_port()
     url = f"http://127.0.0.1:{port}"

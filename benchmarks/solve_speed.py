@@ -15,9 +15,9 @@ import argparse
 import sys
 import time
 
-from bots.brains.solver import Solver, compiled
-from protocol.board import boards_with_few_free_lines
-from protocol.rules import Options, Rules
+from hexarena.bots.brains.solver import Solver, compiled
+from hexarena.protocol.board import boards_with_few_free_lines
+from hexarena.protocol.rules import Options, Rules
 
 
 def main() -> None:

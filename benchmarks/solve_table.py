@@ -12,9 +12,9 @@ import argparse
 import platform
 import time
 
-from bots.brains.solver import Solver, SolverTimeout, compiled
-from protocol.board import make_board
-from protocol.rules import Options, Rules
+from hexarena.bots.brains.solver import Solver, SolverTimeout, compiled
+from hexarena.protocol.board import make_board
+from hexarena.protocol.rules import Options, Rules
 
 HEX_BOARDS = ["1x1", "1x2", "1x3", "1x4", "1x5", "1x6", "2x1", "3x1", "4x1", "2x2", "2x3", "3x2", "2x4", "4x2",
               "3x3", "2x5", "3x4", "4x3", "4x4", "4x5", "5x5", "6x6"]
@@ -108,7 +108,7 @@ def main() -> None:
     parser.add_argument("--out", default="docs/solved.md")
     args = parser.parse_args()
     if not compiled():
-        parser.error("the C search (bots.brains._solvecore) is not built: pip install -e . with a C compiler")
+        parser.error("the C search (hexarena.bots.brains._solvecore) is not built: pip install -e . with a C compiler")
     began = time.monotonic()
     body = [
         "# Solved values",

@@ -2,9 +2,9 @@
 
     python3 benchmarks/store_1m.py [--games N] [--bots B] [--home DIR] [--keep] [--skip-publish]
 
-Builds a workspace store of N games (default 1,000,000) with the real schema (``leagues.schema``, made by
-opening a ``Workspace``) and the rows ``leagues.store.save_game`` writes (games with the record JSON, one
-moves row per move, one results row per seat from ``leagues.tables.seat_rows``), but inserted in bulk in
+Builds a workspace store of N games (default 1,000,000) with the real schema (``hexarena.leagues.workspace.schema``, made by
+opening a ``Workspace``) and the rows ``hexarena.leagues.results.store.save_game`` writes (games with the record JSON, one
+moves row per move, one results row per seat from ``hexarena.leagues.results.tables.seat_rows``), but inserted in bulk in
 one big transaction. The games are real: a few hundred random games per board configuration are played
 by the referee's game loop with in-process seats (about 1 in 60 ending in a timeout, crash or illegal
 line); each stored game is one of them under its own id, seats (B bots, two versions of one bot), seed
@@ -15,7 +15,7 @@ count and size.
 
 ``--home`` reuses a store built earlier (with ``--keep``) when it holds N games; the numbers of one run are
 the figures to compare (this machine is shared). The store is built at this checkout's schema (5: with the
-league's running totals, ``leagues.store.tally``); code before schema 5 refuses such a store, so for its
+league's running totals, ``hexarena.leagues.results.store.tally``); code before schema 5 refuses such a store, so for its
 figures build and time a store with that code's own copy of this script (``PYTHONPATH=DIR python -P
 DIR/benchmarks/store_1m.py --code DIR``), and copy that store for this checkout, which migrates it and folds
 its totals on its first ``league table`` (the first open after a write also checks every page: time a
@@ -36,15 +36,15 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from leagues import store
-from leagues.config import parse_league
-from leagues.tables import seat_rows
-from leagues.workspace import Workspace
-from protocol.errors import BotFault
-from referee.clock import TimeControl
-from referee.inprocess import InProcessSpec
-from referee.record import BoardConfig, GameRecord
-from referee.referee import Referee
+from hexarena.leagues.results import store
+from hexarena.leagues.schedule.config import parse_league
+from hexarena.leagues.results.tables import seat_rows
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import BotFault
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.inprocess import InProcessSpec
+from hexarena.referee.record import BoardConfig, GameRecord
+from hexarena.referee.referee import Referee
 
 LEAGUE = "big"
 BOARDS = [BoardConfig(size="2x3"), BoardConfig(size="3x3"), BoardConfig(size="3x3", misere=True),

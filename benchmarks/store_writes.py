@@ -3,7 +3,7 @@
     python3 benchmarks/store_writes.py [--games 300] [--rounds 3]
 
 Stores the same realistic records (random vs random on 4x4, played once by an in-process referee)
-into fresh workspaces with ``leagues.store.save_game``, one transaction per game as the league
+into fresh workspaces with ``hexarena.leagues.results.store.save_game``, one transaction per game as the league
 runner does, with ``PRAGMA synchronous`` FULL (SQLite's default: the WAL is synced at every commit)
 and NORMAL (synced at checkpoints; a crash of the process loses no committed game, a crash of the
 machine may lose the last commits since the checkpoint, never the database's consistency). Modes
@@ -18,12 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from leagues import store
-from leagues.workspace import Workspace
-from referee.clock import TimeControl
-from referee.inprocess import InProcessSpec
-from referee.record import BoardConfig
-from referee.referee import Referee
+from hexarena.leagues.results import store
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.inprocess import InProcessSpec
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.referee import Referee
 
 MODES = ("FULL", "NORMAL")
 

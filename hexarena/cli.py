@@ -21,8 +21,8 @@ import typer
 from typer._click import exceptions as click_errors  # typer ships its own click
 
 import hexarena.commands
-from leagues.workspace import default_home
-from protocol.errors import ConfigError, OutOfSpace, RulesError, is_out_of_space
+from hexarena.leagues.workspace.home import default_home
+from hexarena.protocol.errors import ConfigError, OutOfSpace, RulesError, is_out_of_space
 
 app = typer.Typer(
     name="hexarena",

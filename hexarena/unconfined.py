@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from referee import sandbox
+from hexarena.referee import sandbox
 
 NoSandboxOption = Annotated[bool, typer.Option(
     "--no-sandbox", help="run bots unconfined, with your rights (files, network, processes): only bots you trust")]

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from protocol.errors import ConfigError
+from hexarena.protocol.errors import ConfigError
 
 GEOMETRIES = ("hex", "square")
 MIN_SIDE, MAX_SIDE = 1, 10

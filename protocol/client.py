@@ -1,8 +1,8 @@
 """The Python client of protocol v1: a bot is one function.
 
-    from protocol.client import run_bot
+    from hexarena.protocol.client import run_bot
 
-    def choose(game, state) -> int:          # game: GameInfo; state: protocol.rules.State
+    def choose(game, state) -> int:          # game: GameInfo; state: hexarena.protocol.rules.State
         return game.rng.choice(state.legal_moves())
 
     run_bot(choose)
@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 
 import zmq
 
-from protocol import codec
-from protocol.errors import ProtocolError
-from protocol.rules import Options, Rules, State
+from hexarena.protocol import codec
+from hexarena.protocol.errors import ProtocolError
+from hexarena.protocol.rules import Options, Rules, State
 
 # a remote seat over tcp (referee/remote.py): the referee's public key and this bot's CURVE key pair
 CURVE_VARIABLES = ("HEXARENA_SERVER_KEY", "HEXARENA_PUBLIC_KEY", "HEXARENA_SECRET_KEY")

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from protocol.board import GEOMETRIES, Board, BoardError, parse_size
-from protocol.errors import ProtocolError
+from hexarena.protocol.board import GEOMETRIES, Board, BoardError, parse_size
+from hexarena.protocol.errors import ProtocolError
 
 VERSION = "v1"
 MAX_BYTES = 1 << 20  # §1.2

@@ -6,8 +6,8 @@ stroke, owned cells show their seat's letter (A–D). Pure: returns a string.
 
 from __future__ import annotations
 
-from protocol.board import Board
-from protocol.rules import State
+from hexarena.protocol.board import Board
+from hexarena.protocol.rules import State
 
 SEAT_LETTERS = "ABCD"
 

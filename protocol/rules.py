@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from protocol.board import Board
-from protocol.errors import RulesError
+from hexarena.protocol.board import Board
+from hexarena.protocol.errors import RulesError
 
 
 class IllegalMove(RulesError):

@@ -28,7 +28,7 @@ import threading
 
 import zmq
 
-from protocol import codec
+from hexarena.protocol import codec
 
 QUEUE = 16  # messages waiting for the referee (ZeroMQ's send high-water mark; then the relay waits)
 

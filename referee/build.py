@@ -24,10 +24,10 @@ import subprocess
 import threading
 from pathlib import Path
 
-from protocol.errors import BotFault
-from referee import sandbox
-from referee.manifest import Manifest
-from referee.process import Limits, bot_environment
+from hexarena.protocol.errors import BotFault
+from hexarena.referee import sandbox
+from hexarena.referee.manifest import Manifest
+from hexarena.referee.launch import Limits, bot_environment
 
 BUILD_TIMEOUT = 300.0  # seconds
 OUTPUT_TAIL = 4000  # characters of build output kept (a report, the registry's database)

@@ -21,15 +21,15 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from protocol.errors import BotFault, ConfigError
-from referee.build import build
-from referee.clock import Deadline, TimeControl
-from referee.inprocess import InProcessSpec
-from referee.local import BotSpec
-from referee.manifest import Manifest, load_manifest
-from referee.record import BoardConfig, GameRecord
-from referee.referee import Referee
-from referee.seat import SeatState
+from hexarena.protocol.errors import BotFault, ConfigError
+from hexarena.referee.build import build
+from hexarena.referee.clock import Deadline, TimeControl
+from hexarena.referee.seats.inprocess import InProcessSpec
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.manifest import Manifest, load_manifest
+from hexarena.referee.record import BoardConfig, GameRecord
+from hexarena.referee.referee import Referee
+from hexarena.referee.seats.base import SeatState
 
 CHECK_TIME = TimeControl(move=1.0, startup=10.0)
 GRACE = 1.0  # how long past its limit a reply is still awaited, so a slow bot fails "time limit" alone

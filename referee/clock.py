@@ -18,8 +18,8 @@ from typing import Annotated
 
 from pydantic import PlainSerializer, PlainValidator
 
-from protocol.codec import TimeSpec
-from protocol.errors import ConfigError
+from hexarena.protocol.codec import TimeSpec
+from hexarena.protocol.errors import ConfigError
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(ms|s|m)$")
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0}

@@ -25,12 +25,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
-from protocol import codec
-from protocol.errors import BotFault
-from protocol.rules import IllegalMove, State, Step
-from referee.clock import TimeControl
-from referee.record import BoardConfig, Forfeit, GameRecord, Result, move_records
-from referee.seat import Seat, SeatState
+from hexarena.protocol import codec
+from hexarena.protocol.errors import BotFault
+from hexarena.protocol.rules import IllegalMove, State, Step
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.record import BoardConfig, Forfeit, GameRecord, Result, move_records
+from hexarena.referee.seats.base import Seat, SeatState
 
 FAULT_POLICIES = ("forfeit", "substitute")
 GONE = ("crashed", "no_connection")  # faults after which a bot cannot play on, whatever the policy

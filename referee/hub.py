@@ -1,29 +1,29 @@
-"""The referee's one place to wait, and the seats that talk through it over ZeroMQ.
+"""The referee's one place to wait.
 
 ``Hub`` owns the ROUTER transport (``referee/transport.py``) and one poller over it and
 the seats' plain descriptors (output pipes, process exit descriptors). Every wait of
 every seat of one referee goes through ``Hub.poll``, which routes each authenticated
-message to its seat's inbox (a HELLO completes a handshake) and each ready descriptor
-to its seat. ``ZmqSeat`` is the part of the seat interface that every ZeroMQ-connected
-seat shares: the handshake, TURN/MOVE with request ids (§4.4, §6), the inbox bound, BYE.
-Its subclasses say how the bot is started: ``referee/local.py`` (a process of ours) and
-``referee/remote.py`` (a bot started by hand elsewhere).
+message to its owner and each ready descriptor to whoever watches it: a ``Listener``
+(the ZeroMQ seats of ``referee/seats/zmq.py`` are the listeners). The CURVE gate of the
+tcp endpoint for remote seats (``referee/curve.py``) is made on first use.
 """
 
 from __future__ import annotations
 
-import secrets
-import time
-from collections import deque
 from collections.abc import Callable
-from pathlib import Path
+from typing import Protocol
 
-from protocol import codec
-from protocol.errors import BotFault, ProtocolError
-from referee.seat import SeatState
-from referee.transport import Hook, Received, Transport
+from hexarena.referee.transport import Hook, Received, Transport
 
-INBOX_LIMIT = 100  # messages kept from a bot between its turns; more is a fault (§6.4)
+
+class Listener(Protocol):
+    """What the hub routes to: the owner of an admitted token, or the watcher of a descriptor."""
+
+    def receive(self, message: Received) -> None:
+        """One authenticated message of this listener's connection."""
+
+    def ready_fd(self, fd: int) -> None:
+        """One of this listener's watched descriptors is ready."""
 
 
 class Hub:
@@ -35,21 +35,21 @@ class Hub:
         self.listen = listen  # the tcp endpoint for remote seats, bound on first use
         self.announce = announce  # called with each remote seat's Credentials
         self._gate = None
-        self._fds: dict[int, ZmqSeat] = {}
+        self._fds: dict[int, Listener] = {}
 
     @property
     def endpoint(self) -> str:
         return self.transport.endpoint
 
     def gate(self):
-        """The CURVE gate of the tcp endpoint (``referee/remote.py``), made on first use."""
+        """The CURVE gate of the tcp endpoint (``referee/curve.py``), made on first use."""
         if self._gate is None:
-            from referee.remote import Gate
+            from hexarena.referee.curve import Gate
 
             self._gate = Gate(self.transport, self.listen)
         return self._gate
 
-    def watch(self, seat: ZmqSeat, fds: list[int]) -> None:
+    def watch(self, seat: Listener, fds: list[int]) -> None:
         for fd in fds:
             self._fds[fd] = seat
             self.transport.watch(fd)
@@ -73,162 +73,3 @@ class Hub:
         if self._gate is not None:
             self._gate.close()
         self.transport.close()
-
-
-class ZmqSeat:
-    """A seat whose bot connects a DEALER socket to the hub and authenticates with a one-time token (§3)."""
-
-    process = None  # a local process to stop after BYE (``ProcessSeat``), else None
-
-    def __init__(self, name: str, label: str, hub: Hub, startup: float | None = None) -> None:
-        self.name = name
-        self.label = label
-        self.hub = hub
-        self.startup = startup
-        self.state = SeatState.NEW
-        self.fault: BotFault | None = None
-        self.launched = 0.0  # time.perf_counter() at launch
-        self._last_id = 0  # request ids sent so far are 1 … _last_id (§6)
-        self._outstanding: int | None = None
-        self._sent = 0.0
-        self._limit_ms = 0
-        self._inbox: deque[Received] = deque()
-        self._flooded = False  # sent more unrequested messages than INBOX_LIMIT
-
-    # ---- starting ------------------------------------------------------------------------------
-
-    def launch(self) -> None:
-        token = secrets.token_hex(16)
-        env = {"HEXARENA_ENDPOINT": self.hub.endpoint, "HEXARENA_TOKEN": token,
-               "HEXARENA_PROTOCOL": codec.VERSION, "HEXARENA_NAME": self.name}
-        try:
-            self.start_bot(env)
-        except BotFault as fault:
-            self.fault, self.state = fault, SeatState.CLOSED
-            return
-        self.hub.transport.admit(token, self)
-        self.launched = time.perf_counter()
-        self.state = SeatState.STARTING
-
-    def start_bot(self, env: dict[str, str]) -> None:
-        """Start (or invite) the bot with the protocol's environment (§2); BotFault if it cannot be."""
-        raise NotImplementedError
-
-    def poll_start(self) -> None:
-        pass
-
-    def startup_report(self) -> str:
-        """Words appended to a startup fault: what was run and what it said (a process seat's)."""
-        return ""
-
-    def receive(self, message: Received) -> None:
-        """Called by the hub for each message of this seat's connection."""
-        if self.state is SeatState.STARTING:
-            self._greet(message.data)
-        elif len(self._inbox) < INBOX_LIMIT:
-            self._inbox.append(message)
-        else:
-            self._flooded = True
-
-    def ready_fd(self, fd: int) -> None:
-        """Called by the hub when one of this seat's watched descriptors is ready."""
-
-    def _greet(self, data: bytes | None) -> None:
-        hello = codec.parse(data)  # the transport authenticated it: a valid HELLO
-        if hello.version != codec.VERSION:
-            self.retire(BotFault("malformed_message", f"HELLO names protocol {hello.version!r}, not v1 (§3.5)"))
-            return
-        self.hub.transport.send(self, codec.Welcome().wire)
-        self.state = SeatState.READY
-
-    # ---- playing -------------------------------------------------------------------------------
-
-    def begin_game(self, log_path: Path | None) -> None:
-        pass
-
-    def send(self, message: codec.Message) -> None:
-        if self.state is not SeatState.CLOSED:
-            self.hub.transport.send(self, message.wire)
-
-    def request(self, left_ms: int, limit_ms: int) -> None:
-        self._last_id += 1
-        self._outstanding = self._last_id
-        self._limit_ms = limit_ms
-        self.hub.transport.send(self, codec.Turn.encode(self._last_id, left_ms, limit_ms))
-        self._sent = time.perf_counter()
-
-    def gone(self) -> str | None:
-        """Why the bot can no longer answer (its process exited), or None while it may."""
-        return None
-
-    def await_move(self, allowance: float) -> tuple[int, float]:
-        deadline = self._sent + allowance
-        inbox = self._inbox
-        while True:
-            if self._flooded:  # checked on every pass: a flood that fills the inbox mid-turn drops the reply too
-                self._flooded = False  # one fault per flood: under the substitute policy the bot plays on
-                inbox.clear()
-                raise BotFault("malformed_message", f"more than {INBOX_LIMIT} messages between turns (§6.4)")
-            if not inbox:
-                if self.gone() is not None:
-                    self.hub.poll(1)  # collect a reply sent just before the exit
-                    if not inbox:
-                        raise BotFault("crashed", self.gone())
-                    continue
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    margin_ms = round(allowance * 1000) - self._limit_ms
-                    raise BotFault("timeout", f"no MOVE within {self._limit_ms} ms (+{margin_ms} ms margin)")
-                self.hub.poll(int(left * 1000) + 1)  # rounded up: the wait never ends before the deadline
-                continue
-            received = inbox.popleft()
-            if received.at > deadline:
-                raise BotFault("timeout", f"MOVE came {1000 * (received.at - deadline):.0f} ms after the deadline")
-            if received.data is None:
-                raise BotFault("malformed_message", "a multi-frame message (§1.2)")
-            move = codec.move_fields(received.data) or self._read_other(received.data)
-            if move is None:
-                continue
-            number, line = move
-            if number == self._outstanding:
-                self._outstanding = None
-                return line, received.at - self._sent
-            if 0 < number < self._outstanding:
-                self.note(f"late reply {codec.Move(number, line).to_text()!r} ignored (§6.2)")
-                continue
-            raise BotFault("wrong_request", f"MOVE echoes id {number}, the request was {self._outstanding} (§6.3)")
-
-    def _read_other(self, data: bytes) -> tuple[int, int] | None:
-        """A reply not written as a plain MOVE: its ``(id, line)``, None for a second HELLO (§3.3: dropped and
-        logged), or the fault it is."""
-        try:
-            message = codec.parse(data)
-        except ProtocolError as exc:
-            raise BotFault("malformed_message", str(exc)) from None
-        if isinstance(message, codec.Hello):
-            self.note("a second HELLO on an authenticated connection ignored (§3.3)")
-            return None
-        if not isinstance(message, codec.Move):
-            raise BotFault("malformed_message", f"{message.to_text()[:60]!r} is not a MOVE (§6.4)")
-        return message.id, message.line
-
-    def note(self, text: str) -> None:
-        pass
-
-    # ---- stopping ------------------------------------------------------------------------------
-
-    def retire(self, fault: BotFault | None = None, reason: str = "") -> None:
-        if fault is not None:
-            self.fault = fault
-            self.note_fault(fault)
-        if self.state is SeatState.CLOSED:
-            return
-        self.hub.transport.send(self, codec.Bye(f"fault {fault.reason}" if fault else reason).wire)
-        self.hub.transport.forget(self)
-        self.state = SeatState.CLOSED
-
-    def note_fault(self, fault: BotFault) -> None:
-        self.note(f"fault {fault.reason}: {fault.detail}")
-
-    def closed(self) -> None:
-        pass

@@ -21,8 +21,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
-from protocol.errors import ConfigError
-from protocol.validation import Style, describe_validation_error, plain_text
+from hexarena.protocol.errors import ConfigError
+from hexarena.protocol.validation import Style, describe_validation_error, plain_text
 
 MANIFEST = "bot.toml"
 LIMIT_MAX = 1 << 31  # a [limits] value (MiB, seconds, counts): more is no limit an OS takes, and true is not 1

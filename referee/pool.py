@@ -38,9 +38,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, TypeVar
 
-from protocol.errors import HexarenaError
-from referee import sandbox
-from referee.referee import Referee
+from hexarena.protocol.errors import HexarenaError
+from hexarena.referee import sandbox
+from hexarena.referee.referee import Referee
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -130,7 +130,7 @@ class RefereeProcessPool:
         for number in range(size):
             ours, theirs = socket.socketpair()
             # a fresh interpreter, not multiprocessing's spawn: that one runs the caller's main script again
-            process = subprocess.Popen([sys.executable, "-m", "referee.pool", str(theirs.fileno()), str(os.getpid())],
+            process = subprocess.Popen([sys.executable, "-m", "hexarena.referee.pool", str(theirs.fileno()), str(os.getpid())],
                                        pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=_worker_env())
             theirs.close()
             connection = Connection(ours.detach())
@@ -219,8 +219,9 @@ class _Results(Iterator):
 
 
 def _worker_env() -> dict[str, str]:
-    """This environment, with the folder this code is imported from first on the path (a source tree too)."""
-    ours = str(Path(__file__).resolve().parent.parent)
+    """This environment, with the folder the ``hexarena`` package is imported from first on the path (a source
+    tree too)."""
+    ours = os.path.dirname(os.path.dirname(os.path.abspath(sys.modules["hexarena"].__file__)))
     path = os.environ.get("PYTHONPATH")
     return {**os.environ, "PYTHONPATH": ours + (os.pathsep + path if path else "")}
 

@@ -12,10 +12,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, TypeAdapter, field_validator
 
-from protocol import codec
-from protocol.board import Board, make_board, parse_size
-from protocol.rules import Options, Rules
-from referee.clock import TimeControl, read_time_control
+from hexarena.protocol import codec
+from hexarena.protocol.board import Board, make_board, parse_size
+from hexarena.protocol.rules import Options, Rules
+from hexarena.referee.clock import TimeControl, read_time_control
 
 Termination = Literal[codec.TERMINATIONS]  # the protocol's list (§4.6, §7): one vocabulary for the wire and the record
 FAULTS: tuple[str, ...] = codec.FAULTS

@@ -22,14 +22,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Self
 
-from protocol.errors import BotFault, ConfigError
-from referee.clock import Deadline, TimeControl
-from referee.game import FAULT_POLICIES, Game, GameObserver, Prelude
-from referee.hub import Hub
-from referee.process import Limits, stop_all
-from referee.record import BoardConfig, GameRecord
-from referee.seat import Seat, SeatSpec, SeatState
-from referee.transport import Hook
+from hexarena.protocol.errors import BotFault, ConfigError
+from hexarena.referee.clock import Deadline, TimeControl
+from hexarena.referee.game import FAULT_POLICIES, Game, GameObserver, Prelude
+from hexarena.referee.hub import Hub
+from hexarena.referee.launch import Limits, stop_all
+from hexarena.referee.record import BoardConfig, GameRecord
+from hexarena.referee.seats.base import Seat, SeatSpec, SeatState
+from hexarena.referee.transport import Hook
 
 DEFAULT_TIME = TimeControl()  # 1 s per move, 10 s to start
 DEFAULT_LIMITS = Limits()

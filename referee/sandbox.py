@@ -12,7 +12,7 @@ The contract (docs/security.md has the threat model):
   process inside dies with it, ``setsid`` or not;
 * a filesystem of its own: the bot's folder read-only (a build's folder writable), ``/usr`` and
   the system's library folders, a few files of ``/etc``, the Python interpreter's prefix and the
-  folders of the installed ``protocol``, ``bots`` and ``zmq`` packages read-only, a private
+  folders of the installed ``hexarena`` (its ``protocol`` and ``bots``) and ``zmq`` packages read-only, a private
   size-capped ``/tmp``; nothing of the workspace, the registry, other bots, the repository or ``/root``;
 * folders the organiser shares with every bot, read-only: ``HEXARENA_SANDBOX_SHARE=/path:/path``
   (e.g. a script several test bots run as ``../broken.py``);
@@ -44,15 +44,16 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from protocol.errors import ConfigError
-from referee import namespaces, relay
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee import namespaces, relay
 
 INSTALL = "apt-get install bubblewrap"
 UID = namespaces.UID  # nobody, inside the sandbox's own user namespace
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates", "localtime",
        "passwd", "group", "nsswitch.conf", "mime.types")
-PACKAGES = ("protocol", "bots", "zmq", "pyzmq.libs")  # what Python bots import, bound at their own paths
+# what Python bots import, bound at their own paths: in a source tree hexarena/ and its floors are sibling folders
+PACKAGES = ("hexarena", "hexarena.protocol", "hexarena.bots", "zmq", "pyzmq.libs")
 LOCALE = ("LANG", "LANGUAGE", "TZ")
 SHARE = "HEXARENA_SANDBOX_SHARE"
 CHOICE = "HEXARENA_SANDBOX"  # "bwrap" or "unshare": the organiser forces a path; unset: bwrap where installed
@@ -258,7 +259,10 @@ def _runtime_folders() -> list[str]:
                 spec = importlib.util.find_spec(name)
             except (ImportError, ValueError):
                 spec = None
-            if spec is not None and spec.submodule_search_locations:
+            if spec is not None and spec.origin and os.path.isfile(spec.origin):
+                # the package's own folder, not its __path__: a source tree's hexarena lists the repository there
+                folders.add(os.path.dirname(os.path.realpath(spec.origin)))
+            elif spec is not None and spec.submodule_search_locations:
                 folders.update(os.path.realpath(p) for p in spec.submodule_search_locations)
             site = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
             if (site / "site-packages" / name).is_dir():

@@ -24,8 +24,8 @@ from typing import NamedTuple
 
 import zmq
 
-from protocol import codec
-from protocol.errors import ProtocolError
+from hexarena.protocol import codec
+from hexarena.protocol.errors import ProtocolError
 
 log = logging.getLogger("hexarena.referee.transport")
 

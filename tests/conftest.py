@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from referee import sandbox
-from referee.clock import TimeControl
-from referee.local import BotSpec
-from referee.referee import Referee
+from hexarena.referee import sandbox
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.referee import Referee
 
 # `pytest --hypothesis-profile=long`: the fuzz campaign (tests/test_fuzz.py) and every property test, 20x longer
 settings.register_profile("long", max_examples=2000)

@@ -12,26 +12,12 @@ from pathlib import Path
 import pytest
 import zmq
 
-from protocol import codec
-from referee.check import (
-    BORDER,
-    EXTRA_MOVE,
-    FOUR,
-    HANDSHAKE,
-    ITEMS,
-    MISERE,
-    QUITS,
-    SEVERAL,
-    SQUARES,
-    THREE,
-    TIME_LIMIT,
-    TRACKS,
-    check_bot,
-)
-from referee.clock import TimeControl
-from referee.local import BotSpec
-from referee.record import BoardConfig
-from referee.referee import Referee
+from hexarena.protocol import codec
+from hexarena.referee.check import BORDER, EXTRA_MOVE, FOUR, HANDSHAKE, ITEMS, MISERE, QUITS, SEVERAL, SQUARES, THREE, TIME_LIMIT, TRACKS, check_bot
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.referee import Referee
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "bots"

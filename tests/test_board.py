@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from protocol.board import GEOMETRIES, PRESETS, BoardError, make_board, parse_size
+from hexarena.protocol.board import GEOMETRIES, PRESETS, BoardError, make_board, parse_size
 
 SIZES = [(r, c) for r in range(1, 11) for c in range(1, 11)]
 

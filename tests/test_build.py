@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from conftest import processes_with
 
-from protocol.errors import BotFault
-from referee.build import BuildFailed, build, moved
-from referee.manifest import Manifest
+from hexarena.protocol.errors import BotFault
+from hexarena.referee.build import BuildFailed, build, moved
+from hexarena.referee.manifest import Manifest
 
 
 def counting_bot(folder: Path, script: str = "echo built >> builds.txt; echo compiling") -> Manifest:

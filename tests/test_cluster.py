@@ -17,10 +17,14 @@ from pathlib import Path
 import pytest
 from test_leagues import league_text, make_workspace, per_game, stored_ids
 
-from leagues import dask_executor, registry
-from leagues.config import parse_league
-from leagues.runner import run_league
-from leagues.workspace import Workspace
+from hexarena.leagues.registry.snapshot import pack_snapshot as pack
+from hexarena.leagues.registry.submit import submit
+from hexarena.leagues.running.executors import dask_driver
+from hexarena.leagues.running.executors.dask_driver import DaskExecutor, seat_cycles
+from hexarena.leagues.running.executors.dask_worker import CACHE_ENV, SnapshotMismatch, close_referees, snapshot
+from hexarena.leagues.schedule.config import parse_league
+from hexarena.leagues.running.runner import run_league
+from hexarena.leagues.workspace.home import Workspace
 
 distributed = pytest.importorskip("distributed")
 
@@ -32,7 +36,7 @@ LOOPBACK = "127.0.0.1"
 @pytest.fixture(autouse=True)
 def bot_cache(tmp_path, monkeypatch):
     """Each test's workers cache bots in its own folder (inherited by spawned worker processes)."""
-    monkeypatch.setenv(dask_executor.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
     return tmp_path / "cache"
 
 
@@ -54,7 +58,7 @@ def test_local_cluster_plays_the_same_games_as_the_local_executor(tmp_path):
     for home in homes.values():
         ws = make_workspace(home)
         if HAVE_CBOT:
-            assert registry.submit(ws, REPO / "bots" / "cbot", check=False).accepted
+            assert submit(ws, REPO / "bots" / "cbot", check=False).accepted
         ws.close()
     text = league_text("same", participants=participants + ["cbot"] * HAVE_CBOT,
                        boards=(("2x2", "hex"), ("1x2", "hex")), seed=5)
@@ -128,7 +132,7 @@ def table_without_timing(home: Path) -> list[dict]:
 
 
 def test_a_missing_snapshot_is_fetched_and_a_tampered_one_refused(tmp_path, bot_cache):
-    digest, data = dask_executor.pack(REPO / "bots" / "random")
+    digest, data = pack(REPO / "bots" / "random")
     fetched = []
 
     def fetch() -> bytes:
@@ -136,18 +140,18 @@ def test_a_missing_snapshot_is_fetched_and_a_tampered_one_refused(tmp_path, bot_
         return data
 
     def fresh_process() -> None:  # what a new worker process starts with: the disk cache, nothing in memory
-        dask_executor.close_referees()
+        close_referees()
 
     try:
-        copy = dask_executor.snapshot(digest, fetch, bot_cache)
+        copy = snapshot(digest, fetch, bot_cache)
         assert len(fetched) == 1 and (copy / "bot.toml").read_text() == (REPO / "bots/random/bot.toml").read_text()
-        assert dask_executor.snapshot(digest, fetch, bot_cache) == copy and len(fetched) == 1  # once per process
+        assert snapshot(digest, fetch, bot_cache) == copy and len(fetched) == 1  # once per process
         fresh_process()
-        dask_executor.snapshot(digest, fetch, bot_cache)
+        snapshot(digest, fetch, bot_cache)
         assert len(fetched) == 1  # the cache entry's hash checks: not fetched again
         fresh_process()
         (bot_cache / digest / "bot.py").write_text("print('tampered')\n")
-        copy = dask_executor.snapshot(digest, fetch, bot_cache)
+        copy = snapshot(digest, fetch, bot_cache)
         assert len(fetched) == 2  # refused and fetched again
         assert (copy / "bot.py").read_bytes() == (REPO / "bots/random/bot.py").read_bytes()
         assert (bot_cache / digest / "bot.py").read_bytes() == (REPO / "bots/random/bot.py").read_bytes()
@@ -156,11 +160,11 @@ def test_a_missing_snapshot_is_fetched_and_a_tampered_one_refused(tmp_path, bot_
         with tarfile.open(fileobj=other, mode="w:gz") as tar:
             tar.add(REPO / "bots" / "greedy", arcname=".")
         shutil.rmtree(bot_cache / digest)
-        with pytest.raises(dask_executor.SnapshotMismatch, match="refused"):
-            dask_executor.snapshot(digest, lambda: other.getvalue(), bot_cache)
+        with pytest.raises(SnapshotMismatch, match="refused"):
+            snapshot(digest, lambda: other.getvalue(), bot_cache)
         assert not (bot_cache / digest).exists()
     finally:
-        dask_executor.close_referees()
+        close_referees()
 
 
 def league_file(tmp_path: Path) -> Path:
@@ -193,7 +197,7 @@ def nothing_stored(home: Path) -> bool:
 def test_bad_scheduler_input_is_one_line_exit_2_and_nothing_stored(tmp_path, capsys, monkeypatch, scheduler, message):
     home = tmp_path / "home"
     make_workspace(home).close()
-    monkeypatch.setattr(dask_executor, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr(dask_driver, "CONNECT_TIMEOUT", 1.0)
     if scheduler == "missing":
         monkeypatch.setitem(sys.modules, "distributed", None)  # as if the dask extra were not installed
         scheduler = "tcp://127.0.0.1:8786"
@@ -209,7 +213,7 @@ def test_bad_scheduler_input_is_one_line_exit_2_and_nothing_stored(tmp_path, cap
 def test_a_league_file_can_name_the_cluster(tmp_path, capsys, monkeypatch):
     home = tmp_path / "home"
     make_workspace(home).close()
-    monkeypatch.setattr(dask_executor, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr(dask_driver, "CONNECT_TIMEOUT", 1.0)
     file = tmp_path / "bad.toml"
     file.write_text(f'executor = "dask"\nscheduler = "tcp://127.0.0.1:{free_port()}"\n'
                     + league_text("bad", participants=("greedy", "random")))
@@ -221,13 +225,13 @@ def test_a_league_file_can_name_the_cluster(tmp_path, capsys, monkeypatch):
 
 def test_seat_cycles_group_the_rotations_of_one_table_board_and_seed(tmp_path):
     ws = make_workspace(tmp_path / "home")
-    from leagues.runner import Job, plan
-    from referee.local import BotSpec
+    from hexarena.leagues.running.runner import Job, plan
+    from hexarena.referee.seats.process import BotSpec
 
     league = parse_league(league_text("cycles", boards=(("2x2", "hex"), ("1x2", "hex")), games_per_pairing=4))
     games, folders = plan(ws, league)
     jobs = [Job(g.id, g.config, tuple(BotSpec(s, folders[s]) for s in g.seats), g.seed) for g in games]
-    cycles = dask_executor.seat_cycles(jobs)
+    cycles = seat_cycles(jobs)
     assert sum(len(c) for c in cycles) == len(jobs) and len(cycles) == 6 * 2 * 2  # pairs × boards × cycles
     for cycle in cycles:
         assert len(cycle) == 2 and {j.seats for j in cycle} == {cycle[0].seats, cycle[0].seats[::-1]}
@@ -235,8 +239,8 @@ def test_seat_cycles_group_the_rotations_of_one_table_board_and_seed(tmp_path):
 
 
 def test_closing_the_iterator_cancels_the_pending_cycles(tmp_path):
-    from leagues.runner import Job, plan
-    from referee.local import BotSpec
+    from hexarena.leagues.running.runner import Job, plan
+    from hexarena.referee.seats.process import BotSpec
 
     ws = make_workspace(tmp_path / "home")
     league = parse_league(league_text("cancel", boards=(("2x2", "hex"),), games_per_pairing=8))
@@ -249,7 +253,7 @@ def test_closing_the_iterator_cancels_the_pending_cycles(tmp_path):
 
     with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1, resources={"seat": 2},
                                   host=LOOPBACK, dashboard_address=":0") as cluster:
-        executor = dask_executor.DaskExecutor(cluster.scheduler_address, time_control=league.time_control)
+        executor = DaskExecutor(cluster.scheduler_address, time_control=league.time_control)
         try:
             records = executor.run(jobs)
             assert next(records).id in {job.id for job in jobs}
@@ -264,7 +268,7 @@ def test_closing_the_iterator_cancels_the_pending_cycles(tmp_path):
 
 
 def test_a_cycle_that_kills_three_workers_is_reported_not_retried_forever(tmp_path, capsys, monkeypatch):
-    from referee import sandbox
+    from hexarena.referee import sandbox
 
     killer = tmp_path / "killer"
     killer.mkdir()

@@ -17,12 +17,14 @@ import pytest
 from test_leagues import league_text, make_workspace, stored_ids
 from test_store import AUTHOR_TABLES, FIXTURE, REGISTRY_TABLES, STORE_TABLES, TALLY_TABLES, tables, user_version
 
-from leagues import registry, schema
-from leagues.config import parse_league
-from leagues.locks import league_lock
-from leagues.runner import run_league
-from leagues.workspace import Workspace
-from protocol.errors import ConfigError
+from hexarena.leagues.workspace import schema
+from hexarena.leagues.registry.catalog import bot_history, get_bot, list_bots
+from hexarena.leagues.registry.submit import ensure_reference_bots
+from hexarena.leagues.schedule.config import parse_league
+from hexarena.leagues.workspace.locks import league_lock
+from hexarena.leagues.running.runner import run_league
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -67,7 +69,7 @@ def test_a_second_runner_of_a_league_is_refused_naming_the_first_pid(tmp_path: P
 def test_a_sigkilled_runner_leaves_no_stuck_lock(tmp_path: Path) -> None:
     ws = Workspace(tmp_path / "home")
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from leagues.workspace import Workspace; from leagues.locks import league_lock\n"
+        "import sys, time; from hexarena.leagues.workspace.home import Workspace; from hexarena.leagues.workspace.locks import league_lock\n"
         f"ws = Workspace({str(tmp_path / 'home')!r})\n"
         "with league_lock(ws, 'x'):\n    print('locked', flush=True); time.sleep(60)")],
         stdout=subprocess.PIPE, text=True)
@@ -94,7 +96,7 @@ def test_run_league_holds_the_lock(tmp_path: Path) -> None:
     ws.close()
 
 
-SEED = ("import sys; from leagues.workspace import Workspace; from leagues import registry\n"
+SEED = ("import sys; from hexarena.leagues.workspace.home import Workspace; from leagues import registry\n"
         "ws = Workspace(sys.argv[1]); sys.stdin.readline(); registry.ensure_reference_bots(ws)")
 
 
@@ -112,12 +114,12 @@ def test_seeding_the_reference_bots_from_racing_processes_registers_each_once(tm
     with Workspace(home) as ws:
         rows = Counter(r["bot"] for r in ws.db.execute("SELECT bot FROM bot_versions"))
         assert set(rows.values()) == {1} and "greedy" in rows
-        assert all(info.versions == 1 for info in registry.list_bots(ws))
+        assert all(info.versions == 1 for info in list_bots(ws))
 
 
 def test_the_schema_refuses_a_doubled_version_row(tmp_path: Path) -> None:
     with Workspace(tmp_path / "home") as ws:
-        registry.ensure_reference_bots(ws)
+        ensure_reference_bots(ws)
         with pytest.raises(sqlite3.IntegrityError):
             ws.db.execute("INSERT INTO bot_versions (hash, bot, submitted, manifest, checks, build_log, source, follows)"
                           " SELECT hash, bot, submitted, manifest, checks, build_log, source, follows"
@@ -148,7 +150,7 @@ def test_migration_2_removes_the_doubled_rows_of_a_race_and_keeps_returns_to_ear
                                                                 " ORDER BY id", (bot,))] for bot in ("greedy", "random")}
         assert len(versions["greedy"]) == 1 and len(versions["random"]) == 3
         assert dict(ws.db.execute("SELECT bot, MIN(id) FROM bot_versions GROUP BY bot").fetchall()) == first_ids
-        assert [v.hash for v in registry.bot_history(ws, "greedy")] == [registry.get_bot(ws, "greedy").latest]
+        assert [v.hash for v in bot_history(ws, "greedy")] == [get_bot(ws, "greedy").latest]
     assert user_version(home) == schema.VERSION
     assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES
 

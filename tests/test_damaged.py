@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from test_store import FIXTURE, OLD_TABLE, cli
 
-from leagues import schema
-from leagues.workspace import Workspace
+from hexarena.leagues.workspace import schema
+from hexarena.leagues.workspace.home import Workspace
 
 GAME = "3a5926a5b9ebd111"  # a game of league tiny in the fixture
 
@@ -142,7 +142,7 @@ def test_a_garbled_record_is_named_and_every_other_game_still_shows(home: Path, 
 
 def test_a_sound_workspace_is_reported_sound(home: Path, capsys) -> None:
     status, out, _ = cli(capsys, "doctor", "--home", str(home))
-    from referee import sandbox
+    from hexarena.referee import sandbox
 
     expected = f"{home / 'hexarena.db'}: 1 leagues and 4 games intact, 0 rows garbled or unreadable; nothing wrong found\n"
     assert (status, out) == (0, f"sandbox: {sandbox.describe()}\n" + expected)  # which sandbox first, then the database

@@ -8,7 +8,7 @@ def test_demo_league_runs_prints_its_table_and_publishes_the_site(tmp_path):
     home = tmp_path / "home"
     first = subprocess.run(["hexarena", "demo", "--home", str(home)], capture_output=True, text=True, check=False, timeout=300)
     assert first.returncode == 0, first.stderr
-    from referee import sandbox
+    from hexarena.referee import sandbox
 
     assert f"hexarena: bots run in a sandbox: {sandbox.describe()}\n" in first.stderr  # which path this machine took
     played = re.search(r"league demo: (\d+) of (\d+) games played \((\d+) now\)", first.stderr)

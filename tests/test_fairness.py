@@ -10,12 +10,12 @@ from itertools import combinations, permutations
 import pytest
 from conftest import BOTS, ROOT, bot
 
-from leagues.config import parse_league
-from leagues.openings import check_opening, parse_openings, random_openings, safe_lines
-from leagues.schedule import Entrant, schedule
-from leagues.seating import WILLIAMS_4, seat_orders
-from protocol.errors import ConfigError
-from referee.record import BoardConfig, GameRecord
+from hexarena.leagues.schedule.config import parse_league
+from hexarena.leagues.schedule.openings import check_opening, parse_openings, random_openings, safe_lines
+from hexarena.leagues.schedule.games import Entrant, schedule
+from hexarena.leagues.schedule.seating import WILLIAMS_4, seat_orders
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee.record import BoardConfig, GameRecord
 
 
 def entrants(count: int) -> list[Entrant]:

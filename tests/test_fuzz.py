@@ -27,9 +27,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from hexarena.cli import main
-from leagues.config import parse_league
-from protocol.errors import ConfigError
-from referee.manifest import load_manifest
+from hexarena.leagues.schedule.config import parse_league
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee.manifest import load_manifest
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 TRIED: dict[str, Counter] = {}
@@ -158,12 +158,12 @@ def test_manifests_are_read_or_refused_in_one_line(text: str, tmp_path: Path) ->
 @pytest.fixture(scope="module")
 def empty_home(tmp_path_factory) -> Path:
     """A workspace whose reference bots are marked seeded but none is registered: no bot name resolves."""
-    from leagues import registry
-    from leagues.workspace import Workspace
+    from hexarena.leagues.registry.submit import ensure_reference_bots
+    from hexarena.leagues.workspace.home import Workspace
 
     home = tmp_path_factory.mktemp("fuzz") / "home"
     with Workspace(home) as ws:
-        registry.ensure_reference_bots(ws, bots_dir=home / "none")
+        ensure_reference_bots(ws, bots_dir=home / "none")
     return home
 
 

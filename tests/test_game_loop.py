@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from conftest import bot
 
-from protocol import codec
-from protocol.errors import BotFault
-from referee.clock import TimeControl
-from referee.inprocess import InProcessSpec, ScriptedSpec
-from referee.record import BoardConfig, GameRecord
-from referee.referee import Referee
-from referee.seat import Seat, SeatState
+from hexarena.protocol import codec
+from hexarena.protocol.errors import BotFault
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.inprocess import InProcessSpec, ScriptedSpec
+from hexarena.referee.record import BoardConfig, GameRecord
+from hexarena.referee.referee import Referee
+from hexarena.referee.seats.base import Seat, SeatState
 
 CONTROL = TimeControl.parse("1s,startup=1s,margin=20ms")
 TWO = BoardConfig(size="1x2")  # 11 lines, 2 cells
@@ -29,9 +29,9 @@ def lowest(game, state) -> int:
 
 
 def test_every_seat_kind_implements_the_declared_interface():
-    from referee.hub import Hub
-    from referee.local import BotSpec
-    from referee.process import Limits
+    from hexarena.referee.hub import Hub
+    from hexarena.referee.seats.process import BotSpec
+    from hexarena.referee.launch import Limits
 
     hub = Hub()
     try:

@@ -16,15 +16,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from leagues import registry, store
-from leagues.config import parse_league
-from leagues.ratings import ratings
-from leagues.runner import resolve_entrants, run_league
-from leagues.schedule import Entrant, schedule
-from leagues.tables import by_configuration, crosstable, ranked, seat_frame, standings
-from leagues.workspace import Workspace
-from protocol.errors import ConfigError
-from referee.record import GameRecord
+from hexarena.leagues.results import store
+from hexarena.leagues.registry.reference import REFERENCE_AUTHOR
+from hexarena.leagues.registry.submit import ensure_reference_bots, submit
+from hexarena.leagues.schedule.config import parse_league
+from hexarena.leagues.results.ratings import ratings
+from hexarena.leagues.running.runner import resolve_entrants, run_league
+from hexarena.leagues.schedule.games import Entrant, schedule
+from hexarena.leagues.results.tables import by_configuration, crosstable, ranked, seat_frame, standings
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee.record import GameRecord
 
 REPO = Path(__file__).resolve().parent.parent
 BOTS = ("greedy", "greedy2", "random", "random2")
@@ -41,13 +43,13 @@ def league_text(name: str, participants=BOTS, boards=(("2x2", "hex"),), **fields
 def make_workspace(home: Path) -> Workspace:
     """A workspace with four registered Python bots: the reference random and greedy, and renamed copies."""
     ws = Workspace(home)
-    registry.ensure_reference_bots(ws, bots_dir=home / "no-reference-bots")  # mark seeded: register ours only
+    ensure_reference_bots(ws, bots_dir=home / "no-reference-bots")  # mark seeded: register ours only
     for name in BOTS:
         folder = home.parent / f"src-{home.name}" / name
         shutil.copytree(REPO / "bots" / name.rstrip("2"), folder)
         manifest = folder / "bot.toml"
         manifest.write_text(manifest.read_text().replace(f'name = "{name.rstrip("2")}"', f'name = "{name}"'))
-        assert registry.submit(ws, folder, check=False, author=registry.REFERENCE_AUTHOR).accepted  # their names
+        assert submit(ws, folder, check=False, author=REFERENCE_AUTHOR).accepted  # their names
     return ws
 
 
@@ -336,7 +338,7 @@ def test_faults_are_counted_by_reason_and_flag_the_bot(tmp_path, policy):
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "bot.toml").write_text('name = "broken"\ncommand = ["python3", "-c", "raise SystemExit(3)"]\n')
-    assert registry.submit(ws, broken, check=False).accepted
+    assert submit(ws, broken, check=False).accepted
     text = league_text("faulty", participants=["greedy", "random", "broken"], fault_policy=policy)
     league = parse_league(text.replace('"5s"', '"5s,startup=3s"'))  # restarting the broken bot may wait that long
     run_league(ws, league, concurrency=2, progress=False)
@@ -390,7 +392,7 @@ def registered(tmp_path_factory) -> Path:
 
 
 def test_too_many_tables_asks_for_a_sample(registered, monkeypatch):
-    monkeypatch.setattr("leagues.runner.MAX_TABLES", 3)
+    monkeypatch.setattr("hexarena.leagues.running.runner.MAX_TABLES", 3)
     league = parse_league(league_text("wide", players=3, games_per_pairing=6))
     with Workspace(registered) as ws, pytest.raises(ConfigError, match=r"^wide.toml: 4 bots make 4 tables of 3; "
                                                                       r"set sample = N"):

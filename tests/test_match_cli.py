@@ -9,8 +9,8 @@ from conftest import BOTS, ROOT, TEST_BOTS
 
 from hexarena.cli import main
 from hexarena.commands.match import rotations
-from protocol.render import render
-from referee.record import GameRecord
+from hexarena.protocol.render import render
+from hexarena.referee.record import GameRecord
 
 GREEDY, RANDOM = str(BOTS / "greedy"), str(BOTS / "random")
 

@@ -16,6 +16,7 @@ from test_publish import browser, console_errors, needs_browser, replay_url  # n
 from typer.testing import CliRunner
 
 from hexarena.cli import register
+from hexarena.leagues.registry.submit import submit
 
 HEXARENA = [sys.executable, "-m", "hexarena"]
 
@@ -44,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_bot_that_dies_before_hello_is_reported_with_its_command_and_stderr(tmp_path: Path):
-    from referee.check import HANDSHAKE, check_bot
+    from hexarena.referee.check import HANDSHAKE, check_bot
 
     report = check_bot(ROOT / "tests" / "bots" / "crash_at_start", log_dir=tmp_path / "logs")
     reason = report.item(HANDSHAKE).reason
@@ -57,7 +58,7 @@ def test_a_bot_that_dies_before_hello_is_reported_with_its_command_and_stderr(tm
 
 
 def test_a_bot_that_crashes_before_its_first_move_fails_the_time_item_and_check_keeps_logs(tmp_path: Path):
-    from referee.check import TIME_LIMIT, check_bot
+    from hexarena.referee.check import TIME_LIMIT, check_bot
 
     report = check_bot(ROOT / "tests" / "bots_broken" / "die", log_dir=tmp_path / "logs")
     assert not report.item(TIME_LIMIT).passed
@@ -159,10 +160,10 @@ def test_replay_takes_a_unique_prefix_and_bots_show_takes_name_at_hash(tmp_path:
 def test_a_remote_seat_that_never_joined_is_not_waited_for_again_and_its_own_wait_is_honoured():
     import time
 
-    from referee.clock import TimeControl
-    from referee.local import BotSpec
-    from referee.record import BoardConfig
-    from referee.referee import Referee
+    from hexarena.referee.clock import TimeControl
+    from hexarena.referee.seats.process import BotSpec
+    from hexarena.referee.record import BoardConfig
+    from hexarena.referee.referee import Referee
 
     absent = BotSpec("absent", None, remote=True, startup=0.3)  # shorter than the bots' 10 s startup allowance
     random_bot = BotSpec("random", ROOT / "bots" / "random")
@@ -188,9 +189,9 @@ def test_the_demo_runs_its_reference_bots_where_no_sandbox_can_be_made_but_nothi
     import shutil
 
     from hexarena.commands.league import demo_without_sandbox
-    from leagues import registry
-    from leagues.workspace import Workspace
-    from referee import sandbox
+    from hexarena.leagues.registry.submit import submit
+    from hexarena.leagues.workspace.home import Workspace
+    from hexarena.referee import sandbox
 
     monkeypatch.setattr(sandbox, "bwrap", lambda: None)  # a fresh machine: python3 and pip, no bubblewrap
     monkeypatch.setattr(sandbox, "_enabled", True)  # restored after the test, whatever fails: later tests sandbox
@@ -204,7 +205,7 @@ def test_the_demo_runs_its_reference_bots_where_no_sandbox_can_be_made_but_nothi
     shutil.copytree(ROOT / "bots" / "random", mine)
     (mine / "bot.toml").write_text((mine / "bot.toml").read_text().replace('name = "random"', 'name = "mine"'))
     with Workspace(home) as ws:
-        registry.submit(ws, mine, check=False, author="alice")
+        submit(ws, mine, check=False, author="alice")
     assert demo_without_sandbox(home) is False and sandbox.enabled()  # an author's bot: the refusal stands
     with __import__("pytest").raises(sandbox.SandboxMissing):
         sandbox.require()
@@ -242,8 +243,8 @@ def test_openings_given_on_the_command_line_or_inline_are_bounded_and_checked(tm
     assert "is a folder; give a file name" in fails(["openings", "2x2", "--count", "2", "--out", str(tmp_path)], capsys)
     import pytest
 
-    from leagues.config import parse_league
-    from protocol.errors import ConfigError
+    from hexarena.leagues.schedule.config import parse_league
+    from hexarena.protocol.errors import ConfigError
     with pytest.raises(ConfigError, match=r"boards\[0\]\.openings: no start positions listed"):
         parse_league('name = "none"\n[[boards]]\nsize = "2x2"\nopenings = []\n', "none.toml")
     with pytest.raises(ConfigError, match=r"boards\[0\]\.openings: row 2 is the start position of row 1 again"):
@@ -253,10 +254,10 @@ def test_openings_given_on_the_command_line_or_inline_are_bounded_and_checked(tm
 
 
 def test_remote_retry_waits_again_before_every_game():
-    from referee.clock import TimeControl
-    from referee.local import BotSpec
-    from referee.record import BoardConfig
-    from referee.referee import Referee
+    from hexarena.referee.clock import TimeControl
+    from hexarena.referee.seats.process import BotSpec
+    from hexarena.referee.record import BoardConfig
+    from hexarena.referee.referee import Referee
 
     absent = BotSpec("absent", None, remote=True, startup=0.2)
     random_bot = BotSpec("random", ROOT / "bots" / "random")
@@ -283,8 +284,8 @@ def test_check_logs_on_the_command_line_keeps_the_logs_and_refuses_a_place_for_n
 def test_a_manifests_limits_are_whole_numbers_in_range(tmp_path: Path):
     import pytest
 
-    from protocol.errors import ConfigError
-    from referee.manifest import load_manifest
+    from hexarena.protocol.errors import ConfigError
+    from hexarena.referee.manifest import load_manifest
 
     for value, problem in (("99999999999999999999", "less than or equal to 2147483648"),
                            ("true", "a valid integer"), ("1.0", "a valid integer"), ("0", "greater than 0")):
@@ -338,12 +339,12 @@ def test_a_league_name_stored_with_another_definition_is_refused_unless_replaced
 def test_replace_keeps_every_game_and_the_tables_show_the_new_definitions_schedule(tmp_path: Path):
     import pytest
 
-    from leagues import store
-    from leagues.config import load_league
-    from leagues.doctor import salvage
-    from leagues.runner import pending, run_league
-    from leagues.workspace import Workspace
-    from protocol.errors import ConfigError
+    from hexarena.leagues.results import store
+    from hexarena.leagues.schedule.config import load_league
+    from hexarena.leagues.results.doctor import salvage
+    from hexarena.leagues.running.runner import pending, run_league
+    from hexarena.leagues.workspace.home import Workspace
+    from hexarena.protocol.errors import ConfigError
 
     file = tmp_path / "club.toml"
     with Workspace(tmp_path / "home") as ws:
@@ -395,11 +396,10 @@ def test_status_and_dry_run_count_what_a_run_will_play_and_store_nothing(tmp_pat
     newer = tmp_path / "greedy"
     shutil.copytree(GREEDY, newer)
     (newer / "bot.py").write_text((newer / "bot.py").read_text() + "\n# version 2\n")
-    from leagues import registry
-    from leagues.workspace import Workspace
+    from hexarena.leagues.workspace.home import Workspace
 
     with Workspace(home) as ws:
-        registry.submit(ws, newer, check=False, author="hexarena")
+        submit(ws, newer, check=False, author="hexarena")
     assert shown("league", "status", "tiny", "--home", str(home)).startswith("league tiny: 0 of 4 games played (0%), "
                                                                              "4 left\n")
     out = shown("league", "run", str(home / "tiny.toml"), "--dry-run", "--home", str(home))
@@ -411,7 +411,7 @@ def test_status_and_dry_run_count_what_a_run_will_play_and_store_nothing(tmp_pat
        st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=2, max_size=4, unique=True),
        st.sampled_from([2, 4]), st.sampled_from([2, 4]), st.sampled_from(["1s", "300ms", "10s+1s"]))
 def test_a_definition_differs_exactly_where_the_files_do(bots_a, bots_b, games_a, games_b, control):
-    from leagues.config import differences, parse_league
+    from hexarena.leagues.schedule.config import differences, parse_league
 
     def league(bots, games, control="1s"):
         return parse_league(f'name = "x"\nparticipants = {json.dumps(bots)}\ngames_per_pairing = {games}\n'
@@ -427,7 +427,7 @@ def test_a_definition_differs_exactly_where_the_files_do(bots_a, bots_b, games_a
 # ---- versions are visible (item 9) ------------------------------------------------------------------
 
 def test_match_says_which_greedy_it_runs_and_records_each_seats_version(tmp_path: Path):
-    from leagues.registry import source_hash
+    from hexarena.leagues.registry.snapshot import source_hash
 
     home = fixture_home(tmp_path)  # greedy@7269031468 registered
     mine = tmp_path / "greedy"
@@ -448,13 +448,14 @@ def test_match_says_which_greedy_it_runs_and_records_each_seats_version(tmp_path
 
 @needs_browser
 def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):  # noqa: F811
-    from leagues import store
-    from leagues.config import load_league
-    from leagues.publish import game_files, publish
-    from leagues.registry import source_hash
-    from leagues.runner import run_league
-    from leagues.workspace import Workspace
-    from referee.record import GameRecord
+    from hexarena.leagues.results import store
+    from hexarena.leagues.schedule.config import load_league
+    from hexarena.leagues.results.report import game_files
+    from hexarena.leagues.site.publish import publish
+    from hexarena.leagues.registry.snapshot import source_hash
+    from hexarena.leagues.running.runner import run_league
+    from hexarena.leagues.workspace.home import Workspace
+    from hexarena.referee.record import GameRecord
 
     with Workspace(tmp_path / "new") as ws:
         run_league(ws, load_league(league_file(tmp_path / "v.toml", "versions", [RANDOM, GREEDY])), progress=False)
@@ -510,7 +511,7 @@ def with_leftovers(bots: Path) -> Path:
 
 
 def test_reference_bots_hash_the_same_from_the_repository_and_as_installed(tmp_path: Path):
-    from leagues.registry import source_hash
+    from hexarena.leagues.registry.snapshot import source_hash
 
     installed = with_leftovers(installed_bots(tmp_path / "site-packages" / "bots"))
     worn = with_leftovers(Path(shutil.copytree(ROOT / "bots", tmp_path / "repo" / "bots")))
@@ -523,11 +524,10 @@ def test_reference_bots_hash_the_same_from_the_repository_and_as_installed(tmp_p
 
 
 def test_a_snapshot_never_includes_what_its_own_build_produced(tmp_path: Path):
-    from leagues import registry
-    from leagues.registry import source_hash, tree_hash
-    from leagues.workspace import Workspace
-    from referee.build import build
-    from referee.manifest import load_manifest
+    from hexarena.leagues.registry.snapshot import source_hash, tree_hash
+    from hexarena.leagues.workspace.home import Workspace
+    from hexarena.referee.build import build
+    from hexarena.referee.manifest import load_manifest
 
     bot = tmp_path / "maker"
     shutil.copytree(RANDOM, bot)
@@ -539,7 +539,7 @@ def test_a_snapshot_never_includes_what_its_own_build_produced(tmp_path: Path):
     assert (bot / "out" / "model.bin").read_text() == "built\n"
     assert source_hash(bot) == before != tree_hash(bot)
     with Workspace(tmp_path / "home") as ws:
-        result = registry.submit(ws, bot, check=False)
+        result = submit(ws, bot, check=False)
     assert result.status == "registered", result.reason  # its build ran in a copy without the author's out/
     assert result.version_hash == before
     assert (result.folder / "out" / "model.bin").read_text() == "built\n"  # made by the snapshot's own build
@@ -550,7 +550,7 @@ def test_a_snapshot_never_includes_what_its_own_build_produced(tmp_path: Path):
                 min_size=1, max_size=3, unique=True),
        st.text(alphabet="ab*?[]!/\\#. \n-z", max_size=30))
 def test_a_gitignore_lists_what_it_names_and_never_fails(parts, noise):
-    from leagues.gitignore import matcher
+    from hexarena.leagues.registry.gitignore import matcher
 
     rel = "/".join(parts)
     name = parts[-1]

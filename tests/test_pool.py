@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from conftest import FAST, ROOT, processes_with, survivors_of_a_killed, wait_for, wait_until
 
-from leagues.jobs import Job, play_job
-from protocol.errors import ConfigError
-from referee.clock import TimeControl
-from referee.inprocess import InProcessSpec
-from referee.local import BotSpec
-from referee.pool import RefereePool, RefereeProcessPool, WorkerLost, referee_pool
-from referee.record import BoardConfig
-from referee.referee import Referee
+from hexarena.leagues.running.jobs import Job, play_job
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.inprocess import InProcessSpec
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.pool import RefereePool, RefereeProcessPool, WorkerLost, referee_pool
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.referee import Referee
 
 FIRST_FREE = InProcessSpec("first", lambda game, state: state.legal_moves()[0])
 LAST_FREE = InProcessSpec("last", lambda game, state: state.legal_moves()[-1])
@@ -185,7 +185,7 @@ def test_a_worker_killed_mid_run_is_one_line_and_its_bots_die_with_it(monkeypatc
 
 def test_workers_and_their_bots_die_with_a_killed_pool_process(tmp_path):
     marker = f"pool-{os.getpid()}-{time.monotonic_ns()}"
-    script = ("import sys; sys.path.insert(0, sys.argv[1]); import test_pool as t; from referee.pool import "
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); import test_pool as t; from hexarena.referee.pool import "
               "RefereeProcessPool; pool = RefereeProcessPool(t.OPTIONS, 2); "
               "[print(r.id, flush=True) for r in pool.map(t.play_job, t.jobs(10000))]")
     env = {**os.environ, "BROKEN_MARKER": marker}

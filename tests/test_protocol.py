@@ -12,13 +12,13 @@ from conftest import bot
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol import codec
-from protocol.board import make_board
-from protocol.client import rules_for, run_bot
-from protocol.errors import ProtocolError
-from referee.clock import TimeControl
-from referee.record import FAULTS, BoardConfig
-from referee.referee import Referee
+from hexarena.protocol import codec
+from hexarena.protocol.board import make_board
+from hexarena.protocol.client import rules_for, run_bot
+from hexarena.protocol.errors import ProtocolError
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.record import FAULTS, BoardConfig
+from hexarena.referee.referee import Referee
 
 GOLDEN = Path(__file__).parent / "golden"
 SPEC = Path(__file__).resolve().parent.parent / "protocol" / "PROTOCOL.md"

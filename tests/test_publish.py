@@ -21,17 +21,20 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from leagues import store
-from leagues.config import parse_league
-from leagues.publish import compute, game_files, standings_markdown, write_site
-from leagues.schedule import ScheduledGame
-from leagues.wording import summary
-from leagues.workspace import Workspace
-from protocol.errors import BotFault
-from referee.clock import TimeControl
-from referee.inprocess import InProcessSpec
-from referee.record import BoardConfig, GameRecord
-from referee.referee import Referee
+from hexarena.leagues.results import store
+from hexarena.leagues.schedule.config import parse_league
+from hexarena.leagues.results.report import compute
+from hexarena.leagues.site import publish
+from hexarena.leagues.results.report import game_files
+from hexarena.leagues.site.publish import standings_markdown, write_site
+from hexarena.leagues.schedule.games import ScheduledGame
+from hexarena.leagues.results.wording import summary
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import BotFault
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.inprocess import InProcessSpec
+from hexarena.referee.record import BoardConfig, GameRecord
+from hexarena.referee.referee import Referee
 
 GOLDEN = Path(__file__).parent / "golden" / "standings.md"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -515,7 +518,7 @@ def test_the_site_shows_no_absolute_paths_of_the_organisers_machine(records, tmp
         logs.mkdir(parents=True, exist_ok=True)
         (logs / f"{faulty.id}.seat{fault.seat}.bot.log").write_text(
             f'Traceback:\n  File "{folder}/search.py", line 3\nZeroDivisionError\n')
-        from leagues.publish import publish
+        from hexarena.leagues.site.publish import publish
 
         publish(ws, "paths", tmp_path / "out")
     texts = {p.relative_to(tmp_path / "out").as_posix(): p.read_text(encoding="utf-8")
@@ -622,7 +625,6 @@ def wait_text(driver, element_id: str, expected: str, seconds: float = 10) -> No
 
 @needs_browser
 def test_games_in_many_chunks_and_the_list_in_parts_load_from_file_urls(browser, tmp_path, monkeypatch):
-    from leagues import publish
 
     records = big_league(120)
 

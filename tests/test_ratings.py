@@ -6,9 +6,9 @@ import random
 import numpy as np
 import pytest
 
-from leagues.ratings import ELO_MEAN, fit, log_likelihood, orderings, ratings
-from leagues.tables import game_matrix, seat_frame
-from referee.record import BoardConfig, GameRecord, Result
+from hexarena.leagues.results.ratings import ELO_MEAN, fit, log_likelihood, orderings, ratings
+from hexarena.leagues.results.tables import game_matrix, seat_frame
+from hexarena.referee.record import BoardConfig, GameRecord, Result
 
 
 def game(number: int, seats: list[str], scores: list[int], misere: bool = False) -> GameRecord:

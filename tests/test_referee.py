@@ -14,13 +14,13 @@ import pytest
 import zmq
 from conftest import bot, processes_with, survivors_of_a_killed, wait_until
 
-from protocol import codec
-from protocol.errors import ConfigError
-from referee.clock import TimeControl
-from referee.local import BotSpec
-from referee.manifest import Manifest
-from referee.process import BotProcess, Limits
-from referee.record import FAULTS, BoardConfig
+from hexarena.protocol import codec
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.manifest import Manifest
+from hexarena.referee.launch import BotProcess, Limits
+from hexarena.referee.record import FAULTS, BoardConfig
 
 GREEDY, RANDOM = bot("greedy"), bot("random")
 
@@ -368,7 +368,7 @@ def test_an_unwritable_log_drops_the_output_and_the_game_goes_on(tmp_path):
 
 def test_the_transport_reads_one_frame_and_multi_frame_messages_whole():
     """§1.2: a message is one frame; a multi-frame one reaches its seat as ``data=None`` (a fault), in order."""
-    from referee.transport import Transport
+    from hexarena.referee.transport import Transport
 
     transport = Transport()
     dealer = transport.context.socket(zmq.DEALER)

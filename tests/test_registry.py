@@ -15,10 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hexarena.cli import main
-from leagues import registry
-from leagues.workspace import Workspace
-from protocol.board import make_board
-from protocol.errors import ConfigError
+from hexarena.leagues.registry.catalog import bot_history, get_bot, list_bots, retire
+from hexarena.leagues.registry.resolve import active_bots, resolve
+from hexarena.leagues.registry.snapshot import copy_and_hash
+from hexarena.leagues.registry.submit import ensure_reference_bots, submit
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.board import make_board
+from hexarena.protocol.errors import ConfigError
 
 REPO = Path(__file__).resolve().parent.parent
 RANDOM_BOT = REPO / "bots" / "random"
@@ -75,52 +78,52 @@ def ws(tmp_path: Path):
 
 def test_submit_resubmit_change_and_retire(ws: Workspace, tmp_path: Path) -> None:
     folder = make_bot(tmp_path / "bot")
-    first = registry.submit(ws, folder, check=False, author="alice")
+    first = submit(ws, folder, check=False, author="alice")
     assert first.status == "registered"
     assert (first.folder / "bot.py").read_text() == "print('hello')\n"
     assert first.folder == (ws.registry_dir / first.version_hash).resolve()
 
     before = state(ws.home)
-    again = registry.submit(ws, folder, check=False, author="alice")
+    again = submit(ws, folder, check=False, author="alice")
     assert (again.status, again.version_hash) == ("unchanged", first.version_hash)
     assert state(ws.home) == before
 
     (folder / "bot.py").write_text("print('better')\n")
-    second = registry.submit(ws, folder, check=False, author="alice")
+    second = submit(ws, folder, check=False, author="alice")
     assert second.status == "new_version" and second.version_hash != first.version_hash
-    assert [v.hash for v in registry.bot_history(ws, "tester")] == [first.version_hash, second.version_hash]
-    [info] = registry.list_bots(ws)
+    assert [v.hash for v in bot_history(ws, "tester")] == [first.version_hash, second.version_hash]
+    [info] = list_bots(ws)
     assert (info.name, info.author, info.versions, info.latest, info.retired) == (
         "tester", "alice", 2, second.version_hash, None)
-    assert registry.resolve(ws, "tester").folder == second.folder
-    assert (registry.resolve(ws, f"tester@{first.version_hash[:4]}").folder / "bot.py").read_text() == "print('hello')\n"
+    assert resolve(ws, "tester").folder == second.folder
+    assert (resolve(ws, f"tester@{first.version_hash[:4]}").folder / "bot.py").read_text() == "print('hello')\n"
 
-    assert registry.retire(ws, "tester") is True
-    assert registry.retire(ws, "tester") is False
-    assert registry.active_bots(ws) == []
-    assert registry.list_bots(ws)[0].retired is not None
-    assert registry.resolve(ws, "tester").version_hash == second.version_hash  # still playable by name
+    assert retire(ws, "tester") is True
+    assert retire(ws, "tester") is False
+    assert active_bots(ws) == []
+    assert list_bots(ws)[0].retired is not None
+    assert resolve(ws, "tester").version_hash == second.version_hash  # still playable by name
 
     (folder / "bot.py").write_text("print('hello')\n")  # back to the first content: a new submission, same snapshot
-    back = registry.submit(ws, folder, check=False, author="alice")
+    back = submit(ws, folder, check=False, author="alice")
     assert (back.status, back.version_hash) == ("new_version", first.version_hash)
-    assert [b.label for b in registry.active_bots(ws)] == [f"tester@{first.version_hash[:10]}"]
-    assert registry.get_bot(ws, "tester").versions == 2
+    assert [b.label for b in active_bots(ws)] == [f"tester@{first.version_hash[:10]}"]
+    assert get_bot(ws, "tester").versions == 2
 
 
 def test_the_hash_covers_exec_bits_but_not_caches(ws: Workspace, tmp_path: Path) -> None:
     folder = make_bot(tmp_path / "bot")
-    first = registry.submit(ws, folder, check=False)
+    first = submit(ws, folder, check=False)
     (folder / "__pycache__").mkdir()
     (folder / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"\0junk")
     (folder / ".git").mkdir()
     (folder / ".git" / "HEAD").write_text("ref: x\n")
     (folder / "old.pyc").write_bytes(b"\0")
-    assert registry.submit(ws, folder, check=False).status == "unchanged"
+    assert submit(ws, folder, check=False).status == "unchanged"
     assert not (first.folder / "__pycache__").exists()
 
     (folder / "bot.py").chmod(0o755)
-    executable = registry.submit(ws, folder, check=False)
+    executable = submit(ws, folder, check=False)
     assert executable.status == "new_version"
     assert os.access(executable.folder / "bot.py", os.X_OK) and not os.access(first.folder / "bot.py", os.X_OK)
 
@@ -145,20 +148,20 @@ def test_the_hash_is_the_content_and_the_copy_is_exact(tree: dict[str, tuple[byt
         one = write_tree(base / "one", tree, sorted(tree))
         two = write_tree(base / "two", tree, sorted(tree, reverse=True))  # other order, other times
         (base / "copy1").mkdir(), (base / "copy2").mkdir(), (base / "copy3").mkdir()
-        digest = registry.copy_and_hash(one, base / "copy1")
-        assert registry.copy_and_hash(two, base / "copy2") == digest
+        digest = copy_and_hash(one, base / "copy1")
+        assert copy_and_hash(two, base / "copy2") == digest
         for rel, (content, executable) in tree.items():
             assert (base / "copy1" / rel).read_bytes() == content
             assert os.access(base / "copy1" / rel, os.X_OK) == executable
         rel = data.draw(st.sampled_from(sorted(tree)))
         (one / rel).write_bytes(tree[rel][0] + b"!")
-        assert registry.copy_and_hash(one, base / "copy3") != digest
+        assert copy_and_hash(one, base / "copy3") != digest
 
 
 def test_a_symlink_inside_the_folder_is_kept_relative(ws: Workspace, tmp_path: Path) -> None:
     folder = make_bot(tmp_path / "bot", files={"lib/core.py": "X = 1\n", "bot.py": "pass\n"})
     (folder / "core.py").symlink_to(folder / "lib" / "core.py")  # absolute, but inside
-    result = registry.submit(ws, folder, check=False)
+    result = submit(ws, folder, check=False)
     shutil.rmtree(folder)
     assert os.readlink(result.folder / "core.py") == "lib/core.py"
     assert (result.folder / "core.py").read_text() == "X = 1\n"
@@ -166,21 +169,21 @@ def test_a_symlink_inside_the_folder_is_kept_relative(ws: Workspace, tmp_path: P
 
 def test_resolve_names_versions_and_folders(ws: Workspace, tmp_path: Path) -> None:
     folder = make_bot(tmp_path / "adhoc", name="adhoc")
-    loose = registry.resolve(ws, str(folder))
+    loose = resolve(ws, str(folder))
     assert (loose.name, loose.version_hash, loose.folder, loose.label) == ("adhoc", None, folder.resolve(), "adhoc")
-    registry.submit(ws, make_bot(tmp_path / "a", name="alpha"), check=False)
-    registry.submit(ws, make_bot(tmp_path / "b", name="beta"), check=False)
+    submit(ws, make_bot(tmp_path / "a", name="alpha"), check=False)
+    submit(ws, make_bot(tmp_path / "b", name="beta"), check=False)
     with pytest.raises(ConfigError) as error:
-        registry.resolve(ws, "gamma")
+        resolve(ws, "gamma")
     assert str(error.value) == "unknown bot 'gamma': no registered bot or folder by that name (registered: alpha, beta)"
     with pytest.raises(ConfigError, match=r"^'alpha@abc': a version is name@HASH with at least 4 hex digits"):
-        registry.resolve(ws, "alpha@abc")
-    alpha = registry.resolve(ws, "alpha")
+        resolve(ws, "alpha@abc")
+    alpha = resolve(ws, "alpha")
     wrong = "0000" if not alpha.version_hash.startswith("0000") else "1111"
     with pytest.raises(ConfigError) as error:
-        registry.resolve(ws, f"alpha@{wrong}")
+        resolve(ws, f"alpha@{wrong}")
     assert str(error.value) == f"'alpha@{wrong}' matches no version of bot 'alpha' (versions: {alpha.version_hash[:10]})"
-    assert registry.resolve(ws, f"alpha@{alpha.version_hash[:12].upper()}") == alpha
+    assert resolve(ws, f"alpha@{alpha.version_hash[:12].upper()}") == alpha
 
 
 # ---------------------------------------------------------------- bad input: nothing registered, database unchanged
@@ -201,7 +204,7 @@ MANIFEST_CASES = {
 def test_each_broken_manifest_is_one_line_and_exit_2(case: str, tmp_path: Path, capsys) -> None:
     home = tmp_path / "home"
     with Workspace(home) as ws:
-        registry.submit(ws, make_bot(tmp_path / "good"), check=False)
+        submit(ws, make_bot(tmp_path / "good"), check=False)
     text, message = MANIFEST_CASES[case]
     folder = tmp_path / "broken"
     folder.mkdir()
@@ -216,7 +219,7 @@ def test_each_broken_manifest_is_one_line_and_exit_2(case: str, tmp_path: Path, 
 
 def test_a_name_owned_by_another_author_is_refused(ws: Workspace, tmp_path: Path, capsys) -> None:
     """A name belongs to its first submitter, whatever a manifest's author field says."""
-    registry.submit(ws, make_bot(tmp_path / "mine", name="shared", author="alice"), check=False, author="alice")
+    submit(ws, make_bot(tmp_path / "mine", name="shared", author="alice"), check=False, author="alice")
     before = state(ws.home)
     theirs = make_bot(tmp_path / "theirs", name="shared", author="alice")  # the manifest claims alice: informational
     code, _, err = cli(capsys, "submit", str(theirs), "--home", str(ws.home), "--author", "bob")
@@ -232,7 +235,7 @@ def test_a_symlink_leading_outside_is_refused(ws: Workspace, tmp_path: Path) -> 
     (folder / "data" / "key.txt").symlink_to("../../secret.txt")
     before = state(ws.home)
     with pytest.raises(ConfigError) as error:
-        registry.submit(ws, folder, check=False)
+        submit(ws, folder, check=False)
     assert str(error.value) == (f"{folder.resolve()}/data/key.txt: symlink leads outside the bot folder "
                                 "(to ../../secret.txt); copy the file into the folder instead")
     assert state(ws.home) == before
@@ -253,12 +256,12 @@ def test_special_files_and_unreadable_folders_are_refused(ws: Workspace, tmp_pat
     os.mkfifo(folder / "pipe")
     before = state(ws.home)
     with pytest.raises(ConfigError, match=r"/pipe: not a regular file, folder or symlink; remove it"):
-        registry.submit(ws, folder, check=False)
+        submit(ws, folder, check=False)
     os.unlink(folder / "pipe")
     if os.geteuid() != 0:  # root reads everything
         (folder / "bot.py").chmod(0)
         with pytest.raises(ConfigError, match=r"/bot.py: cannot read: Permission denied$"):
-            registry.submit(ws, folder, check=False)
+            submit(ws, folder, check=False)
     assert state(ws.home) == before
 
 
@@ -281,34 +284,34 @@ def test_a_failed_build_is_not_registered(ws: Workspace, tmp_path: Path, capsys)
 
 def test_a_build_runs_in_the_copy_and_a_hanging_build_is_stopped(ws: Workspace, tmp_path: Path) -> None:
     folder = make_bot(tmp_path / "bot", build=["sh", "-c", "echo built > out.txt"])
-    result = registry.submit(ws, folder, check=False)
+    result = submit(ws, folder, check=False)
     assert (result.folder / "out.txt").read_text() == "built\n"
     assert not (folder / "out.txt").exists()
 
     slow = make_bot(tmp_path / "slow", name="slow", build=["sh", "-c", "sleep 30 & sleep 30"])
-    result = registry.submit(ws, slow, check=False, build_timeout=0.3)
+    result = submit(ws, slow, check=False, build_timeout=0.3)
     assert (result.status, result.reason) == ("rejected", "build 'sh -c sleep 30 & sleep 30' did not finish within 0.3 s")
-    assert [b.name for b in registry.list_bots(ws)] == ["tester"]
+    assert [b.name for b in list_bots(ws)] == ["tester"]
 
 
 def test_a_submitted_bot_is_built_once_for_its_check_and_its_games(ws: Workspace, tmp_path: Path) -> None:
-    from referee.build import build
+    from hexarena.referee.build import build
 
     folder = playing_bot(tmp_path / "bot", name="counted")
     with open(folder / "bot.toml", "a") as manifest:
         manifest.write('build = ["sh", "-c", "echo x >> builds.txt"]\n')  # each build adds a line
-    result = registry.submit(ws, folder)  # builds the copy, then the conformance check plays it
+    result = submit(ws, folder)  # builds the copy, then the conformance check plays it
     assert result.status == "registered", result.reason
     assert (result.folder / "builds.txt").read_text() == "x\n"
-    build(result.folder, registry.resolve(ws, "counted").manifest)  # a game in this process: built already
+    build(result.folder, resolve(ws, "counted").manifest)  # a game in this process: built already
     assert (result.folder / "builds.txt").read_text() == "x\n"
 
 
 def test_a_failed_check_is_not_registered(ws: Workspace, tmp_path: Path) -> None:
-    stubborn = "from protocol.client import run_bot\n\nrun_bot(lambda game, state: 0)  # always line 0\n"
+    stubborn = "from hexarena.protocol.client import run_bot\n\nrun_bot(lambda game, state: 0)  # always line 0\n"
     folder = make_bot(tmp_path / "bot", files={"bot.py": stubborn})
     before = state(ws.home)
-    result = registry.submit(ws, folder)
+    result = submit(ws, folder)
     assert result.status == "rejected"
     assert result.reason.startswith(
         "conformance check failed: legal after an extra move: illegal_line: line 0 is already drawn; ")
@@ -346,22 +349,22 @@ def test_reference_bots_are_seeded_once_and_a_broken_one_is_skipped(ws: Workspac
     make_bot(shelf / "good", name="good", author="hexarena")
     make_bot(shelf / "broken", name="broken", build=["sh", "-c", "echo no compiler; exit 1"])
     (shelf / "notes").mkdir()  # no bot.toml: not a bot
-    results = registry.ensure_reference_bots(ws, shelf, check=False)
+    results = ensure_reference_bots(ws, shelf, check=False)
     assert [(r.name, r.status, r.reason) for r in results] == [
         ("broken", "rejected", "build 'sh -c echo no compiler; exit 1' failed with exit status 1: no compiler"),
         ("good", "registered", "")]
-    assert [b.name for b in registry.active_bots(ws)] == ["good"]
-    registry.retire(ws, "good")
-    assert registry.ensure_reference_bots(ws, shelf, check=False) == []  # once per workspace: a retired bot stays out
-    assert registry.active_bots(ws) == []
+    assert [b.name for b in active_bots(ws)] == ["good"]
+    retire(ws, "good")
+    assert ensure_reference_bots(ws, shelf, check=False) == []  # once per workspace: a retired bot stays out
+    assert active_bots(ws) == []
 
 
 def test_bots_list_show_and_retire_on_the_command_line(ws: Workspace, tmp_path: Path, capsys) -> None:
-    registry.ensure_reference_bots(ws, tmp_path / "no-reference-bots")  # a used workspace: no seeding here
+    ensure_reference_bots(ws, tmp_path / "no-reference-bots")  # a used workspace: no seeding here
     folder = make_bot(tmp_path / "bot")
-    first = registry.submit(ws, folder, check=False, author="alice")
+    first = submit(ws, folder, check=False, author="alice")
     (folder / "bot.py").write_text("print('v2')\n")
-    second = registry.submit(ws, folder, check=False, author="alice")
+    second = submit(ws, folder, check=False, author="alice")
     home = ["--home", str(ws.home)]
 
     code, out, _ = cli(capsys, "bots", *home)
@@ -396,7 +399,7 @@ def test_a_submit_killed_midway_leaves_no_staging_copy_behind(ws: Workspace, tmp
     try:
         busy = ws.registry_dir / f".staging-{sleeper.pid}-def456"  # a submit still running elsewhere
         busy.mkdir()
-        result = registry.submit(ws, make_bot(tmp_path / "src"), check=False)
+        result = submit(ws, make_bot(tmp_path / "src"), check=False)
         assert result.accepted
         assert not stale.exists()
         assert busy.exists()

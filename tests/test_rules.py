@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.board import make_board
-from protocol.rules import IllegalMove, Options, Rules
+from hexarena.protocol.board import make_board
+from hexarena.protocol.rules import IllegalMove, Options, Rules
 
 configs = st.builds(
     lambda geometry, rows, cols, players, misere, border: Rules(

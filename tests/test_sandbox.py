@@ -23,14 +23,16 @@ from pathlib import Path
 import pytest
 from conftest import BOTS, processes_with, survivors_of_a_killed, wait_until
 
-from leagues import registry
-from leagues.workspace import Workspace
-from protocol.errors import ConfigError
-from referee import sandbox
-from referee.clock import TimeControl
-from referee.local import BotSpec
-from referee.process import Limits
-from referee.record import BoardConfig
+from hexarena.leagues.registry.catalog import bot_history
+from hexarena.leagues.registry.resolve import resolve
+from hexarena.leagues.registry.submit import ensure_reference_bots, submit
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee import sandbox
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.launch import Limits
+from hexarena.referee.record import BoardConfig
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 RANDOM = BotSpec("random", BOTS / "random")
@@ -107,13 +109,13 @@ def test_the_opponents_token_and_the_referees_environment_are_out_of_reach(make_
 def test_the_workspace_the_registry_other_bots_and_root_are_out_of_reach(make_referee, tmp_path, monkeypatch,
                                                                          sandbox_path):
     ws = Workspace(tmp_path / "home")
-    registry.ensure_reference_bots(ws)
-    greedy = registry.resolve(ws, "greedy")
+    ensure_reference_bots(ws)
+    greedy = resolve(ws, "greedy")
     folder = tmp_path / "files"  # a registered hostile bot: ../../hexarena.db from its snapshot is the workspace's
     folder.mkdir()
     shutil.copy(HOSTILE / "hostile.py", folder / "hostile.py")
     (folder / "bot.toml").write_text('name = "files"\ncommand = ["python3", "hostile.py", "files"]\n')
-    files = registry.submit(ws, folder, check=False, author="mallory")
+    files = submit(ws, folder, check=False, author="mallory")
     ws.db.commit()
     before = (tree(ws.registry_dir), (ws.home / "hexarena.db").read_bytes())
     monkeypatch.setenv("HOSTILE_HOME", str(ws.home))
@@ -130,7 +132,7 @@ def test_the_workspace_the_registry_other_bots_and_root_are_out_of_reach(make_re
         "relative db ALLOWED; db ALLOWED; other bot denied (No such file or directory); own folder denied (Read-only "
         "file system); root denied (No such file or directory); registry lists 1 entries")
     assert (tree(ws.registry_dir), (ws.home / "hexarena.db").read_bytes()) == before
-    assert registry.resolve(ws, "greedy").folder == greedy.folder  # still verifies
+    assert resolve(ws, "greedy").folder == greedy.folder  # still verifies
 
 
 def test_double_forked_setsid_daemons_die_with_the_bot(make_referee, tmp_path, marked, sandbox_path):
@@ -207,7 +209,7 @@ def test_a_build_writes_only_its_folder_and_leaves_no_daemon(tmp_path, monkeypat
     monkeypatch.setenv("HOSTILE_HOME", str(ws.home))
     monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_HOME")
     begun = time.monotonic()
-    result = registry.submit(ws, folder, check=False, author="mallory")
+    result = submit(ws, folder, check=False, author="mallory")
     assert time.monotonic() - begun < 5
     assert result.accepted and (result.folder / "built.txt").read_text() == "built\n"
     # every write "succeeded" (the workspace lies under /tmp: the folders around the staging copy's mount point
@@ -222,31 +224,31 @@ def test_an_impostor_cannot_take_a_reference_bots_name(tmp_path, capsys, any_san
     from hexarena.cli import main
 
     ws = Workspace(tmp_path / "home")
-    registry.ensure_reference_bots(ws)
-    greedy = registry.resolve(ws, "greedy").version_hash
+    ensure_reference_bots(ws)
+    greedy = resolve(ws, "greedy").version_hash
     with pytest.raises(SystemExit) as exit_:
         main(["submit", str(HOSTILE / "impostor"), "--home", str(ws.home), "--author", "mallory"])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count("\n") == 1
     assert err == ("hexarena: error: bot name 'greedy' is taken by author 'hexarena' (you submit as 'mallory': "
                    "--author, by default your user name); choose another name\n")
-    assert registry.resolve(ws, "greedy").version_hash == greedy
-    assert [v.hash for v in registry.bot_history(ws, "greedy")] == [greedy]
+    assert resolve(ws, "greedy").version_hash == greedy
+    assert [v.hash for v in bot_history(ws, "greedy")] == [greedy]
 
 
 def test_a_tampered_snapshot_is_refused_by_name(tmp_path, capsys, any_sandbox):
     from hexarena.cli import main
 
     ws = Workspace(tmp_path / "home")
-    registry.ensure_reference_bots(ws)
-    snapshot = registry.resolve(ws, "random").folder
+    ensure_reference_bots(ws)
+    snapshot = resolve(ws, "random").folder
     assert not (snapshot / "bot.py").stat().st_mode & 0o222 and not snapshot.stat().st_mode & 0o222  # read-only
     (snapshot / "bot.py").chmod(0o644)  # the organiser's own account could; no bot can (its sandbox)
     with open(snapshot / "bot.py", "a") as code:
         code.write("\nprint('tampered')\n")
     with pytest.raises(ConfigError, match=r"registry snapshot random@[0-9a-f]{10} .* was changed after it was "
                                           r"registered \(its content hash differs\); it will not run"):
-        registry.resolve(ws, "random")
+        resolve(ws, "random")
     with pytest.raises(SystemExit) as exit_:
         main(["match", "random", "greedy", "--home", str(ws.home), "--size", "1x1"])
     err = capsys.readouterr().err
@@ -345,8 +347,8 @@ def test_no_sandbox_on_the_command_line_warns_and_runs_unconfined(tmp_path, any_
 
 def test_sigterm_reaches_the_bot_inside_its_sandbox(tmp_path, sandbox_path):
     """Polite then firm: the bot hears SIGTERM and may finish (its sandbox's outer process is not killed by it)."""
-    from referee.manifest import Manifest
-    from referee.process import BotProcess
+    from hexarena.referee.manifest import Manifest
+    from hexarena.referee.launch import BotProcess
 
     script = 'trap "echo finishing >&2; exit 0" TERM; echo ready >&2; while :; do sleep 0.05; done'
     process = BotProcess.start(tmp_path, Manifest(name="polite", command=["sh", "-c", script]), {}, Limits())
@@ -361,8 +363,8 @@ def test_sigterm_reaches_the_bot_inside_its_sandbox(tmp_path, sandbox_path):
 
 def test_limits_hold_from_the_bots_first_instruction(tmp_path, sandbox_path):
     """No race with the launch: what a bot's first command reads of its limits (and a child forked at once) is set."""
-    from referee.manifest import Manifest
-    from referee.process import BotProcess
+    from hexarena.referee.manifest import Manifest
+    from hexarena.referee.launch import BotProcess
 
     script = "echo $(ulimit -v) $(ulimit -p) $(ulimit -n) $(ulimit -c) $(sh -c 'ulimit -v') >&2"  # dash: -p processes
     limits = Limits(memory_mb=300, processes=9, open_files=33)

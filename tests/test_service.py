@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 from conftest import wait_for
 
-from leagues import authors, uploads
-from leagues.workspace import Workspace
+from hexarena.leagues.registry import authors, uploads
+from hexarena.leagues.workspace.home import Workspace
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = """name = "tiny"

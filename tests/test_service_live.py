@@ -28,13 +28,13 @@ from test_publish import browser, console_errors  # noqa: F401 - the shared head
 
 from hexarena.server.events import EventHub
 from hexarena.server.site import LiveSite
-from referee.clock import TimeControl
-from referee.inprocess import InProcessSpec
-from referee.record import BoardConfig
-from referee.referee import Referee
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.inprocess import InProcessSpec
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.referee import Referee
 
 SLOW_BOT = '''import time
-from protocol.client import run_bot
+from hexarena.protocol.client import run_bot
 
 
 def choose(game, state):
@@ -115,16 +115,17 @@ class StoreFails(Recorder):
 
 
 def test_a_league_tells_its_observer_of_each_stored_record_and_plays_on_when_it_fails(tmp_path, caplog):
-    from leagues import registry, store
-    from leagues.config import parse_league
-    from leagues.runner import run_league
-    from leagues.workspace import Workspace
+    from hexarena.leagues.results import store
+    from hexarena.leagues.registry.submit import ensure_reference_bots
+    from hexarena.leagues.schedule.config import parse_league
+    from hexarena.leagues.running.runner import run_league
+    from hexarena.leagues.workspace.home import Workspace
 
     league = parse_league('name = "seen"\nparticipants = ["random", "greedy"]\ngames_per_pairing = 2\n'
                           'time_control = "2s,startup=20s"\n\n[[boards]]\nsize = "2x2"\n')
     observer = StoreFails()
     with Workspace(tmp_path / "home") as ws, caplog.at_level(logging.ERROR, logger="hexarena.leagues.runner"):
-        registry.ensure_reference_bots(ws)
+        ensure_reference_bots(ws)
         summary = run_league(ws, league, concurrency=1, progress=False, observer=observer)
         stored = {record.id: record for record in store.records(ws, "seen")}
     assert summary.played == 2 and len(stored) == 2

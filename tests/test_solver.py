@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from bots.brains.solver import Solver, SolverTimeout, compiled, solve, symmetries
-from protocol.board import boards_with_few_free_lines, make_board
-from protocol.rules import Options, Rules
+from hexarena.bots.brains.solver import Solver, SolverTimeout, compiled, solve, symmetries
+from hexarena.protocol.board import boards_with_few_free_lines, make_board
+from hexarena.protocol.rules import Options, Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -189,7 +189,7 @@ def test_deadline_stops_the_search():
 
 def test_the_c_search_is_built():
     """pip builds bots/brains/_solvecore.c where a compiler is found (CI has one): fail if it was skipped."""
-    assert compiled(), "bots.brains._solvecore is missing: pip could not build bots/brains/_solvecore.c"
+    assert compiled(), "hexarena.bots.brains._solvecore is missing: pip could not build bots/brains/_solvecore.c"
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ import subprocess
 import pytest
 from conftest import BOTS, ROOT
 
-from leagues import sprt
-from protocol.errors import ConfigError
-from referee.record import GameRecord
+from hexarena.leagues.results import sprt
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee.record import GameRecord
 
 GREEDY, RANDOM = str(BOTS / "greedy"), str(BOTS / "random")
 

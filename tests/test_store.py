@@ -1,4 +1,4 @@
-"""The workspace database's schema (leagues.schema) and the store: a fresh database, the migration of a
+"""The workspace database's schema (hexarena.leagues.workspace.schema) and the store: a fresh database, the migration of a
 workspace written by commit 957ae21 (tests/fixtures/workspace-957ae21), and a newer database refused."""
 
 from __future__ import annotations
@@ -15,12 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hexarena.cli import main
-from leagues import registry, schema, store
-from leagues.config import parse_league
-from leagues.tables import SEAT_COLUMNS, Tally, ranked, seat_frame, standings
-from leagues.workspace import Workspace
-from protocol.errors import ConfigError
-from referee.record import FAULTS, BoardConfig, Forfeit, GameRecord, MoveRecord, Result
+from hexarena.leagues.workspace import schema
+from hexarena.leagues.results import store
+from hexarena.leagues.registry.catalog import list_bots
+from hexarena.leagues.schedule.config import parse_league
+from hexarena.leagues.results.tables import SEAT_COLUMNS, Tally, ranked, seat_frame, standings
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee.record import FAULTS, BoardConfig, Forfeit, GameRecord, MoveRecord, Result
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "workspace-957ae21"
 STORE_TABLES = {"leagues", "league_games", "games", "moves", "results"}
@@ -199,7 +201,7 @@ def test_a_version_0_database_that_lacks_tables_gets_them(tmp_path: Path) -> Non
     with Workspace(home) as ws:
         assert ws.migrated_from == 0
         assert store.played_ids(ws, "any") == set()
-        assert registry.list_bots(ws) == []
+        assert list_bots(ws) == []
     assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES
 
 

@@ -11,19 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from bots.brains import BRAINS, bot_choose
-from bots.brains.budget import move_budget
-from bots.brains.chains import Chains, chain_move, heuristic
-from bots.brains.endgame import solvable_free
-from bots.brains.mcts import Mcts
-from bots.brains.perfect import Perfect
-from bots.brains.solver import compiled, solve
-from protocol.board import make_board
-from protocol.rules import Options, Rules, State
-from referee.clock import TimeControl
-from referee.inprocess import InProcessSpec
-from referee.record import BoardConfig
-from referee.referee import Referee
+from hexarena.bots.brains import BRAINS, bot_choose
+from hexarena.bots.brains.budget import move_budget
+from hexarena.bots.brains.chains import Chains, chain_move, heuristic
+from hexarena.bots.brains.endgame import solvable_free
+from hexarena.bots.brains.mcts import Mcts
+from hexarena.bots.brains.perfect import Perfect
+from hexarena.bots.brains.solver import compiled, solve
+from hexarena.protocol.board import make_board
+from hexarena.protocol.rules import Options, Rules, State
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.inprocess import InProcessSpec
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.referee import Referee
 
 OPTIONS = [
     pytest.param(geometry, size, players, misere, border,

@@ -17,11 +17,11 @@ from conftest import BOTS, TEST_BOTS
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol.errors import ConfigError
-from referee import sandbox
-from referee.local import BotSpec
-from referee.manifest import load_manifest
-from referee.record import BoardConfig
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee import sandbox
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.manifest import load_manifest
+from hexarena.referee.record import BoardConfig
 
 TCP_ONLY = BotSpec("tcp-only", TEST_BOTS / "tcp_only")
 RANDOM = BotSpec("random", BOTS / "random")

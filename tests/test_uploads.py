@@ -14,8 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from leagues import registry, uploads
-from leagues.uploads import Member, UploadRefused, read_archive
+from hexarena.leagues.registry import uploads
+from hexarena.leagues.registry.snapshot import source_hash
+from hexarena.leagues.registry.uploads import Member, UploadRefused, read_archive
 
 ROOT = Path(__file__).resolve().parent.parent
 PART = st.text(st.characters(codec="utf-8", exclude_characters="/\\\0", exclude_categories=("Cs",)),
@@ -76,7 +77,7 @@ def test_pack_then_unpack_has_the_hash_a_local_submit_registers(tmp_path_factory
         (folder / name).write_bytes(content)
         (folder / name).chmod(mode)
     with uploads.unpacked(uploads.pack(folder)) as unpacked:
-        assert registry.source_hash(unpacked) == registry.source_hash(folder)
+        assert source_hash(unpacked) == source_hash(folder)
         scratch = unpacked.parent
     assert not scratch.exists()  # the temp folder is always removed
 
@@ -95,7 +96,7 @@ def test_pack_leaves_out_what_a_local_submit_leaves_out(tmp_path):
     with uploads.unpacked(uploads.pack(folder)) as unpacked:
         assert sorted(p.relative_to(unpacked).as_posix() for p in unpacked.rglob("*")) == [
             ".gitignore", "bot.c", "bot.toml"]
-        assert registry.source_hash(unpacked) == registry.source_hash(folder)
+        assert source_hash(unpacked) == source_hash(folder)
 
 
 UNSAFE = ["../evil", "a/../../evil", "/etc/evil", "C:/evil", "a\\b", "./../evil", "a/./../.."]

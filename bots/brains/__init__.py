@@ -2,7 +2,7 @@
 
 Every brain is a function ``(state, rng, seconds) -> line``: the position, a seeded
 ``random.Random`` and the time it may spend on this move. ``bot_choose`` puts one behind
-``protocol.client.run_bot``, the referee's clock (``TURN left_ms limit_ms``) setting its time.
+``hexarena.protocol.client.run_bot``, the referee's clock (``TURN left_ms limit_ms``) setting its time.
 
     chains   cell-counting rules: free captures, the long-chain rule's double-dealing,
              smallest sacrifice first; the exact solver once few lines are left (2 players)
@@ -35,11 +35,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from bots.brains.budget import is_critical, move_budget
-from bots.brains.chains import Chains
-from bots.brains.mcts import Mcts
-from bots.brains.perfect import Perfect
-from protocol.rules import State
+from hexarena.bots.brains.budget import is_critical, move_budget
+from hexarena.bots.brains.chains import Chains
+from hexarena.bots.brains.mcts import Mcts
+from hexarena.bots.brains.perfect import Perfect
+from hexarena.protocol.rules import State
 
 Brain = Callable[[State, random.Random, float], int]
 
@@ -47,7 +47,7 @@ BRAINS: dict[str, Callable[[], Brain]] = {"chains": Chains, "mcts": Mcts, "perfe
 
 
 def bot_choose(brain: Brain) -> Callable[..., int]:
-    """A ``protocol.client.run_bot`` chooser around a brain: the clock of the last TURN sets its time."""
+    """A ``hexarena.protocol.client.run_bot`` chooser around a brain: the clock of the last TURN sets its time."""
 
     def choose(game, state: State) -> int:
         clock, spec = game.clock, game.message.time

@@ -6,8 +6,8 @@ into seconds; ``is_critical`` spots the middle game's turning point, where it sp
 
 from __future__ import annotations
 
-from bots.brains.lines import effect
-from protocol.rules import State
+from hexarena.bots.brains.lines import effect
+from hexarena.protocol.rules import State
 
 
 def move_budget(left_ms: int | None, limit_ms: int | None, free: int, players: int, critical: bool = False,

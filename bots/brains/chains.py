@@ -8,9 +8,9 @@ from __future__ import annotations
 import random
 import time
 
-from bots.brains.endgame import SOLVE_FREE, Endgame
-from bots.brains.lines import capturable_lines, effect, handout
-from protocol.rules import Rules, State
+from hexarena.bots.brains.endgame import SOLVE_FREE, Endgame
+from hexarena.bots.brains.lines import capturable_lines, effect, handout
+from hexarena.protocol.rules import Rules, State
 
 
 def heuristic(state: State, rng: random.Random, seconds: float = 0.0) -> int:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 import time
 
-from bots.brains.solver import Solver, SolverTimeout, compiled
-from protocol.rules import State
+from hexarena.bots.brains.solver import Solver, SolverTimeout, compiled
+from hexarena.protocol.rules import State
 
 SOLVE_FREE = 22  # the solver is tried from this many free lines down (2x3 hexagons, 27 lines, take ~4 s)
 TABLE_LIMIT = 2_000_000  # transposition-table entries a bot's solver may keep between moves

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from protocol.rules import Rules
+from hexarena.protocol.rules import Rules
 
 
 def effect(rules: Rules, drawn: int, line: int) -> tuple[int, int]:

@@ -11,10 +11,10 @@ import math
 import random
 import time
 
-from bots.brains.chains import heuristic
-from bots.brains.endgame import SOLVE_FREE, Endgame
-from bots.brains.lines import effect
-from protocol.rules import Rules, State
+from hexarena.bots.brains.chains import heuristic
+from hexarena.bots.brains.endgame import SOLVE_FREE, Endgame
+from hexarena.bots.brains.lines import effect
+from hexarena.protocol.rules import Rules, State
 
 MIN_VISITS = 8  # playouts per candidate line below which MCTS trusts the chain rules instead
 

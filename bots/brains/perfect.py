@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 import time
 
-from bots.brains.budget import is_critical, move_budget
-from bots.brains.chains import heuristic
-from bots.brains.endgame import Endgame
-from bots.brains.mcts import Mcts
-from protocol.rules import State
+from hexarena.bots.brains.budget import is_critical, move_budget
+from hexarena.bots.brains.chains import heuristic
+from hexarena.bots.brains.endgame import Endgame
+from hexarena.bots.brains.mcts import Mcts
+from hexarena.protocol.rules import State
 
 
 class Perfect:

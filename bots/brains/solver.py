@@ -44,10 +44,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from protocol.rules import Rules, State
+from hexarena.protocol.rules import Rules, State
 
 try:  # the C search, built by pip where a compiler is found (pyproject.toml's ext-modules)
-    from bots.brains import _solvecore
+    from hexarena.bots.brains import _solvecore
 except ImportError:  # pragma: no cover - exercised only on machines without a compiler
     _solvecore = None
 

@@ -1,6 +1,6 @@
 """greedy: take a cell when possible, else a line that gives no cell away, else any line (seeded)."""
 
-from protocol.client import run_bot
+from hexarena.protocol.client import run_bot
 
 
 def choose(game, state) -> int:

@@ -1,6 +1,6 @@
 """random: a uniformly random free line, reproducible from the game's seed."""
 
-from protocol.client import run_bot
+from hexarena.protocol.client import run_bot
 
 
 def choose(game, state) -> int:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from hexarena.commands.bots import HomeOption, format_table, open_workspace, when
-from leagues import authors
+from hexarena.leagues.registry import authors
 
 authors_app = typer.Typer(help="Authors of the server (hexarena serve): add one (prints a token), list, revoke.",
                           no_args_is_help=True)

@@ -15,7 +15,7 @@ def backup(
     home: HomeOption = None,
 ) -> None:
     """Copy the workspace database (SQLite's online backup: safe during a league run); see docs/operations.md."""
-    from leagues.workspace import Workspace
+    from hexarena.leagues.workspace.home import Workspace
 
     with Workspace(home) as ws:
         ws.backup(dest)

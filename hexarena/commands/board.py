@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from protocol.board import GEOMETRIES, make_board
-from protocol.render import render
-from protocol.rules import IllegalMove, Options, Rules, State
+from hexarena.protocol.board import GEOMETRIES, make_board
+from hexarena.protocol.render import render
+from hexarena.protocol.rules import IllegalMove, Options, Rules, State
 
 
 def geometry_option(value: str) -> str:

@@ -9,9 +9,16 @@ from typing import Annotated
 import typer
 
 from hexarena.unconfined import NoSandboxOption, choose
-from leagues import registry
-from leagues.workspace import Workspace
-from protocol.errors import ConfigError
+from hexarena.leagues.registry import catalog
+from hexarena.leagues.registry.catalog import bot_history, get_bot
+from hexarena.leagues.registry.resolve import resolve
+from hexarena.leagues.registry.snapshot import SHORT_HASH
+from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES
+from hexarena.leagues.registry import submit as submission
+from hexarena.leagues.registry.submit import ensure_reference_bots, submitted
+from hexarena.referee.build import BUILD_TIMEOUT
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError
 
 HomeOption = Annotated[
     Path | None,
@@ -24,7 +31,7 @@ bots_app = typer.Typer(help="List registered bots, show a bot's versions, retire
 def open_workspace(home: Path | None) -> Workspace:
     """The workspace, with the reference bots submitted into it if it is new (reported on stderr)."""
     ws = Workspace(home)
-    for result in registry.ensure_reference_bots(ws):
+    for result in ensure_reference_bots(ws):
         if not result.accepted:
             print(f"hexarena: reference bot {result.name} skipped: {result.reason}", file=sys.stderr)
         elif result.status != "unchanged":
@@ -54,8 +61,8 @@ def check_summary(checks: list[tuple[str, bool, str]]) -> str:
 def submit(
     folder: Annotated[Path, typer.Argument(help="the bot's folder, with its bot.toml")],
     home: HomeOption = None,
-    max_size: Annotated[float, typer.Option(min=0, max=10_240, help="size limit of the folder, in MB")] = registry.MAX_BOT_BYTES / 2**20,
-    build_timeout: Annotated[float, typer.Option(min=0.1, max=3600, help="seconds the build command may take")] = registry.BUILD_TIMEOUT,
+    max_size: Annotated[float, typer.Option(min=0, max=10_240, help="size limit of the folder, in MB")] = MAX_BOT_BYTES / 2**20,
+    build_timeout: Annotated[float, typer.Option(min=0.1, max=3600, help="seconds the build command may take")] = BUILD_TIMEOUT,
     author: Annotated[str | None, typer.Option(help="who submits: a bot's name belongs to the author who first "
                                                "submitted it [default: your user name]", show_default=False)] = None,
     no_sandbox: NoSandboxOption = False,
@@ -68,8 +75,8 @@ def submit(
     """Build, check and register a bot folder; the registry keeps an exact copy, one per content version."""
     if server is not None:
         local = {"--author": author is not None, "--no-sandbox": no_sandbox,
-                 "--max-size": max_size != registry.MAX_BOT_BYTES / 2**20,
-                 "--build-timeout": build_timeout != registry.BUILD_TIMEOUT}
+                 "--max-size": max_size != MAX_BOT_BYTES / 2**20,
+                 "--build-timeout": build_timeout != BUILD_TIMEOUT}
         given = [option for option, set_ in local.items() if set_]
         if given:
             raise ConfigError(f"{', '.join(given)}: not with --server (the server builds with its own limits and "
@@ -78,14 +85,14 @@ def submit(
         return
     choose(no_sandbox)
     ws = Workspace(home)
-    result = registry.submit(ws, folder, max_bytes=int(max_size * 2**20), build_timeout=build_timeout, author=author,
+    result = submission.submit(ws, folder, max_bytes=int(max_size * 2**20), build_timeout=build_timeout, author=author,
                              progress=lambda step: print(f"hexarena: {step}", file=sys.stderr, flush=True))
     if not result.accepted:
         print(f"hexarena: {result.name} was not registered: {result.reason}", file=sys.stderr)
         if result.build_log.strip():
             print("build output (tail):\n" + indent(result.build_log), file=sys.stderr)
         raise typer.Exit(1)
-    print(registry.submitted(ws, result))
+    print(submitted(ws, result))
     if result.checks:
         print(checks_table(result.checks))
     print(f"snapshot: {result.folder}")
@@ -99,7 +106,7 @@ def submit_to_server(folder: Path, server: str, token: str | None) -> None:
     import urllib.error
     import urllib.request
 
-    from leagues.uploads import pack
+    from hexarena.leagues.registry.uploads import pack
 
     if not token:
         raise ConfigError("--server needs your token: --token TOKEN or HEXARENA_TOKEN (the organiser makes one "
@@ -176,13 +183,13 @@ def bots(ctx: typer.Context, home: HomeOption = None) -> None:
 def list_bots(ctx: typer.Context, home: HomeOption = None) -> None:
     """Every registered bot: versions, latest version, when it was submitted, author, status."""
     ws = open_workspace(home or ctx.obj)
-    infos = registry.list_bots(ws)
+    infos = catalog.list_bots(ws)
     if not infos:
         print("no bots registered yet; add one with 'hexarena submit FOLDER'")
         return
     print(format_table(
         ["NAME", "VERSIONS", "LATEST", "SUBMITTED", "AUTHOR", "STATUS"],
-        [[i.name, str(i.versions), i.latest[:registry.SHORT_HASH], when(i.submitted), i.author or "-",
+        [[i.name, str(i.versions), i.latest[:SHORT_HASH], when(i.submitted), i.author or "-",
           "retired" if i.retired else "active"] for i in infos]))
 
 
@@ -192,10 +199,10 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="a registe
          home: HomeOption = None) -> None:
     """A bot's history: every submission with its hash, time, check result and source folder."""
     ws = open_workspace(home or ctx.obj)
-    asked = registry.resolve(ws, name, verify=False).version_hash if "@" in name else None
+    asked = resolve(ws, name, verify=False).version_hash if "@" in name else None
     name = name.partition("@")[0]
-    info = registry.get_bot(ws, name)
-    history = registry.bot_history(ws, name)
+    info = get_bot(ws, name)
+    history = bot_history(ws, name)
     latest = history[-1].manifest
     print(f"{info.name} by {info.author or '(no author)'}: "
           + (f"retired {when(info.retired)}" if info.retired else "active"))
@@ -206,10 +213,10 @@ def show(ctx: typer.Context, name: Annotated[str, typer.Argument(help="a registe
     print()
     print(format_table(
         ["#", "VERSION", "SUBMITTED", "CHECK", "FROM"],
-        [[str(n) + (" *" if v.hash == asked else ""), f"{name}@{v.hash[:registry.SHORT_HASH]}", when(v.submitted),
+        [[str(n) + (" *" if v.hash == asked else ""), f"{name}@{v.hash[:SHORT_HASH]}", when(v.submitted),
           check_summary(v.checks), v.source] for n, v in enumerate(history, 1)]))
     if asked is not None:
-        print(f"* the version asked for, {name}@{asked[:registry.SHORT_HASH]}")
+        print(f"* the version asked for, {name}@{asked[:SHORT_HASH]}")
 
 
 @bots_app.command("retire")
@@ -217,7 +224,7 @@ def retire(ctx: typer.Context, name: Annotated[str, typer.Argument(help="a regis
            home: HomeOption = None) -> None:
     """Take a bot out of future leagues; its versions and past games stay. Submitting it again brings it back."""
     ws = open_workspace(home or ctx.obj)
-    if registry.retire(ws, name):
+    if catalog.retire(ws, name):
         print(f"retired {name}: it leaves future leagues; its past games stay")
     else:
         print(f"{name} was already retired")

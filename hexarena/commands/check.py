@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from hexarena.unconfined import NoSandboxOption, choose
-from protocol.errors import ConfigError
+from hexarena.protocol.errors import ConfigError
 
 
 def check(
@@ -24,9 +24,9 @@ def check(
     """Check that a bot speaks protocol v1 correctly: prints PASS/FAIL per item; exit 0 only if all pass."""
     choose(no_sandbox)
     from hexarena.commands.bots import open_workspace
-    from leagues.registry import bot_folder
-    from referee.check import check_bot
-    from referee.clock import TimeControl
+    from hexarena.leagues.registry.resolve import bot_folder
+    from hexarena.referee.check import check_bot
+    from hexarena.referee.clock import TimeControl
 
     bot = bot_folder(lambda: open_workspace(home), str(bot))  # a registered bot: its snapshot
     if not bot.is_dir():

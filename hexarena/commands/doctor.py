@@ -18,10 +18,10 @@ def doctor(
     """Say which sandbox bots run in here; check the workspace database (pages, schema, every league definition and
     game record); exit 1 if damaged.
     With --salvage, copy what is intact into a new workspace (exit 0 once copied)."""
-    from leagues import doctor as examine
-    from leagues.workspace import default_home
-    from protocol.errors import ConfigError
-    from referee import sandbox
+    from hexarena.leagues.results import doctor as examine
+    from hexarena.leagues.workspace.home import default_home
+    from hexarena.protocol.errors import ConfigError
+    from hexarena.referee import sandbox
 
     home = home if home is not None else default_home()
     try:

@@ -9,10 +9,10 @@ from typing import Annotated
 
 import typer
 
-import leagues
+from hexarena import leagues
 from hexarena.commands.bots import HomeOption, open_workspace
 from hexarena.unconfined import NoSandboxOption, choose
-from protocol.errors import ConfigError
+from hexarena.protocol.errors import ConfigError
 
 DEMO = Path(leagues.__file__).resolve().parent / "demo.toml"
 TABLES = ("all", "standings", "crosstable", "ratings")
@@ -56,7 +56,7 @@ def run(
                                           "by bot, and how long they may take; play and store nothing")] = False,
 ) -> None:
     """Play every game of the league that is not stored yet (a rerun resumes), then print its table."""
-    from leagues.config import load_league
+    from hexarena.leagues.schedule.config import load_league
 
     league = load_league(file)
     if dry_run:
@@ -67,9 +67,9 @@ def run(
 
 def show_dry_run(league, source: str, concurrency: int | None, home: Path | None, replace: bool) -> None:
     """What ``league run`` would play (the runner's own resume logic) and an estimate of its time."""
-    from leagues import store
-    from leagues.estimate import estimate
-    from leagues.runner import games_at_once, pending
+    from hexarena.leagues.results import store
+    from hexarena.leagues.running.estimate import estimate
+    from hexarena.leagues.running.runner import games_at_once, pending
 
     ws = open_workspace(home)
     to_play = pending(ws, league, source, replace, verify=False)
@@ -81,7 +81,7 @@ def show_dry_run(league, source: str, concurrency: int | None, home: Path | None
 
 def show_left(to_play, name: str, dry_run: bool = False) -> None:
     """``league NAME: P of T games played (S%), L left`` and, if any are left, the tables of what is left."""
-    from leagues.tables import render
+    from hexarena.leagues.results.tables import render
 
     total, left = len(to_play.games), len(to_play.todo)
     share = 100 * (total - left) / total if total else 100
@@ -100,10 +100,10 @@ def demo(
     no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Run the demo league of the reference bots (leagues/demo.toml) to the end, print its table, publish its site."""
-    from leagues.config import load_league
-    from leagues.output import check_out_folder
-    from leagues.publish import publish
-    from referee import sandbox
+    from hexarena.leagues.schedule.config import load_league
+    from hexarena.leagues.workspace.files import check_out_folder
+    from hexarena.leagues.site.publish import publish
+    from hexarena.referee import sandbox
 
     league = load_league(DEMO)
     choose(no_sandbox or demo_without_sandbox(home),
@@ -126,15 +126,16 @@ def demo_without_sandbox(home: Path | None) -> bool:
     user namespaces: ``referee/sandbox.py``), and every bot it would play is
     one of hexarena's own reference bots (code the organiser installed with hexarena, registered by it). Any
     other active bot, and the usual refusal stands (``--no-sandbox`` to override)."""
-    from leagues import registry
-    from referee import sandbox
+    from hexarena.leagues.registry.catalog import list_bots
+    from hexarena.leagues.registry.reference import REFERENCE_AUTHOR, reference_names
+    from hexarena.referee import sandbox
 
     if sandbox.path() is not None:  # bubblewrap, or the kernel's namespaces without it
         return False
     sandbox.configure(enabled=False)  # the workspace's seeding builds the reference bots (cbot: make)
     with open_workspace(home) as ws:
-        active = [info for info in registry.list_bots(ws) if info.retired is None]
-    trusted = all(info.author == registry.REFERENCE_AUTHOR and info.name in registry.reference_names()
+        active = [info for info in list_bots(ws) if info.retired is None]
+    trusted = all(info.author == REFERENCE_AUTHOR and info.name in reference_names()
                   for info in active)
     sandbox.configure(enabled=not trusted)
     return trusted
@@ -143,7 +144,8 @@ def demo_without_sandbox(home: Path | None) -> bool:
 def play_and_show(league, source: str, concurrency: int | None, home: Path | None, scheduler: str | None = None,
                   replace: bool = False):
     """Run the league to the end, print its tables; returns the workspace."""
-    from leagues.runner import ExecutorLost, run_league
+    from hexarena.leagues.running.executors.base import ExecutorLost
+    from hexarena.leagues.running.runner import run_league
 
     ws = open_workspace(home)
     signal.signal(signal.SIGTERM, interrupt)  # stop like Ctrl-C: bots are stopped, finished games are kept
@@ -185,9 +187,9 @@ def status(
 ) -> None:
     """How much of the league is played, and what a run would play: by configuration and by bot (new bots and
     new versions included)."""
-    from leagues import store
-    from leagues.config import load_league
-    from leagues.runner import pending
+    from hexarena.leagues.results import store
+    from hexarena.leagues.schedule.config import load_league
+    from hexarena.leagues.running.runner import pending
 
     ws = open_workspace(home)
     if name.endswith(".toml"):
@@ -204,16 +206,16 @@ def status(
 def league_name(text: str) -> str:
     """A league name, or the name inside a league file when ``text`` is one."""
     if text.endswith(".toml"):
-        from leagues.config import load_league
+        from hexarena.leagues.schedule.config import load_league
 
         return load_league(text).name
     return text
 
 
 def league_tables(ws, name: str, which: str, by: str | None, fmt: str) -> str:
-    from leagues import store
-    from leagues.ratings import ratings
-    from leagues.tables import crosstable, ranked, render
+    from hexarena.leagues.results import store
+    from hexarena.leagues.results.ratings import ratings
+    from hexarena.leagues.results.tables import crosstable, ranked, render
 
     league = store.league_config(ws, name)
     tally = store.tally(ws, name)

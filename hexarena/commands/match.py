@@ -13,18 +13,18 @@ import typer
 
 from hexarena.commands.board import geometry_option
 from hexarena.unconfined import NoSandboxOption, choose
-from leagues.output import check_out_file, new_file
-from protocol.errors import ConfigError
+from hexarena.leagues.workspace.files import check_out_file, new_file
+from hexarena.protocol.errors import ConfigError
 
 
 def resolve_bot(text: str, home: Path | None = None):
     """A BOT argument → the ``BotSpec`` to run: ``remote:NAME`` (read here: only a match has remote seats),
-    else what ``leagues.registry.resolve`` reads (a folder, a registered ``name`` or ``name@hashprefix``
+    else what ``hexarena.leagues.registry.resolve.resolve`` reads (a folder, a registered ``name`` or ``name@hashprefix``
     from the workspace at ``home``).
     """
-    from leagues.registry import resolve
-    from referee.local import BotSpec
-    from referee.manifest import NAME_PATTERN
+    from hexarena.leagues.registry.resolve import resolve
+    from hexarena.referee.seats.process import BotSpec
+    from hexarena.referee.manifest import NAME_PATTERN
 
     if text.startswith("remote:"):  # a bot started by hand elsewhere joins over tcp (referee/remote.py)
         name = text.removeprefix("remote:")
@@ -42,8 +42,9 @@ def resolve_bot(text: str, home: Path | None = None):
 def say_which(text: str, home: Path | None) -> None:
     """A folder ``text`` whose name a registered bot of an existing workspace shares: one line saying which runs."""
     from hexarena.commands.bots import open_workspace
-    from leagues.registry import SHORT_HASH, get_bot
-    from leagues.workspace import default_home
+    from hexarena.leagues.registry.snapshot import SHORT_HASH
+    from hexarena.leagues.registry.catalog import get_bot
+    from hexarena.leagues.workspace.home import default_home
 
     if not ((home if home is not None else default_home()) / "hexarena.db").is_file():
         return  # no workspace: nothing registered to confuse the folder with
@@ -56,10 +57,10 @@ def say_which(text: str, home: Path | None) -> None:
 
 
 def rotations(bots: list, games: int) -> list[list]:
-    """Seat order of each game: game i seats the bots in seat order i (``leagues.seating``: the seats
+    """Seat order of each game: game i seats the bots in seat order i (``hexarena.leagues.schedule.seating``: the seats
     swapped with 2 bots; every permutation with 3 and 4, 4 bots playing the balanced 4 of the 24
     orders unless the games are a multiple of 24), so each bot plays each seat, and after each other, in turn."""
-    from leagues.seating import seat_orders, seated
+    from hexarena.leagues.schedule.seating import seat_orders, seated
 
     orders = seat_orders(len(bots), games)
     return [seated(bots, orders[i % len(orders)]) for i in range(games)]
@@ -93,13 +94,13 @@ def match(
 ) -> None:
     """Play a match between bots in every seat order in turn (the seats swapped with 2; all orders with 3-4), from each start position."""
     choose(no_sandbox)
-    from leagues.openings import start_positions
-    from leagues.seating import seat_orders
-    from leagues.wording import game_line, tally_table
-    from protocol.board import parse_size
-    from referee.clock import TimeControl, parse_duration
-    from referee.record import BoardConfig
-    from referee.referee import Referee
+    from hexarena.leagues.schedule.openings import start_positions
+    from hexarena.leagues.schedule.seating import seat_orders
+    from hexarena.leagues.results.wording import game_line, tally_table
+    from hexarena.protocol.board import parse_size
+    from hexarena.referee.clock import TimeControl, parse_duration
+    from hexarena.referee.record import BoardConfig
+    from hexarena.referee.referee import Referee
 
     if not 2 <= len(bots) <= 4:
         raise ConfigError(f"a match needs 2-4 bots, got {len(bots)}")
@@ -137,7 +138,7 @@ def match(
                     if fault.reason in ("no_connection", "crashed") and fault.move == 0:
                         say(f"  {record.seats[fault.seat]}: {fault.reason}: {fault.detail}")
                 if show:
-                    from protocol.render import render
+                    from hexarena.protocol.render import render
 
                     say(render(config.board(), record.replay()))
                     say("   ".join(f"{letter} = {name}" for letter, name in zip("ABCD", record.seats)))
@@ -156,8 +157,8 @@ def match(
 
 
 def difference_line(first: str, second: str, records: list) -> str:
-    """The Elo difference of ``first`` over ``second`` from the seat-swapped pairs (``leagues.sprt``)."""
-    from leagues.sprt import estimate, pentanomial
+    """The Elo difference of ``first`` over ``second`` from the seat-swapped pairs (``hexarena.leagues.results.sprt``)."""
+    from hexarena.leagues.results.sprt import estimate, pentanomial
 
     counts, draws = pentanomial(records, first)
     if not sum(counts):

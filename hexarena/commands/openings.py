@@ -33,10 +33,10 @@ def openings(
     dropped) and the COUNT whose value, the final margin of the player to move first after the start
     position, is closest to 0 are kept; each row then ends with a comment giving that value.
     """
-    from leagues.openings import format_openings, random_openings
-    from protocol.board import parse_size
-    from protocol.errors import ConfigError
-    from referee.record import BoardConfig
+    from hexarena.leagues.schedule.openings import format_openings, random_openings
+    from hexarena.protocol.board import parse_size
+    from hexarena.protocol.errors import ConfigError
+    from hexarena.referee.record import BoardConfig
 
     rows, cols = parse_size(size)
     config = BoardConfig(size=f"{rows}x{cols}", geometry=geometry, misere=misere, border=border)
@@ -54,7 +54,7 @@ def openings(
     if out is None:
         sys.stdout.write(text)
         return
-    from leagues.output import check_out_file, new_file
+    from hexarena.leagues.workspace.files import check_out_file, new_file
 
     check_out_file(out)  # a folder, a device, a place no file can be made: one line
     with new_file(out) as tmp:  # written beside and moved in: never half a book
@@ -63,7 +63,7 @@ def openings(
 
 def solved_values(config, positions: list, budget: float) -> list[tuple[tuple[int, ...], int, int]]:
     """(lines, value for the seat to move, index) of each position the solver settles within ``budget``."""
-    from bots.brains.solver import Solver, SolverTimeout
+    from hexarena.bots.brains.solver import Solver, SolverTimeout
 
     rules = config.rules()
     solver = Solver(rules)

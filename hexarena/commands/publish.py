@@ -21,8 +21,8 @@ def publish(
     Publishing again into the same folder replaces the site: pages it no longer has are removed (only
     the files a publish wrote there, listed in OUT/.hexarena-site.json; your own files stay)."""
     from hexarena.commands.league import league_name
-    from leagues.publish import publish as write_site
-    from leagues.workspace import Workspace
+    from hexarena.leagues.site.publish import publish as write_site
+    from hexarena.leagues.workspace.home import Workspace
 
     name = league_name(name)
     with Workspace(home) as ws:

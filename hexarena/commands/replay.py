@@ -1,6 +1,6 @@
 """``hexarena replay GAME_ID``: step through a recorded game in the terminal with the text renderer.
 
-Owns the replay's display only: a stored game comes from ``leagues.store.game_data`` (no SQL here),
+Owns the replay's display only: a stored game comes from ``hexarena.leagues.results.store.game_data`` (no SQL here),
 a file's from ``--file``.
 """
 
@@ -16,9 +16,9 @@ from typing import Annotated
 import typer
 
 from hexarena.commands.bots import HomeOption
-from protocol.errors import ConfigError, HexarenaError
-from protocol.render import SEAT_LETTERS, render
-from referee.record import GameRecord
+from hexarena.protocol.errors import ConfigError, HexarenaError
+from hexarena.protocol.render import SEAT_LETTERS, render
+from hexarena.referee.record import GameRecord
 
 CLEAR = "\x1b[H\x1b[J"
 
@@ -75,7 +75,7 @@ def frames(record: GameRecord) -> Iterator[str]:
 
 
 def result_line(record: GameRecord) -> str:
-    from leagues.wording import summary
+    from hexarena.leagues.results.wording import summary
 
     return f"result: {summary(record)} · {record.result.termination}"
 
@@ -108,8 +108,8 @@ def read_file(path: Path, game_id: str) -> GameRecord:
 
 def read_store(home: Path | None, game_id: str) -> GameRecord:
     """The stored record of a game of any league in the workspace."""
-    from leagues.store import game_data
-    from leagues.workspace import Workspace
+    from hexarena.leagues.results.store import game_data
+    from hexarena.leagues.workspace.home import Workspace
 
     with Workspace(home) as ws:
         data = game_data(ws, game_id)
@@ -121,7 +121,7 @@ def read_store(home: Path | None, game_id: str) -> GameRecord:
 def validate(data: dict, where: str) -> GameRecord:
     from pydantic import ValidationError
 
-    from protocol.validation import Style, describe_validation_error
+    from hexarena.protocol.validation import Style, describe_validation_error
 
     try:
         record = GameRecord.model_validate(data)

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from protocol.errors import ConfigError
+from hexarena.protocol.errors import ConfigError
 
 HOME_HELP = "workspace folder (default: $HEXARENA_HOME, else ./hexarena-home)"
 
@@ -41,8 +41,8 @@ def serve(
     except ImportError as exc:
         raise ConfigError(f"hexarena serve needs the server's packages ({exc.name} is missing): "
                           "pip install 'hexarena[serve]'") from None
-    from leagues.workspace import default_home
-    from referee import sandbox
+    from hexarena.leagues.workspace.home import default_home
+    from hexarena.referee import sandbox
 
     sandbox.configure(enabled=True)
     if sandbox.path() is None:

@@ -30,9 +30,9 @@ def solve(
     The value is seat 0's cells minus seat 1's at the end of the game, cells already
     taken included. Under --misere seat 0 wants it as low as possible.
     """
-    from bots.brains.solver import Solver, SolverTimeout, table_bits_for
-    from protocol.board import BoardError, make_board
-    from protocol.rules import Options, Rules
+    from hexarena.bots.brains.solver import Solver, SolverTimeout, table_bits_for
+    from hexarena.protocol.board import BoardError, make_board
+    from hexarena.protocol.rules import Options, Rules
 
     if players != 2:
         raise typer.BadParameter(f"the solver handles 2 players only, got {players}", param_hint="--players")

@@ -16,7 +16,7 @@ import typer
 
 from hexarena.commands.board import geometry_option
 from hexarena.unconfined import NoSandboxOption, choose
-from protocol.errors import ConfigError
+from hexarena.protocol.errors import ConfigError
 
 
 def play_pair(referee, pair: tuple) -> tuple:
@@ -54,13 +54,13 @@ def sprt(
 ) -> None:
     """Sequential probability ratio test of NEW against OLD, on seat-swapped pairs (fastchess conventions)."""
     from hexarena.commands.match import _distinct_names, open_outputs, resolve_bot
-    from leagues import sprt as stats
-    from leagues.openings import start_positions
-    from leagues.output import check_out_file
-    from protocol.board import parse_size
-    from referee.clock import TimeControl
-    from referee.pool import referee_pool
-    from referee.record import BoardConfig
+    from hexarena.leagues.results import sprt as stats
+    from hexarena.leagues.schedule.openings import start_positions
+    from hexarena.leagues.workspace.files import check_out_file
+    from hexarena.protocol.board import parse_size
+    from hexarena.referee.clock import TimeControl
+    from hexarena.referee.pool import referee_pool
+    from hexarena.referee.record import BoardConfig
 
     hypotheses = stats.Hypotheses(elo0, elo1, alpha, beta, model)
     choose(no_sandbox)
@@ -136,7 +136,7 @@ def counts_line(result: dict) -> str:
 
 
 def finish(result: dict, outcome: str, as_json: bool) -> None:
-    from leagues.sprt import describe
+    from hexarena.leagues.results.sprt import describe
 
     result = {**result, "outcome": outcome}
     if as_json:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import HTTPException, Request
 
-from leagues import authors
-from leagues.workspace import Workspace
+from hexarena.leagues.registry import authors
+from hexarena.leagues.workspace.home import Workspace
 
 BEARER = {"WWW-Authenticate": "Bearer"}
 

@@ -1,7 +1,7 @@
 """The read API (JSON, no token): leagues, standings, games, one game's record, bots, the queue.
 
     GET /api/leagues                               every league of the workspace (and whether it runs here)
-    GET /api/leagues/{name}/standings              what the published standings.json holds (leagues.publish)
+    GET /api/leagues/{name}/standings              what the published standings.json holds (hexarena.leagues.site.publish)
     GET /api/leagues/{name}/games?bot=&config=&offset=&limit=    newest first, paged (limit at most 200)
     GET /api/games/{id}                            one game's record (no paths of the server's machine)
     GET /api/bots, GET /api/bots/{name}            registered bots, one bot's versions
@@ -20,9 +20,12 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict
 
 from hexarena.server.api_common import workspace
-from leagues import publish, registry, store
-from protocol.errors import ConfigError
-from referee.record import GameRecord
+from hexarena.leagues.results import store
+from hexarena.leagues.registry.catalog import BotInfo, bot_history, get_bot, list_bots
+from hexarena.leagues.registry.snapshot import SHORT_HASH
+from hexarena.leagues.results.report import league_view, standings_payload, strip_paths, without_paths
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee.record import GameRecord
 
 router = APIRouter(tags=["read"])
 NOT_FOUND = {404: {"description": "no such league, game or bot (one-line `detail`)"}}
@@ -110,7 +113,7 @@ class QueueEntry(BaseModel):
 
 def _not_found(exc: ConfigError) -> HTTPException:
     """404 with the error's first line, without the server's folders (it names the workspace)."""
-    return HTTPException(404, publish.strip_paths(str(exc).splitlines()[0]))
+    return HTTPException(404, strip_paths(str(exc).splitlines()[0]))
 
 
 def _check_league(request: Request, ws, name: str) -> None:
@@ -160,7 +163,7 @@ def standings(request: Request, name: str) -> StandingsOut:
         payload = _standings_cache.get(key)
     if payload is None:
         try:
-            payload = publish.standings_payload(publish.league_view(ws, name))
+            payload = standings_payload(league_view(ws, name))
         except ConfigError:  # no finished game of its current schedule yet
             payload = {"league": name, "generated": "", "facts": {}, "standings": []}
         with _standings_lock:
@@ -195,7 +198,7 @@ def game(request: Request, game_id: str) -> GameRecord:
         raise HTTPException(404, f"no finished game has the id {game_id!r} (ids are listed by "
                                  "/api/leagues/NAME/games; at least 4 characters of one)")
     try:
-        return publish.without_paths(GameRecord.model_validate(data))
+        return without_paths(GameRecord.model_validate(data))
     except ValueError:  # pydantic's ValidationError: a garbled stored record
         raise HTTPException(404, f"game {game_id!r}: its stored record is garbled (see 'hexarena doctor')") from None
 
@@ -203,7 +206,7 @@ def game(request: Request, game_id: str) -> GameRecord:
 @router.get("/api/bots")
 def bots(request: Request) -> list[BotOut]:
     """Every registered bot (retired ones too), by name."""
-    return [_bot_out(info) for info in registry.list_bots(workspace(request))]
+    return [_bot_out(info) for info in list_bots(workspace(request))]
 
 
 @router.get("/api/bots/{name}", responses=NOT_FOUND)
@@ -211,19 +214,19 @@ def bot(request: Request, name: str) -> BotDetail:
     """One bot and every submission of it."""
     ws = workspace(request)
     try:
-        info = registry.get_bot(ws, name)
-        history = registry.bot_history(ws, name)
+        info = get_bot(ws, name)
+        history = bot_history(ws, name)
     except ConfigError as exc:
         raise _not_found(exc) from None
     return BotDetail(**_bot_out(info).model_dump(), history=[
-        VersionOut(version=f"{name}@{v.hash[:registry.SHORT_HASH]}", hash=v.hash, submitted=v.submitted,
+        VersionOut(version=f"{name}@{v.hash[:SHORT_HASH]}", hash=v.hash, submitted=v.submitted,
                    language=v.manifest.language, description=v.manifest.description,
                    checks=[{"name": n, "passed": p, "detail": d} for n, p, d in v.checks]) for v in history])
 
 
-def _bot_out(info: registry.BotInfo) -> BotOut:
+def _bot_out(info: BotInfo) -> BotOut:
     return BotOut(name=info.name, author=info.author, versions=info.versions,
-                  latest=f"{info.name}@{info.latest[:registry.SHORT_HASH]}", submitted=info.submitted,
+                  latest=f"{info.name}@{info.latest[:SHORT_HASH]}", submitted=info.submitted,
                   retired=info.retired)
 
 

@@ -11,8 +11,8 @@
         429  over the author's upload rate (``UploadLimits.per_minute``)
     POST /api/leagues/{name}/run    an admin token: the league plans and runs again now (202)
 
-The upload is the same pipeline as ``hexarena submit`` (``leagues.registry.submit``: manifest, copy and hash,
-build and check in the sandbox) on the archive unpacked by ``leagues.uploads`` into a private temp folder,
+The upload is the same pipeline as ``hexarena submit`` (``hexarena.leagues.registry.submit.submit``: manifest, copy and hash,
+build and check in the sandbox) on the archive unpacked by ``hexarena.leagues.registry.uploads`` into a private temp folder,
 always removed. The body is read with a cap (no Content-Length needed to refuse a huge one); the slow build
 and check run in a worker thread, ``builds`` at once, so the server keeps answering reads meanwhile. A new
 version wakes the continuous leagues (``hexarena.server.scheduler``).
@@ -34,9 +34,11 @@ from pydantic import BaseModel
 from starlette.formparsers import MultiPartException, MultiPartParser
 
 from hexarena.server.api_common import author_of, workspace
-from leagues import registry, uploads
-from leagues.publish import strip_paths
-from protocol.errors import ConfigError, OutOfSpace
+from hexarena.leagues.registry import uploads
+from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES
+from hexarena.leagues.registry.submit import NameTaken, submit, submitted
+from hexarena.leagues.results.report import strip_paths
+from hexarena.protocol.errors import ConfigError, OutOfSpace
 
 router = APIRouter(tags=["write"])
 MULTIPART_SLACK = 64 * 1024  # bytes of multipart framing allowed beyond the archive itself
@@ -47,7 +49,7 @@ BUILD_LOG_TAIL = 4000  # characters of a failed build's output sent back
 @dataclass(frozen=True)
 class UploadLimits:
     max_archive: int = uploads.MAX_ARCHIVE_BYTES  # bytes as sent
-    max_bytes: int = registry.MAX_BOT_BYTES  # bytes once unpacked
+    max_bytes: int = MAX_BOT_BYTES  # bytes once unpacked
     max_files: int = uploads.MAX_FILES
     per_minute: int = 10  # uploads per author per minute
     builds: int = 2  # builds and checks at once (each starts the bot a dozen times)
@@ -186,13 +188,13 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
         with uploads.unpacked(data, max_bytes=limits.max_bytes, max_files=limits.max_files,
                               max_archive=limits.max_archive) as folder:
             try:
-                result = registry.submit(workspace(request), folder, author=author, max_bytes=limits.max_bytes,
+                result = submit(workspace(request), folder, author=author, max_bytes=limits.max_bytes,
                                          source=f"upload by {author}")
             except ConfigError as exc:  # the manifest, the copy: name the archive's files, not the temp folder
                 raise type(exc)(_relative(str(exc), folder)) from None
     except uploads.UploadRefused as exc:
         raise HTTPException(413 if exc.too_large else 422, str(exc)) from None
-    except registry.NameTaken as exc:
+    except NameTaken as exc:
         raise HTTPException(403, str(exc)) from None
     except OutOfSpace:
         raise HTTPException(507, "the server's disk is full; nothing was registered: tell the organiser") from None
@@ -203,7 +205,7 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
         body = Refused(detail=f"{result.name} was not registered: {strip_paths(result.reason)}", checks=checks,
                        build_log=strip_paths(result.build_log[-BUILD_LOG_TAIL:]))
         return JSONResponse(body.model_dump(), status_code=422)
-    message = registry.submitted(workspace(request), result)
+    message = submitted(workspace(request), result)
     if result.status != "unchanged":
         request.app.state.scheduler.wake()
     body: dict[str, Any] = UploadOut(bot=result.label, name=result.name, hash=result.version_hash, status=result.status,

@@ -27,10 +27,10 @@ from fastapi.responses import JSONResponse
 from hexarena.server import api_read, api_write, events
 from hexarena.server.scheduler import LeagueScheduler
 from hexarena.server.site import LiveSite
-from leagues import registry
-from leagues.config import load_league
-from leagues.workspace import Workspace
-from protocol.errors import ConfigError
+from hexarena.leagues.registry.submit import ensure_reference_bots
+from hexarena.leagues.schedule.config import load_league
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError
 
 
 def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimits | None = None,
@@ -50,7 +50,7 @@ def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimit
             raise ConfigError(f"--league {path}: league {config.name!r} is given twice")
         configs.append((config, str(path)))
     with Workspace(home) as ws:  # migrate once, before any request; seed the reference bots of a new workspace
-        registry.ensure_reference_bots(ws)
+        ensure_reference_bots(ws)
 
     hub = events.EventHub()
     site = LiveSite(home, [config.name for config, _ in configs], hub)  # the results site, kept current

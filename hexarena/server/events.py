@@ -34,7 +34,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
-from referee.record import BoardConfig, GameRecord
+from hexarena.referee.record import BoardConfig, GameRecord
 
 KEEPALIVE = 15.0  # seconds between keep-alive comments
 QUEUE = 1000  # events a subscriber may lag behind before it is dropped
@@ -197,7 +197,7 @@ def _deliver(subscriber: Subscriber, frame: str | None) -> None:
 
 
 class LeagueEvents:
-    """The observer of one league's games (``leagues.runner.LeagueObserver``): called from the runner's threads."""
+    """The observer of one league's games (``hexarena.leagues.running.runner.LeagueObserver``): called from the runner's threads."""
 
     def __init__(self, hub: EventHub, league: str) -> None:
         self.hub = hub

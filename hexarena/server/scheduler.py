@@ -7,8 +7,8 @@
     scheduler.stop()            no run starts any more; a run in progress is abandoned with the process
 
 A runner runs its league to the end, then idles until woken; a wake during a run makes it run again
-after. Crash safety is the runner's (``leagues.runner``): each finished game is stored as it ends, a
-restart plays only what is missing, and ``leagues.locks`` keeps one runner per league and workspace (a
+after. Crash safety is the runner's (``hexarena.leagues.running.runner``): each finished game is stored as it ends, a
+restart plays only what is missing, and ``hexarena.leagues.workspace.locks`` keeps one runner per league and workspace (a
 ``hexarena league run`` of the same league elsewhere: this one reports the lock and tries again later).
 A league that cannot run (too few bots, a bot's snapshot changed, any bug) is reported on stderr and in
 the queue, and never stops the server: the runner waits for the next wake, or ``RETRY`` seconds.
@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from leagues.config import LeagueConfig
-from leagues.runner import run_league
-from leagues.workspace import Workspace
-from protocol.errors import HexarenaError
+from hexarena.leagues.schedule.config import LeagueConfig
+from hexarena.leagues.running.runner import run_league
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import HexarenaError
 
 RETRY = 60.0  # seconds before a league that failed to run tries again unwoken
 

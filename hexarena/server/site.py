@@ -9,7 +9,7 @@
     /leagues/NAME/replay.html?live=GAME    a game in progress, followed move by move
     /live.js                        subscribes to /api/events and updates the page in place
 
-Why publish rather than render pages on request: ``leagues.publish`` stays the one writer of the site (the
+Why publish rather than render pages on request: ``hexarena.leagues.site.publish`` stays the one writer of the site (the
 live pages are the static pages, nothing is rendered twice), a request costs a file read whoever asks (a
 hundred spectators do not recompute the standings a hundred times when a game ends), and a burst of finished
 games is one publish: a record stored marks its league dirty, and a background thread publishes each dirty
@@ -29,10 +29,10 @@ from fastapi import APIRouter, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from hexarena.server.events import EventHub
-from leagues.publish import MANIFEST, SITE, publish
-from leagues.workspace import Workspace
-from protocol.errors import ConfigError, HexarenaError
-from referee.record import GameRecord
+from hexarena.leagues.site.publish import MANIFEST, SITE, publish
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError, HexarenaError
+from hexarena.referee.record import GameRecord
 
 DEBOUNCE = 0.2  # seconds a stored record waits for others before its league is published
 LIVE_SCRIPT = '<script src="../../live.js"></script>\n</head>'  # pages sit at /leagues/NAME/<page>
@@ -90,7 +90,7 @@ class LiveSite:
                 self.publish(league)
 
     def publish(self, league: str) -> None:
-        """Write the league's site (the one writer: ``leagues.publish``), then tell the pages."""
+        """Write the league's site (the one writer: ``hexarena.leagues.site.publish``), then tell the pages."""
         try:
             with Workspace(self.home) as ws:
                 publish(ws, league, self.folder(league))

@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from protocol import codec
-from protocol.client import Connection, play
+from hexarena.protocol import codec
+from hexarena.protocol.client import Connection, play
 
 
 def first_launch(marker: str | None) -> bool:

@@ -4,7 +4,7 @@ import os
 import re
 import sys
 
-from protocol.client import run_bot
+from hexarena.protocol.client import run_bot
 
 endpoint = os.environ.get("HEXARENA_ENDPOINT", "")
 if not re.fullmatch(r"tcp://127\.0\.0\.1:\d+", endpoint):

@@ -1,0 +1,279 @@
+"""The bot registry: exact, versioned snapshots of submitted bot folders.
+
+    submit(ws, folder)      manifest → copy the folder (hashing it) → build the copy → check the copy
+                            → move it to ws.registry_dir/<hash>/ and record bot + version in ONE transaction
+    resolve(ws, text)       "greedy" (latest version), "greedy@1a2b" (hash prefix ≥ 4), or a folder path:
+                            every bot argument (CLI, league files) is read here
+    active_bots(ws)         every registered bot that is not retired, at its latest version
+    list_bots, bot_history, retire, ensure_reference_bots
+
+What the content hash covers: every regular file, directory and symlink under the folder,
+in sorted order of relative path, each with its kind, its path, its exec bit and its bytes (a
+symlink: its target, relative to itself). Left out, because they are caches or an editor's rather
+than the bot: directories named in ``IGNORED_DIRS`` and ``*.pyc`` files. Left out of a submitted
+folder's hash AND of its copy: editor files (``EDITOR_FILES``) and what the folder's own ``.gitignore``
+lists (``hexarena.leagues.registry.gitignore``; never ``ALWAYS_SOURCES``), its build outputs: the build makes them again in the
+copy, so a folder built in place (``make`` run there, or ``hexarena match`` on it) hashes as it did
+before its build, and the reference bots hash the same from the repository (an editable install, where
+``bots/cbot/cbot`` may lie) as from a ``pip install .`` (which ships the ``.gitignore`` files too).
+Why ``.gitignore``: it is the list of build outputs authors already keep, and hexarena cannot tell
+outputs from sources otherwise. ``bot.toml`` is content too, so the bot's name and author are in the hash.
+
+The copy, not the author's folder, is built, checked and run from then on. A symlink is kept only
+if it leads inside the folder; a special file (socket, FIFO, device) is refused. Once built, the
+snapshot is made read-only (files and folders) and the hash of what it then holds, build outputs
+included, is kept (``registry_meta``, key ``built:<hash>``); every ``resolve`` and ``active_bots``
+hashes the snapshot again and refuses a changed one (ConfigError naming it: the match or league
+does not start, since a rewritten registry means a breach the organiser must look at).
+
+A name has one owner: the author who first submitted it (``submit(..., author=)``: the organiser's
+``--author``, by default the OS user), never the manifest's ``author`` field, which is informational.
+The reference bots' names (``bots/``) belong to ``REFERENCE_AUTHOR``.
+
+This module owns the registry's rows (tables bots, bot_versions, registry_meta) and every SQL statement
+on them; their layout and its migrations are in ``hexarena.leagues.workspace.schema``, made when the workspace opens.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError, HexarenaError, OutOfSpace, is_out_of_space
+from hexarena.referee.build import BUILD_TIMEOUT, BuildFailed, build, moved
+from hexarena.referee.manifest import Manifest, load_manifest
+from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, copy_and_hash, freeze, thaw, tree_hash
+from hexarena.leagues.registry.reference import REFERENCE_AUTHOR, REPO_BOTS, reference_names
+from hexarena.leagues.registry.snapshot import SHORT_HASH
+from hexarena.leagues.registry.catalog import bot_history, checks_of, latest_row, now, snapshot_folder, version_row
+from hexarena.leagues.workspace.locks import pid_alive
+
+@dataclass(frozen=True)
+class SubmitResult:
+    """What ``submit`` did. status: registered (new bot), new_version, unchanged, reactivated, rejected."""
+
+    status: str
+    name: str
+    version_hash: str
+    folder: Path | None  # the snapshot; None when rejected
+    checks: list[tuple[str, bool, str]]
+    build_log: str = ""
+    reason: str = ""  # why it was rejected
+
+    @property
+    def accepted(self) -> bool:
+        return self.status != "rejected"
+
+    @property
+    def label(self) -> str:
+        """``name@hashprefix``: the version as commands and pages show it."""
+        return f"{self.name}@{self.version_hash[:SHORT_HASH]}"
+
+
+def submitted(ws: Workspace, result: SubmitResult) -> str:
+    """The one line saying what an accepted submit did (the CLI prints it, the server answers it)."""
+    versions = len(bot_history(ws, result.name))
+    return {
+        "registered": f"registered {result.label}: a new bot",
+        "new_version": f"registered {result.label}: submission {versions} of {result.name}",
+        "unchanged": f"unchanged: {result.label} is already the latest version; nothing registered",
+        "reactivated": f"reactivated {result.label}: the bot was retired and takes part in leagues again",
+    }[result.status]
+
+
+class NameTaken(ConfigError):
+    """The bot's name belongs to another author (the server answers 403)."""
+
+
+class _Rejected(Exception):
+    """The build or the check failed: the bot is not registered, ``reason`` says why."""
+
+    def __init__(self, reason: str, build_log: str = "", checks: list | None = None) -> None:
+        super().__init__(reason)
+        self.reason, self.build_log, self.checks = reason, build_log, checks or []
+
+
+# ---------------------------------------------------------------- submitting
+
+
+def remove_stale_staging(ws: Workspace) -> list[Path]:
+    """Delete the staging copies of submits whose process is gone (SIGKILL mid-submit); returns them.
+
+    A staging folder is named ``.staging-<pid>-<random>``; one whose process still runs is another
+    submit in progress and is left alone.
+    """
+    removed = []
+    for folder in ws.registry_dir.glob(".staging-*"):
+        pid = folder.name.split("-")[1]
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def submit(
+    ws: Workspace,
+    folder: str | Path,
+    *,
+    max_bytes: int = MAX_BOT_BYTES,
+    build_timeout: float = BUILD_TIMEOUT,
+    check: bool = True,
+    progress: Callable[[str], None] = lambda step: None,
+    author: str | None = None,
+    source: str | None = None,
+) -> SubmitResult:
+    """Register the bot in ``folder`` (see the module docstring for the steps) for ``author`` (default: the OS
+    user; for a reference bot's own folder in ``bots/``, ``REFERENCE_AUTHOR``).
+
+    Bad input (manifest, name clash, unreadable folder, symlink leading outside, too big) raises
+    ConfigError and changes nothing. A failed build or check returns status "rejected" with the reason.
+    ``check=False`` skips the conformance check (recorded as such); used for reference bots only.
+    ``progress`` hears about the slow steps (build, check) before they start. ``source``: where it came from,
+    as ``bots show`` lists it (default: the folder's path; the server says "upload by AUTHOR").
+    """
+    folder = Path(folder)
+    manifest = load_manifest(folder)
+    author = author or (REFERENCE_AUTHOR if folder.resolve().is_relative_to(REPO_BOTS) else getpass.getuser())
+    _check_owner(ws, manifest.name, author)
+    remove_stale_staging(ws)
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=ws.registry_dir))
+    except OSError as exc:
+        raise OutOfSpace(ws.registry_dir) if is_out_of_space(exc) else exc from None
+    staging.chmod(0o755)
+    try:
+        digest = copy_and_hash(folder, staging, max_bytes=max_bytes, sources_only=True)
+        latest = latest_row(ws, manifest.name)
+        if latest is not None and latest["hash"] == digest:
+            return _unchanged(ws, latest)
+        earlier = version_row(ws, digest)
+        if earlier is not None:  # back to an earlier version: its snapshot was built and checked already
+            return _store(ws, manifest, author, digest, None, checks_of(earlier), earlier["build_log"],
+                          source or str(folder.resolve()))
+        try:
+            if manifest.build:
+                progress(f"building {manifest.name}: {' '.join(manifest.build)}")
+            build_log = _build(manifest, staging, build_timeout)  # the check and the games reuse this build
+            if check:
+                progress(f"checking {manifest.name} (hexarena check: a dozen crafted games)")
+            checks = run_check(staging) if check else [("conformance check", True, "skipped (reference bot)")]
+        except _Rejected as rejected:
+            return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,
+                                rejected.build_log, rejected.reason)
+        return _store(ws, manifest, author, digest, staging, checks, build_log, source or str(folder.resolve()))
+    except OSError as exc:  # copying the folder: the staging copy goes, nothing is registered
+        if is_out_of_space(exc):
+            raise OutOfSpace(ws.registry_dir) from None
+        raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _check_owner(ws: Workspace, name: str, author: str) -> None:
+    """ConfigError unless ``author`` may submit ``name``: its first submitter, or the reference author for bots/'s names."""
+    row = ws.db.execute("SELECT author FROM bots WHERE name = ?", (name,)).fetchone()
+    owner = REFERENCE_AUTHOR if name in reference_names() else row["author"] if row is not None else author
+    if owner != author:
+        raise NameTaken(f"bot name {name!r} is taken by author {owner!r} (you submit as {author!r}: "
+                          "--author, by default your user name); choose another name")
+
+
+
+
+def _unchanged(ws: Workspace, latest, db=None) -> SubmitResult:
+    """The latest version again: nothing changes, except that a retired bot becomes active again.
+    ``db``: the connection when called inside a transaction already."""
+    status = "unchanged"
+    if ws.db.execute("SELECT retired FROM bots WHERE name = ?", (latest["bot"],)).fetchone()["retired"]:
+        if db is not None:
+            db.execute("UPDATE bots SET retired = NULL WHERE name = ?", (latest["bot"],))
+        else:
+            with ws.transaction() as db:
+                db.execute("UPDATE bots SET retired = NULL WHERE name = ?", (latest["bot"],))
+        status = "reactivated"
+    return SubmitResult(status, latest["bot"], latest["hash"], snapshot_folder(ws, latest["hash"]), checks_of(latest),
+                        latest["build_log"])
+
+
+def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging: Path | None, checks: list,
+           build_log: str, source: str) -> SubmitResult:
+    """Record the version and move the built copy (None: the snapshot exists already) into place, atomically."""
+    final = snapshot_folder(ws, digest)
+    now = now()
+    with ws.transaction() as db:  # BEGIN IMMEDIATE: concurrent submits (and seedings) take turns from here
+        _check_owner(ws, manifest.name, author)  # again, inside the lock: another submit may have taken it meanwhile
+        latest = latest_row(ws, manifest.name)
+        if latest is not None and latest["hash"] == digest:  # a concurrent submit of the same content won
+            return _unchanged(ws, latest, db)
+        status = "registered" if db.execute(
+            "INSERT INTO bots (name, author, created) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+            (manifest.name, author, now)).rowcount else "new_version"
+        db.execute("UPDATE bots SET retired = NULL WHERE name = ?", (manifest.name,))
+        appended = db.execute(  # UNIQUE (bot, follows), schema 2: one chain of versions per bot
+            "INSERT INTO bot_versions (hash, bot, submitted, manifest, checks, build_log, source, follows)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bot, follows) DO NOTHING",
+            (digest, manifest.name, now, manifest.model_dump_json(), json.dumps(checks), build_log,
+             source, latest["id"] if latest is not None else 0))
+        if not appended.rowcount:
+            raise ConfigError(f"bot {manifest.name!r}: another submit changed its versions meanwhile; submit again")
+        if staging is not None:
+            if final.exists():  # left over from a submit that died between the move and the commit
+                thaw(final)
+                shutil.rmtree(final)
+            staging.rename(final)
+            moved(staging, final)  # built already: games in this process do not build it again
+            freeze(final)
+            db.execute("INSERT OR REPLACE INTO registry_meta (key, value) VALUES (?, ?)",
+                       (f"built:{digest}", tree_hash(final)))
+    return SubmitResult(status, manifest.name, digest, final, checks, build_log)
+
+
+def _build(manifest: Manifest, folder: Path, timeout: float) -> str:
+    """The build (``hexarena.referee.build``: once per folder and process) as the registry reports it: its log, or _Rejected."""
+    try:
+        return build(folder, manifest, timeout=timeout)
+    except BuildFailed as failed:
+        raise _Rejected(failed.detail, failed.log) from None
+
+
+def run_check(folder: Path) -> list[tuple[str, bool, str]]:
+    """The conformance check (``hexarena check``) on the built copy; raise _Rejected if it fails."""
+    from hexarena.referee.check import check_bot
+
+    try:
+        report = check_bot(folder)
+    except HexarenaError as exc:
+        raise _Rejected(f"conformance check failed: {exc}") from None
+    checks = [(item.name, item.passed, item.reason) for item in report.items]
+    if not report.passed:
+        failed = [f"{name}: {reason}" for name, passed, reason in checks if not passed]
+        raise _Rejected("conformance check failed: " + "; ".join(failed or ["see the check report"]), checks=checks)
+    return checks
+
+
+# ---------------------------------------------------------------- reference bots
+
+
+def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: bool = False) -> list[SubmitResult]:
+    """Submit every reference bot (``bots/*/bot.toml``) the first time a workspace is used; later calls do nothing.
+
+    A reference bot whose manifest, build or check fails is reported in the results and skipped, never fatal.
+    """
+    if ws.db.execute("SELECT 1 FROM registry_meta WHERE key = 'reference_bots'").fetchone():
+        return []
+    results = []
+    for folder in sorted(p for p in bots_dir.glob("*") if (p / "bot.toml").is_file()):
+        try:
+            results.append(submit(ws, folder, check=check, author=REFERENCE_AUTHOR))
+        except HexarenaError as exc:
+            results.append(SubmitResult("rejected", folder.name, "", None, [], reason=str(exc)))
+    with ws.transaction() as db:
+        db.execute("INSERT OR REPLACE INTO registry_meta (key, value) VALUES ('reference_bots', ?)", (now(),))
+    return results

@@ -1,0 +1,472 @@
+"""League results in the workspace's SQLite database: every SQL statement on the store's tables.
+
+    leagues        one row per league: its validated file (JSON) as last run, its edition (``Definition``)
+    league_games   the league's schedule as last run (game id, position, round, configuration, seats, seed)
+    games          every finished game: indexed columns + the full record (JSON)
+    moves          every move of every game
+    results        one row per seat of every game, the columns of ``RESULT_COLUMNS``
+    totals, shapes the results of each league's current schedule folded for its tables (``tally``), kept
+    tallied        by ``save_game`` for the leagues listed in ``tallied``, else folded when first read
+
+This module owns the rows of these tables and the statements that read and write them, for every
+caller (the league runner, the tables, ``hexarena replay``...). Their layout, its version and its
+migrations are in ``hexarena.leagues.workspace.schema``, made when the workspace opens. The store declares the columns
+it writes itself: ``RESULT_COLUMNS`` is the results table's layout, not the seat frame's column list
+(``hexarena.leagues.results.tables.SEAT_COLUMNS``, presentation), though it holds the same columns; a new seat-frame
+column (a new fault reason, say) needs a new schema version before the store can keep it.
+
+A finished game is written in ONE transaction (game, moves, results), so a crash or SIGKILL loses at
+most the games still being played, never half a game. A league's tables and records cover the games
+of its current schedule: after a bot's new version, the old version's games stay stored but leave
+the tables, as the schedule no longer lists them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import pandas as pd
+
+from hexarena.leagues.schedule.config import LeagueConfig, differences, terms_differ
+from hexarena.leagues.schedule.games import ScheduledGame
+from hexarena.leagues.results.tables import SUM_COLUMNS, Tally, normalise, seat_rows
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee.record import GameRecord
+
+FAULT_RESULT_COLUMNS = ("fault_no_connection", "fault_crashed", "fault_timeout", "fault_illegal_line",
+                        "fault_malformed_message", "fault_wrong_request")
+RESULT_COLUMNS = ("game", "configuration", "players", "seat", "bot", "score", "against", "placement", "points",
+                  "win", "draw", "loss", "moves", "think_ms", "faults", *FAULT_RESULT_COLUMNS)
+
+
+@dataclass(frozen=True)
+class Definition:
+    """A league file against the league of its name as stored.
+
+    ``differences``: what the file changes in the stored definition (``hexarena.leagues.schedule.config.differences``; empty when
+    the same, or nothing usable is stored). ``edition``: the edition its games are scheduled under once the file
+    is run (stored as ``leagues.edition``): the stored one, plus one when the file replaces the terms of play
+    (time control, fault policy, seed), so every game is played again under them; games of the same bots and
+    boards under the same terms keep their ids. ``games``: stored games of the league, of any definition.
+    """
+
+    name: str
+    differences: list[str]
+    edition: int
+    games: int
+
+    def refusal(self) -> str:
+        return (f"league {self.name!r} is stored with {'; and with '.join(self.differences)}: run with --replace "
+                f"to replace its definition (its {self.games} stored games are kept)")
+
+
+def definition(ws: Workspace, league: LeagueConfig) -> Definition:
+    """The file ``league`` against what is stored under its name (see ``Definition``). A garbled stored
+    definition differs in nothing: running the file stores it anew."""
+    row = ws.db.execute("SELECT config, edition FROM leagues WHERE name = ?", (league.name,)).fetchone()
+    games = ws.db.execute("SELECT COUNT(*) FROM games WHERE league = ?", (league.name,)).fetchone()[0]
+    if row is None:
+        return Definition(league.name, [], 0, games)
+    try:
+        stored = LeagueConfig.model_validate_json(row["config"])
+    except ValueError:
+        return Definition(league.name, [], row["edition"], games)
+    return Definition(league.name, differences(stored, league), row["edition"] + terms_differ(stored, league), games)
+
+
+def save_schedule(ws: Workspace, league: LeagueConfig, games: list[ScheduledGame], edition: int = 0) -> None:
+    """Record the league file, its edition and its current schedule (replacing the previous one), in one
+    transaction; when it schedules other games than before, the league's totals are folded anew (``tally``)."""
+    copy_schedule(ws, league, [(g.id, g.round, g.config.label, json.dumps(g.seats), g.seed) for g in games], edition)
+
+
+def copy_schedule(ws: Workspace, league: LeagueConfig, rows: list[tuple], edition: int = 0) -> None:
+    """``save_schedule`` from rows (game, round, configuration, seats JSON, seed) in schedule order, as
+    ``scan_schedule`` reads them from another database."""
+    with ws.transaction() as db:
+        db.execute("INSERT OR REPLACE INTO leagues (name, config, updated, edition) VALUES (?, ?, ?, ?)",
+                   (league.name, league.model_dump_json(exclude={"boards": {"__all__": {"players"}}}),
+                    datetime.now(UTC).isoformat(timespec="seconds"), edition))
+        before = {r[0] for r in db.execute("SELECT game FROM league_games WHERE league = ?", (league.name,))}
+        if before != {row[0] for row in rows}:
+            _forget_tally(db, league.name)
+        db.execute("DELETE FROM league_games WHERE league = ?", (league.name,))
+        db.executemany(
+            "INSERT INTO league_games (league, game, position, round, configuration, seats, seed)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(league.name, game, i, round_, configuration, seats, seed)
+             for i, (game, round_, configuration, seats, seed) in enumerate(rows)])
+
+
+def save_game(ws: Workspace, league: str, record: GameRecord) -> bool:
+    """Store a finished game (record, moves, per-seat results, added to the totals: ``tally``) in one
+    transaction; False if it was already stored."""
+    with ws.transaction() as db:
+        inserted = db.execute(
+            "INSERT OR IGNORE INTO games (id, league, configuration, seats, termination, offender, started, finished,"
+            " record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (record.id, league, record.config.label, json.dumps(record.seats), record.result.termination,
+             record.result.offender, _time(record.started), _time(record.finished), record.model_dump_json()))
+        if inserted.rowcount == 0:
+            return False
+        db.executemany(
+            "INSERT INTO moves (game, number, seat, line, closed, ms, substituted) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(record.id, n, m.seat, m.line, _json_ints(m.closed), m.ms, int(m.substituted))
+             for n, m in enumerate(record.moves)])
+        rows = seat_rows(record)
+        db.executemany(_insert("results", RESULT_COLUMNS), [tuple(row[c] for c in RESULT_COLUMNS) for row in rows])
+        _count(db, record.id, rows)
+    return True
+
+
+def _json_ints(values: list[int]) -> str:
+    """``json.dumps`` of a list of ints, the same text (``[3, 17]``) at a fraction of its cost per move."""
+    return "[" + ", ".join(map(str, values)) + "]"
+
+
+def _time(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def league_config(ws: Workspace, name: str) -> LeagueConfig:
+    """The league file as last run; ConfigError naming the known leagues if there is none of that name."""
+    row = ws.db.execute("SELECT config FROM leagues WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        known = [r["name"] for r in ws.db.execute("SELECT name FROM leagues ORDER BY name")]
+        raise ConfigError(f"no league named {name!r} in workspace {ws.home} (leagues: {', '.join(known) or 'none yet'}; "
+                          "start one with 'hexarena league run FILE')")
+    try:
+        return LeagueConfig.model_validate_json(row["config"])
+    except ValueError as exc:  # a garbled row (pydantic's ValidationError is a ValueError)
+        raise ConfigError(f"league {name!r}: its stored definition is garbled ({_first_line(exc)}); run its league "
+                          "file again to store it anew ('hexarena league run FILE'), or see 'hexarena doctor'") from None
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+
+
+def game_data(ws: Workspace, game_id: str) -> dict | None:
+    """The stored record of a game of any league, by its id or a unique prefix of it, as the JSON object it
+    was stored as (the caller validates it); None if none matches, ConfigError if the prefix is ambiguous."""
+    row = ws.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None and game_id:  # a prefix: ids from game_id up to the next string that does not start with it
+        rows = ws.db.execute("SELECT id, record FROM games WHERE id >= ? AND id < ? ORDER BY id LIMIT 3",
+                             (game_id, game_id + "\U0010ffff")).fetchall()
+        if len(rows) > 1:
+            shown = ", ".join(r["id"] for r in rows[:2]) + (", …" if len(rows) > 2 else "")
+            raise ConfigError(f"game id prefix {game_id!r} is ambiguous ({shown}): give more of the id")
+        row = rows[0] if rows else None
+    if row is None:
+        return None
+    try:
+        return json.loads(row["record"])
+    except ValueError as exc:
+        raise ConfigError(f"game {game_id}: its stored record is garbled ({exc}); see 'hexarena doctor'") from None
+
+
+def played_ids(ws: Workspace, league: str) -> set[str]:
+    """Ids of every stored game of the league (current schedule or not)."""
+    return {r["id"] for r in ws.db.execute("SELECT id FROM games WHERE league = ?", (league,))}
+
+
+def records(ws: Workspace, league: str) -> list[GameRecord]:
+    """The stored records of the league's current schedule, in schedule order. A garbled record is left out
+    with a warning line on stderr naming its game (``hexarena doctor`` reports every damaged row)."""
+    return _parsed(_rows(ws, f"SELECT g.id, g.record {SCHEDULED} ORDER BY s.position", (league,)), league)
+
+
+# the stored games of a league's current schedule (s: its league_games rows, g: their games rows)
+SCHEDULED = "FROM league_games s JOIN games g ON g.id = s.game WHERE s.league = ?"
+
+
+def _parsed(rows: list[tuple], league: str, *, warn: bool = True) -> list[GameRecord]:
+    """The GameRecords of ``(id, record JSON)`` rows; a garbled one is left out (with ``_garbled``'s warning)."""
+    found = []
+    for game, text in rows:
+        try:
+            found.append(GameRecord.model_validate_json(text))
+        except ValueError as exc:
+            if warn:
+                _garbled(game, league, exc)
+    return found
+
+
+def _garbled(game: str, league: str, exc: Exception) -> None:
+    print(f"hexarena: warning: game {game} of league {league}: its stored record is garbled "
+          f"({_first_line(exc)}); left out (see 'hexarena doctor')", file=sys.stderr)
+
+
+RECORD_KEYS = ("id", "config", "seats", "moves", "result")
+
+
+def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
+    """``(record JSON, the same parsed but for its moves)`` of every stored game of the league's current
+    schedule, in schedule order, one at a time (a million records never sit in memory together, nor become
+    GameRecords). The moves, most of a record, are not parsed: ``moves`` holds how many there are (see
+    ``_read_record``). A record that is no JSON object with the fields of a GameRecord is left out with the
+    warning of ``records``."""
+    cursor = ws.db.cursor()
+    cursor.row_factory = None
+    cursor.execute(f"SELECT g.id, g.record {SCHEDULED} ORDER BY s.position", (league,))
+    for game, text in cursor:
+        try:
+            data = _read_record(text)
+            if not isinstance(data, dict) or not all(key in data for key in RECORD_KEYS):
+                raise ValueError(f"not a game record: it lacks {', '.join(k for k in RECORD_KEYS if k not in data)}"
+                                 if isinstance(data, dict) else "not a JSON object")
+        except ValueError as exc:
+            _garbled(game, league, exc)
+            continue
+        yield text, data
+
+
+MOVES, RESULT = ',"moves":[', ',"result":'
+
+
+def _read_record(text: str) -> object:
+    """A stored record's JSON parsed but for its moves, whose count replaces them (``"moves": 63``). Records
+    are stored as ``GameRecord.model_dump_json`` writes them: the moves list, then the result; other text
+    (an older writer's order, no moves) is parsed whole. Each move has one ``"line":`` key, and no other
+    text inside the moves list has one; a move list damaged in the store shows in the viewer, not here."""
+    start, end = text.find(MOVES), text.rfind(RESULT)
+    if start < 0 or end < start:
+        data = json.loads(text)
+        if isinstance(data, dict) and isinstance(data.get("moves"), list):
+            data["moves"] = len(data["moves"])
+        return data
+    data = json.loads(text[:start] + "," + text[end + 1:])
+    if isinstance(data, dict):
+        data["moves"] = text.count('"line":', start, end)
+    return data
+
+
+def game_ids(ws: Workspace, league: str) -> list[str]:
+    """Ids of the stored games of the league's current schedule, in schedule order."""
+    return [r[0] for r in _rows(ws, f"SELECT g.id {SCHEDULED} ORDER BY s.position", (league,))]
+
+
+def faulty_records(ws: Workspace, league: str) -> list[GameRecord]:
+    """The records of the current schedule's games with a fault (any seat's), in schedule order; garbled
+    ones are left out (``stored_games`` warns of them)."""
+    return _parsed(_rows(ws, f"SELECT g.id, g.record {SCHEDULED} AND g.id IN (SELECT game FROM results"
+                             " WHERE faults > 0) ORDER BY s.position", (league,)), league, warn=False)
+
+
+def think_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]:
+    """The think times (ms) of the bot's own timed moves in its last ``games`` stored games of the current
+    schedule (the last stored: read backwards along the index of a bot's results, no sort)."""
+    return [r[0] for r in _rows(
+        ws, "SELECT m.ms FROM (SELECT r.game, r.seat FROM results r WHERE r.bot = ? AND EXISTS (SELECT 1 FROM"
+            " league_games s WHERE s.league = ? AND s.game = r.game) ORDER BY r.rowid DESC LIMIT ?) x"
+            " JOIN moves m ON m.game = x.game AND m.seat = x.seat WHERE m.substituted = 0", (bot, league, games))]
+
+
+def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
+    """The seat frame (``hexarena.leagues.results.tables``) of the league's current schedule, straight from the results table."""
+    cursor = ws.db.cursor()
+    cursor.row_factory = None  # plain tuples: much faster than sqlite3.Row for many rows
+    columns = ", ".join(f"r.{c}" for c in RESULT_COLUMNS)
+    cursor.execute(f"SELECT {columns} {SCHEDULED_RESULTS}", (league,))
+    frame = pd.DataFrame(cursor.fetchall(), columns=list(RESULT_COLUMNS))
+    return normalise(frame.astype({c: "int64" for c in FAULT_RESULT_COLUMNS}))
+
+
+def time_per_move(ws: Workspace, league: str) -> tuple[float, int]:
+    """The league's measured wall-clock milliseconds per move: its stored games' time from start to end (the
+    bots' thinking and the referee's messages), summed, over their moves; and that count of moves."""
+    row = ws.db.execute(
+        "SELECT SUM((julianday(finished) - julianday(started)) * 86400000), SUM(n) FROM (SELECT g.started,"
+        " g.finished, (SELECT COUNT(*) FROM moves m WHERE m.game = g.id) AS n FROM games g WHERE g.league = ?"
+        " AND g.started IS NOT NULL AND g.finished IS NOT NULL)", (league,)).fetchone()
+    return (row[0] / row[1], row[1]) if row[1] else (0.0, 0)
+
+
+def tally(ws: Workspace, league: str) -> Tally:
+    """The tally (``hexarena.leagues.results.tables.Tally``) of the league's current schedule, from its rows of the tables
+    ``totals`` and ``shapes`` (a few thousand rows for a million games): ``save_game`` keeps them, and they
+    are folded from the results table when the league has none (its first read after the migration to
+    schema 5, or after its schedule changed)."""
+    _ensure_tallied(ws, league)
+    sums = pd.DataFrame(_rows(ws, f"SELECT {', '.join(TOTALS_COLUMNS[1:])} FROM totals WHERE league = ?"
+                                  " ORDER BY configuration, bot", (league,)), columns=list(TOTALS_COLUMNS[1:]))
+    shapes = _rows(ws, f"SELECT {', '.join(SHAPE_COLUMNS[1:])} FROM shapes WHERE league = ?"
+                       f" ORDER BY {', '.join(SHAPE_COLUMNS[1:-1])}", (league,))
+    seated = [(shape, configuration, players, seat, row[2 * seat], row[2 * seat + 1], count)
+              for shape, (configuration, players, *row, count) in enumerate(shapes) for seat in range(players)]
+    games = pd.DataFrame(seated, columns=["game", "configuration", "players", "seat", "bot", "placement", "weight"])
+    counts = {c: "int64" for c in ("games", "faulty", *SUM_COLUMNS) if c not in ("points", "think_ms")}
+    frame_types = {"players": "int64", "seat": "int64", "placement": "int64", "weight": "int64"}
+    return Tally(sums.astype(counts | {"points": "float64", "think_ms": "float64"}),
+                 normalise(games.astype(frame_types)))
+
+
+SEATS = 4  # the most players at a table (referee.record.BoardConfig)
+TOTALS_COLUMNS = ("league", "configuration", "bot", "games", "faulty", *SUM_COLUMNS)
+SHAPE_COLUMNS = ("league", "configuration", "players", *(f"{c}{i}" for i in range(SEATS) for c in ("bot", "placement")),
+                 "games")
+
+
+def _ensure_tallied(ws: Workspace, league: str) -> None:
+    """Fold the league's totals and shapes from its results unless they are built (listed in ``tallied``)."""
+    built = "SELECT 1 FROM tallied WHERE league = ?"
+    if ws.db.execute(built, (league,)).fetchone():
+        return
+    with ws.transaction() as db:
+        if db.execute(built, (league,)).fetchone():  # another process folded them while this one waited
+            return
+        _fold(db, league)
+
+
+def _fold(db: sqlite3.Connection, league: str) -> None:
+    """The league's rows of totals and shapes, folded from the results of its current schedule in SQL (two
+    GROUP BY queries: a million games never become millions of Python rows); it is then listed in ``tallied``."""
+    sums = ", ".join(f"SUM(r.{c})" for c in SUM_COLUMNS)
+    totals = db.execute(f"SELECT ?, r.configuration, r.bot, COUNT(*), SUM(r.faults > 0), {sums}, MAX(r.players)"
+                        f" {SCHEDULED_RESULTS} GROUP BY r.configuration, r.bot", (league, league)).fetchall()
+    seats = range(max(2, max((row[-1] for row in totals), default=2)))  # join only the seats there are
+    joins = " ".join(f"{'LEFT ' * (i > 1)}JOIN results r{i} ON r{i}.game = s.game AND r{i}.seat = {i}" for i in seats)
+    picked = ", ".join(f"COALESCE(r{i}.bot, ''), COALESCE(r{i}.placement, 0)" for i in seats)  # '', 0: no such seat
+    shapes = db.execute(f"SELECT r0.configuration, r0.players, {picked}, COUNT(*) FROM league_games s {joins}"
+                        f" WHERE s.league = ? GROUP BY {', '.join(map(str, range(1, 3 + 2 * len(seats))))}",
+                        (league,)).fetchall()
+    db.execute("DELETE FROM totals WHERE league = ?", (league,))
+    db.execute("DELETE FROM shapes WHERE league = ?", (league,))
+    db.executemany(_insert("totals", TOTALS_COLUMNS), [row[:-1] for row in totals])
+    absent = ("", 0) * (SEATS - len(seats))
+    db.executemany(_insert("shapes", SHAPE_COLUMNS),
+                   [(league, *row[:-1], *absent, row[-1]) for row in shapes])
+    db.execute("INSERT INTO tallied (league) VALUES (?)", (league,))
+
+
+# the results of a league's current schedule (s: its league_games rows, r: their results rows)
+SCHEDULED_RESULTS = "FROM league_games s JOIN results r ON r.game = s.game WHERE s.league = ?"
+
+
+def _insert(table: str, columns: tuple[str, ...]) -> str:
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+
+
+def _count(db: sqlite3.Connection, game: str, rows: list[dict]) -> None:
+    """Add a stored game's results (``seat_rows``) to the totals and shapes of every league that has them
+    built and schedules the game."""
+    leagues = [r[0] for r in db.execute("SELECT t.league FROM tallied t WHERE EXISTS (SELECT 1 FROM league_games s"
+                                        " WHERE s.league = t.league AND s.game = ?)", (game,))]
+    if not leagues:
+        return
+    added = ("games", "faulty", *SUM_COLUMNS)
+    db.executemany(_insert("totals", TOTALS_COLUMNS) + " ON CONFLICT (league, configuration, bot) DO UPDATE SET "
+                   + ", ".join(f"{c} = {c} + excluded.{c}" for c in added),
+                   [(league, row["configuration"], row["bot"], 1, int(row["faults"] > 0), *(row[c] for c in SUM_COLUMNS))
+                    for league in leagues for row in rows])
+    seats = [value for row in rows for value in (row["bot"], row["placement"])] + ["", 0] * (SEATS - len(rows))
+    db.executemany(_insert("shapes", SHAPE_COLUMNS) + f" ON CONFLICT ({', '.join(SHAPE_COLUMNS[:-1])})"
+                   " DO UPDATE SET games = games + 1",
+                   [(league, rows[0]["configuration"], len(rows), *seats, 1) for league in leagues])
+
+
+def _forget_tally(db: sqlite3.Connection, league: str) -> None:
+    """Drop the league's totals and shapes: the next ``tally`` folds them anew."""
+    for table in ("tallied", "totals", "shapes"):
+        db.execute(f"DELETE FROM {table} WHERE league = ?", (league,))
+
+
+def _rows(ws: Workspace, sql: str, params: tuple) -> list[tuple]:
+    cursor = ws.db.cursor()
+    cursor.row_factory = None  # plain tuples
+    return cursor.execute(sql, params).fetchall()
+
+
+
+def schedule_counts(ws: Workspace) -> dict[str, tuple[int, int]]:
+    """Every league's (games in its current schedule, of them played), by name."""
+    rows = ws.db.execute("SELECT l.name, COUNT(s.game) AS total, COUNT(g.id) AS played FROM leagues l"
+                         " LEFT JOIN league_games s ON s.league = l.name LEFT JOIN games g ON g.id = s.game"
+                         " GROUP BY l.name ORDER BY l.name")
+    return {r["name"]: (r["total"], r["played"]) for r in rows}
+
+
+def games_stamp(ws: Workspace, league: str) -> tuple:
+    """Changes whenever the league's stored games or its schedule change (a cache key for its tables)."""
+    games = ws.db.execute("SELECT COUNT(*), MAX(rowid) FROM games WHERE league = ?", (league,)).fetchone()
+    updated = ws.db.execute("SELECT updated FROM leagues WHERE name = ?", (league,)).fetchone()
+    return tuple(games) + (updated[0] if updated else None,)
+
+
+def games_page(ws: Workspace, league: str, *, bot: str | None = None, configuration: str | None = None,
+               offset: int = 0, limit: int = 50) -> tuple[int, list[dict]]:
+    """The stored games of the league's current schedule, newest first: (how many match, the page asked for).
+    ``bot``: games it sat in (its name, any version, or a name@hash label); ``configuration``: a board label."""
+    where, params = [], [league]
+    if configuration is not None:
+        where.append("g.configuration = ?")
+        params.append(configuration)
+    if bot is not None:
+        where.append("EXISTS (SELECT 1 FROM results r WHERE r.game = g.id AND (r.bot = ? OR substr(r.bot, 1, ?) = ?))")
+        params += [bot, len(bot) + 1, f"{bot}@"]
+    matching = SCHEDULED + "".join(f" AND {condition}" for condition in where)
+    total = ws.db.execute(f"SELECT COUNT(*) {matching}", params).fetchone()[0]
+    rows = ws.db.execute(f"SELECT g.id, g.configuration, g.seats, g.termination, g.offender, g.started, g.finished,"
+                         f" g.record {matching}"
+                         f" ORDER BY g.finished DESC, g.id LIMIT ? OFFSET ?", [*params, limit, offset])
+    page = []
+    for row in rows:
+        try:
+            result = json.loads(row["record"])["result"]
+        except (ValueError, KeyError, TypeError):
+            result = {}  # a garbled record: listed without scores ('hexarena doctor' reports it)
+        page.append({"id": row["id"], "configuration": row["configuration"], "seats": json.loads(row["seats"]),
+                     "scores": result.get("scores"), "placements": result.get("placements"),
+                     "termination": row["termination"], "offender": row["offender"], "started": row["started"],
+                     "finished": row["finished"]})
+    return total, page
+
+
+
+# ---------------------------------------------------------------- reading a damaged database (hexarena doctor)
+
+
+def scan(db: sqlite3.Connection, table: str, columns: str, where: str = "", params: tuple = ()) -> Iterator[tuple]:
+    """The rows of a store table of a plain, possibly damaged connection, one at a time by rowid: a row that
+    cannot be read is yielded as ``(None, error)``; a table that cannot be listed at all as one such item."""
+    try:
+        rowids = [r[0] for r in db.execute(f"SELECT rowid FROM {table} {where} ORDER BY rowid", params)]
+    except sqlite3.DatabaseError as exc:
+        yield None, f"table {table}: {exc}"
+        return
+    for rowid in rowids:
+        try:
+            yield db.execute(f"SELECT {columns} FROM {table} WHERE rowid = ?", (rowid,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            yield None, f"table {table}, row {rowid}: {exc}"
+
+
+def scan_leagues(db: sqlite3.Connection) -> Iterator[tuple]:
+    """(name, config JSON) of every league row."""
+    return scan(db, "leagues", "name, config")
+
+
+def scan_edition(db: sqlite3.Connection, league: str) -> int:
+    """The league's edition (``Definition``) in a plain, possibly damaged or older connection; 0 if unreadable."""
+    try:
+        row = db.execute("SELECT edition FROM leagues WHERE name = ?", (league,)).fetchone()
+    except sqlite3.DatabaseError:  # damaged, or a layout before schema 3
+        return 0
+    return row[0] if row is not None and isinstance(row[0], int) else 0
+
+
+def scan_games(db: sqlite3.Connection) -> Iterator[tuple]:
+    """(id, league, record JSON) of every stored game."""
+    return scan(db, "games", "id, league, record")
+
+
+def scan_schedule(db: sqlite3.Connection, league: str) -> list[tuple]:
+    """The league's schedule rows (game, round, configuration, seats, seed), readable ones only, in order."""
+    rows = scan(db, "league_games", "position, game, round, configuration, seats, seed", "WHERE league = ?", (league,))
+    return [tuple(row[1:]) for row in sorted(r for r in rows if r[0] is not None)]

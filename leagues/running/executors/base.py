@@ -1,0 +1,30 @@
+"""TODO docstring: part of the former hexarena.leagues.running.runner."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+
+from hexarena.leagues.running.jobs import Job
+from hexarena.protocol.errors import HexarenaError
+from hexarena.referee.game import GameObserver
+from hexarena.referee.record import GameRecord
+
+class ExecutorLost(HexarenaError):
+    """An executor lost what plays its games (a cluster's scheduler): one line; the games stored so far are kept."""
+
+
+class Executor(ABC):
+    """Plays jobs, several at once, and yields each record as its game finishes (in any order).
+
+    Closing the iterator early (or an exception while consuming it) stops the executor: games not yet
+    started are not played, games in flight are abandoned or finished but not yielded. ``observer`` is
+    handed to each game loop where the games are played in this process (others may ignore it).
+    """
+
+    @abstractmethod
+    def run(self, jobs: Sequence[Job], observer: GameObserver | None = None) -> Iterator[GameRecord]: ...
+
+    def status(self) -> str:
+        """A few words for the progress display (e.g. workers and games in flight); empty by default."""
+        return ""

@@ -1,0 +1,48 @@
+"""TODO docstring: part of the former hexarena.leagues.running.runner."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from hexarena.leagues.running.jobs import Job, play_job
+from hexarena.referee.game import GameObserver
+from hexarena.referee.pool import referee_pool
+from hexarena.referee.record import GameRecord
+from hexarena.leagues.running.executors.base import Executor
+
+class LocalExecutor(Executor):
+    """This machine: ``concurrency`` referees made with ``Referee(**options)`` (``hexarena.referee.pool.referee_pool``: one
+    on a thread of this process, two or more in worker processes, so that games at once do not share a GIL)."""
+
+    def __init__(self, options: dict, concurrency: int) -> None:
+        self.options = options
+        self.concurrency = max(1, concurrency)
+
+    def run(self, jobs: Sequence[Job], observer: GameObserver | None = None) -> Iterator[GameRecord]:
+        """Starts the workers and hands them their first games at once (not on the first ``next``)."""
+        pool = referee_pool(self.options, min(self.concurrency, len(jobs)))
+        try:
+            return _Finished(pool, pool.map(play_job, jobs, observer))
+        except BaseException:
+            pool.close()
+            raise
+
+
+class _Finished(Iterator[GameRecord]):
+    """The records of a pool's games; closing it (also before the first ``next``) closes the pool."""
+
+    def __init__(self, pool, results: Iterator[GameRecord]) -> None:
+        self.pool, self.results = pool, results
+
+    def __next__(self) -> GameRecord:
+        try:
+            return next(self.results)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        close = getattr(self.results, "close", None)
+        if close is not None:
+            close()
+        self.pool.close()

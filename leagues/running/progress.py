@@ -1,0 +1,68 @@
+"""TODO docstring: part of the former hexarena.leagues.running.runner."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from hexarena.leagues.results import store
+from hexarena.leagues.results.tables import seat_rows
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.referee.record import GameRecord
+
+class ProgressDisplay:
+    """Progress on stderr: games done / total, rate, time left, current leader — a rich bar on a terminal;
+    without one (nohup, CI, a pipe) a plain line every ``LINES_EVERY`` games or ``SECONDS_EVERY`` seconds."""
+
+    LINES_EVERY = 50
+    SECONDS_EVERY = 30.0
+
+    def __init__(self, ws: Workspace, league: str, total: int, done: int, terminal: bool | None = None) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.points: dict[str, float] = {}
+        self.games: dict[str, int] = {}
+        sums = store.tally(ws, league).sums.groupby("bot")[["points", "games"]].sum()
+        for bot, row in sums.iterrows():
+            self.points[str(bot)], self.games[str(bot)] = float(row["points"]), int(row["games"])
+        self.started, self.count = time.monotonic(), 0
+        self.league, self.total, self.done = league, total, done
+        self.terminal = sys.stderr.isatty() if terminal is None else terminal
+        self.last_line = self.started
+        if not self.terminal:
+            self.bar = None
+            print(f"{league}: {done}/{total} games stored, {total - done} to play", file=sys.stderr, flush=True)
+            return
+        self.bar = Progress(TextColumn(f"[bold]{league}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), TextColumn("{task.fields[leader]}"),
+                            TextColumn("{task.fields[status]}"), console=Console(file=sys.stderr), transient=False)
+        self.task = self.bar.add_task("games", total=total, completed=done, rate="", leader=self._leader(), status="")
+        self.bar.start()
+
+    def _leader(self) -> str:
+        if not self.games:
+            return ""
+        best = max(self.games, key=lambda bot: (self.points[bot] / self.games[bot], self.points[bot]))
+        return f"leader {best} {100 * self.points[best] / self.games[best]:.0f}%"
+
+    def update(self, record: GameRecord, status: str = "") -> None:
+        for row in seat_rows(record):
+            self.points[row["bot"]] = self.points.get(row["bot"], 0.0) + row["points"]
+            self.games[row["bot"]] = self.games.get(row["bot"], 0) + 1
+        self.count += 1
+        now = time.monotonic()
+        rate = self.count / max(now - self.started, 1e-9)
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, rate=f"{rate:.1f} games/s", leader=self._leader(), status=status)
+            return
+        done = self.done + self.count
+        if self.count % self.LINES_EVERY == 0 or now - self.last_line >= self.SECONDS_EVERY or done == self.total:
+            self.last_line = now
+            left = (self.total - done) / rate if rate > 0 else 0
+            print(f"{self.league}: {done}/{self.total} games, {rate:.1f} games/s, about {left:.0f} s left, "
+                  f"{self._leader()}" + (f" ({status})" if status else ""), file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()

@@ -1,0 +1,216 @@
+"""Running a league: resolve the bots, schedule, play what is missing, store each game as it ends.
+
+    summary = run_league(ws, load_league("leagues/demo.toml"), concurrency=2)
+
+Games are played through an ``Executor``: it takes jobs and yields finished records in any order.
+``LocalExecutor`` plays them on this machine: in worker processes for two or more games at once, on a
+thread for one; each worker owns one ``Referee`` (``referee/pool.py``), which keeps its bots running
+across the games it plays. A distributed engine can plug in by implementing ``Executor.run``.
+
+An ``observer`` (``LeagueObserver``, e.g. the server's live results) hears of every game's start, moves
+and end from the game loop (the local executor; the Dask executor ignores it: its games run on workers),
+and of every record once it is stored.
+
+Resuming is the normal case: the schedule is computed afresh on every run and only games whose id is
+not stored yet are played. Every finished game is stored in one transaction as soon as it arrives, so
+SIGKILL or Ctrl-C loses at most the games in flight.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import Counter
+from contextlib import closing
+from dataclasses import dataclass
+from math import comb
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from hexarena.leagues.results import store
+from hexarena.leagues.registry.resolve import ResolvedBot, active_bots, resolve
+from hexarena.leagues.schedule.config import ALL, MAX_TABLES, LeagueConfig
+from hexarena.leagues.running.jobs import Job
+from hexarena.leagues.workspace.locks import league_lock
+from hexarena.leagues.schedule.games import Entrant, ScheduledGame, gauntlet_entrant, schedule
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee.game import GameObserver
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.record import GameRecord
+from hexarena.leagues.running.executors.base import Executor
+from hexarena.leagues.running.executors.local import LocalExecutor
+from hexarena.leagues.running.progress import ProgressDisplay
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+log = logging.getLogger("hexarena.leagues.runner")
+
+
+class LeagueObserver(GameObserver, Protocol):
+    """A ``GameObserver`` that also hears when a finished game's record is stored (called from the runner's thread)."""
+
+    def stored(self, record: GameRecord) -> None: ...
+
+
+def games_at_once(league: LeagueConfig, concurrency: int | None = None) -> int:
+    """How many games a run on this machine plays at once: ``--concurrency``, else the file's, else one per core."""
+    return concurrency or league.concurrency or os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    league: str
+    total: int  # games in the schedule
+    already: int  # stored before this run
+    played: int  # stored by this run
+
+
+def resolve_entrants(ws: Workspace, league: LeagueConfig, source: str,
+                     verify: bool = True) -> dict[Entrant, ResolvedBot]:
+    """The league's bots (label, version key) and what each runs; ConfigError naming the file and field."""
+    try:
+        bots = active_bots(ws, verify) if league.participants == [ALL] else [
+            resolve(ws, text, verify=verify) for text in league.participants]
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: participants: {exc}") from None
+    names = [bot.name for bot in bots]
+    entrants = {}
+    for bot in bots:
+        label = bot.name if names.count(bot.name) == 1 else bot.label  # two versions of one bot: name@hash
+        key = f"{bot.name}@{bot.version_hash}" if bot.version_hash else f"{bot.name}@{bot.folder}"
+        entrants[Entrant(label, key)] = bot
+    if len({e.key for e in entrants}) < len(entrants) or len({e.label for e in entrants}) < len(entrants):
+        raise ConfigError(f"{source}: participants: the same bot version is listed twice")
+    if len(entrants) < league.players:
+        listed = ", ".join(sorted(e.label for e in entrants)) or "none"
+        raise ConfigError(f"{source}: players = {league.players} needs at least {league.players} participants, "
+                          f"got {len(entrants)} ({listed})")
+    if league.gauntlet and gauntlet_entrant(list(entrants), league.gauntlet) is None:
+        listed = ", ".join(sorted(e.label for e in entrants))
+        raise ConfigError(f"{source}: gauntlet: {league.gauntlet!r} is not a participant (participants: {listed})")
+    tables = comb(len(entrants), league.players)
+    if league.players > 2 and not league.sample and tables > MAX_TABLES:
+        raise ConfigError(f"{source}: {len(entrants)} bots make {tables:,} tables of {league.players}; set sample = N "
+                          f"(at most {MAX_TABLES:,}) to play N tables per board, balanced")
+    return entrants
+
+
+def plan(ws: Workspace, league: LeagueConfig, source: str = "<league>", edition: int = 0,
+         verify: bool = True) -> tuple[list[ScheduledGame], dict[str, Path]]:
+    """The full schedule and each label's bot folder; raises ConfigError before anything is stored.
+    ``verify=False``: registry snapshots are not checked (nothing will run them: status, dry runs)."""
+    games, bots = planned(ws, league, source, edition, verify)
+    return games, {label: spec.folder for label, spec in bots.items()}
+
+
+def planned(ws: Workspace, league: LeagueConfig, source: str, edition: int,
+            verify: bool = True) -> tuple[list[ScheduledGame], dict[str, BotSpec]]:
+    """``plan`` with each label's ``BotSpec``: its folder, and its exact version for the records."""
+    entrants = resolve_entrants(ws, league, source, verify)
+    bots = {e.label: BotSpec(e.label, bot.folder, version=bot.version) for e, bot in entrants.items()}
+    return schedule(league, list(entrants), edition), bots
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What a run of the league file plays: its whole schedule, the games not stored yet, each label's bot,
+    and the file against the stored definition of its name."""
+
+    games: list[ScheduledGame]
+    todo: list[ScheduledGame]
+    bots: dict[str, BotSpec]
+    definition: store.Definition
+
+    def left(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Games to play by configuration and by bot (a game counts once for each of its seats)."""
+        import pandas as pd
+
+        configurations = Counter(g.config.label for g in self.todo)
+        bots = Counter(label for g in self.todo for label in g.seats)
+        return (pd.DataFrame(configurations.items(), columns=["configuration", "left"]),
+                pd.DataFrame(bots.most_common(), columns=["bot", "left"]))
+
+
+def pending(ws: Workspace, league: LeagueConfig, source: str = "<league>", replace: bool = False,
+            verify: bool = True) -> Pending:
+    """The resume logic: the schedule computed afresh, less the games already stored (of any earlier run).
+    A file whose name is stored with another definition is refused (ConfigError naming the difference)
+    unless ``replace``: then its schedule, under the edition ``store.definition`` gives it, is what is played."""
+    known = store.definition(ws, league)
+    if known.differences and not replace:
+        raise ConfigError(f"{source}: {known.refusal()}")
+    games, bots = planned(ws, league, source, known.edition, verify)
+    stored = store.played_ids(ws, league.name)
+    return Pending(games, [g for g in games if g.id not in stored], bots, known)
+
+
+def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = None, progress: bool = True,
+               source: str = "<league>", executor: Executor | None = None, scheduler: str | None = None,
+               replace: bool = False, observer: LeagueObserver | None = None) -> RunSummary:
+    """Play every game of the league that is not stored yet (see the module docstring). One runner per
+    league and workspace (``hexarena.leagues.workspace.locks``): ConfigError naming the running one's pid. A league stored
+    under the same name with another definition is refused unless ``replace`` (``pending``).
+
+    ``scheduler`` (or the league file's ``executor = "dask"`` and ``scheduler``) plays it on a Dask cluster
+    (``leagues/dask_executor.py``); an unreachable or malformed address is a ConfigError before anything is stored.
+    """
+    with league_lock(ws, league.name):
+        owned = None
+        if executor is None and (scheduler or league.executor == "dask"):
+            from hexarena.leagues.running.executors.dask_driver import DaskExecutor
+
+            if not (scheduler or league.scheduler):
+                raise ConfigError(f'{source}: executor = "dask" needs scheduler = "tcp://HOST:8786" in the file, '
+                                  "or --scheduler")
+
+            executor = owned = DaskExecutor(scheduler or league.scheduler or "", time_control=league.time_control,
+                                            fault_policy=league.fault_policy, log_dir=ws.logs_dir / league.name)
+        try:
+            return _run_league(ws, league, concurrency, progress, source, executor, replace, observer)
+        finally:
+            if owned is not None:
+                owned.close()
+
+
+def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
+                executor: Executor | None, replace: bool,
+                observer: LeagueObserver | None) -> RunSummary:
+    to_play = pending(ws, league, source, replace)
+    games, todo = to_play.games, to_play.todo
+    jobs = [Job(g.id, g.config, tuple(to_play.bots[label] for label in g.seats), g.seed, g.opening) for g in todo]
+    versions = {job.id: [spec.version for spec in job.seats] for job in jobs}
+    if executor is None:
+        options = {"log_dir": ws.logs_dir / league.name, "time_control": league.time_control,
+                   "fault_policy": league.fault_policy}
+        executor = LocalExecutor(options, games_at_once(league, concurrency))
+    already = len(games) - len(todo)
+    played = 0
+    display = None
+    # an executor written before observers takes the jobs alone; started before the display (which reads the
+    # store's tables), so the bots start meanwhile
+    with closing(executor.run(jobs, observer) if observer is not None else executor.run(jobs)) as finished:
+        try:
+            store.save_schedule(ws, league, games, to_play.definition.edition)
+            display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None
+            for record in finished:
+                if record.versions != versions.get(record.id, record.versions):  # a cluster's referee gets folders
+                    record = record.model_copy(update={"versions": versions[record.id]})
+                played += store.save_game(ws, league.name, record)
+                if observer is not None:
+                    _tell_stored(observer, record)
+                if display:
+                    display.update(record, executor.status())
+        finally:
+            if display:
+                display.close()
+    return RunSummary(league.name, len(games), already, played)
+
+
+def _tell_stored(observer: LeagueObserver, record: GameRecord) -> None:
+    try:
+        observer.stored(record)
+    except Exception:  # an observer's bug must not stop the league (the record is stored)
+        log.exception("league game %s: the observer failed on 'stored' (the league plays on)", record.id)

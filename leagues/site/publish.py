@@ -1,0 +1,422 @@
+"""Publishing a league: a static results site with a replay viewer, plus Markdown, CSV and JSON.
+
+    publish(ws, "demo", "site/")          reads the league's records from the store and writes:
+
+    site/index.html        standings with ratings (95% intervals), rating chart, crosstable heat map,
+                           tables per board configuration, when the league ran and what it covered
+    site/bot-<name>.html   one page per bot: results per opponent and configuration, faults with
+                           log excerpts, think-time histogram, versions
+    site/games.html        every game, filtered and paginated in the browser: data/games.js (bots,
+                           configurations, counts) and the list in parts of ``LIST_PART`` rows, newest
+                           first (data/games-<k>.js); a page of the unfiltered list loads one part
+    site/replay.html       the replay viewer; ``replay.html?game=<file>`` loads the one chunk that holds
+                           the game: games/chunk-<k>.js, k = crc32(file) mod the number of chunks (one
+                           chunk per ``GAMES_PER_CHUNK`` games, so a million games are 1,000 files, and a
+                           link needs no index); the board geometry per configuration is data/boards.js
+    site/static/           the stylesheet and the two scripts (nothing is loaded from the network)
+    site/standings.md, standings.csv, standings.json, games.jsonl (every record, one JSON a line)
+    site/.hexarena-site.json  the files written: the next publish removes those it no longer writes
+                           (and nothing else: a user's own files in the folder stay)
+
+The site needs no server: data files are scripts that assign a global, because browsers refuse
+``fetch`` (and HTTP ranges) on ``file://``; a chunk holds each game's record as a JSON string, so loading
+one parses only that game. Everything a bot named is escaped (bots are untrusted).
+
+A big store's site is written from the store in one pass over its records (``hexarena.leagues.results.store.stored_games``),
+with the tables from the store's tally; nothing holds every record at once.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import json
+import os
+import shutil
+import zlib
+from collections import defaultdict
+from pathlib import Path
+
+import pandas as pd
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from hexarena.leagues.workspace.files import check_out_folder
+from hexarena.leagues.site import charts
+from hexarena.leagues.results.wording import markdown_table, result_summary
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
+from hexarena.referee.record import BoardConfig, GameRecord
+from hexarena.leagues.results.report import (
+    Facts, LeagueReport, board_of, bot_pages, format_number, league_view, standings_payload, strip_paths,
+)
+
+SITE = Path(__file__).parent  # the templates, scripts and stylesheet beside this module
+STATIC = ("site.css", "games.js", "replay.js")
+LOG_EXCERPT = 1500  # characters of a bot's log shown beside a fault
+MANIFEST = ".hexarena-site.json"  # the files a publish wrote: the next one removes those it does not write
+GAMES_PER_CHUNK = 1000  # games per file of games/: the viewer loads one such file (1-3 MB) for one game
+LIST_PART = 10_000  # rows of the games list per data/games-<k>.js (a multiple of the page's 50)
+
+
+def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
+    """Write the site and the standings files of ``league`` into ``out_dir``; returns the index page."""
+    check_out_folder(Path(out_dir))
+    out = Path(out_dir).resolve()  # before the league is read: a bad --out fails at once, not after a big store's tally
+    site = league_view(ws, league)
+    try:  # written whole beside the folder, then moved in: never half a site (and a user's files stay)
+        return write_site(out, site)
+    except OSError as exc:
+        if is_out_of_space(exc):
+            raise OutOfSpace(out) from None
+        raise
+
+
+def write_site(out_dir: str | Path, league: LeagueReport) -> Path:
+    """Write every page, data file and export of ``league`` into ``out_dir`` (created if missing).
+
+    The site is written whole into a hidden sibling folder first, then its files are moved in (renames: a
+    failed write leaves the old site as it was). Files of an earlier site that this one does not write are
+    removed, but only those listed in that site's manifest (``.hexarena-site.json``): a user's own files
+    in the folder are never touched."""
+    check_out_folder(Path(out_dir))
+    out = Path(out_dir).resolve()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"--out {out}: cannot create the folder: {exc.strerror}") from None
+    staging = out.parent / f".{out.name}.hexarena-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        _write_pages(staging, league)
+        written = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+        before = site_manifest(out)
+        for name in written:
+            target = out / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / name, target)
+        _remove_stale(out, before - set(written))
+        (out / MANIFEST).write_text(json.dumps({"written_by": "hexarena publish", "files": written}, indent=1)
+                                    + "\n", encoding="utf-8")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out / "index.html"
+
+
+def site_manifest(out: Path) -> set[str]:
+    """The files an earlier publish wrote into ``out`` (none if it left no readable manifest)."""
+    try:
+        listed = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("files", [])
+    except (OSError, ValueError, AttributeError):
+        return set()
+    return {name for name in listed if isinstance(name, str) and _inside(name)}
+
+
+def _inside(name: str) -> bool:
+    """A relative path that stays inside the site folder (a manifest is a file on disk: trust nothing)."""
+    parts = Path(name).parts
+    return bool(parts) and not Path(name).is_absolute() and ".." not in parts and "\\" not in name
+
+
+def _remove_stale(out: Path, stale: set[str]) -> None:
+    """Remove what an earlier site wrote and this one did not, then the folders that left empty."""
+    folders = set()
+    for name in sorted(stale):
+        path = out / name
+        if path.is_symlink() or path.is_file():
+            path.unlink(missing_ok=True)
+            folders.update(p for p in path.parents if out in p.parents)
+    for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+        try:
+            folder.rmdir()  # only if empty: a user's file in it keeps it
+        except OSError:
+            pass
+
+
+def _write_pages(out: Path, league: LeagueReport) -> None:
+    for folder in (out, out / "static", out / "data", out / "games"):
+        folder.mkdir(parents=True, exist_ok=True)
+    for name in STATIC:
+        shutil.copyfile(SITE / name, out / "static" / name)
+    league.facts = write_game_data(out, league)  # first: the one pass over the games finds the facts
+    pages = bot_pages(league.standings["bot"].tolist())
+    env = Environment(loader=FileSystemLoader(SITE), autoescape=select_autoescape(["html"]),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(league=league, pages=pages, files=league.files)
+    env.filters["num"] = format_number
+
+    def page(template: str, target: str, **context) -> None:
+        (out / target).write_text(env.get_template(template).render(here=target, **context), encoding="utf-8")
+
+    page("index.html", "index.html", **index_context(league))
+    for bot in league.standings["bot"]:
+        page("bot.html", pages[bot], **bot_context(league, bot))
+    page("games.html", "games.html")
+    page("replay.html", "replay.html")
+    write_exports(out, league)
+
+
+# ---- names of files -------------------------------------------------------------------------------
+
+
+# ---- the index ------------------------------------------------------------------------------------
+
+def index_context(league: LeagueReport) -> dict:
+    standings = league.standings
+    rated = standings.dropna(subset=["elo"]).sort_values("elo", ascending=False)
+    chart_rows = [(r.bot, r.elo, r.elo_low, r.elo_high) for r in rated.itertuples()]
+    order = standings["bot"].tolist()
+    long = league.head_to_head.set_index(["bot", "opponent"])
+    cross = [[_pair(long, bot, other) if bot != other else None for other in order] for bot in order]
+    return {
+        "facts": league.facts,
+        "standings": standings,
+        "fault_columns": [c for c in standings.columns if c.startswith("fault_")],
+        "rating_chart": charts.rating_chart(chart_rows),
+        "rating_chart_narrow": charts.rating_chart(chart_rows, width=360, label_w=112, ticks=4),  # a phone's
+        "rated": rated,
+        "order": order,
+        "cross": cross,
+        "configs": league.configs,
+        "heat": charts.heat,
+    }
+
+
+def _pair(long: pd.DataFrame, bot: str, other: str) -> dict | None:
+    if (bot, other) not in long.index:
+        return None
+    row = long.loc[(bot, other)]
+    return {"points": row["points"], "games": int(row["games"]), "share": row["points"] / row["games"]}
+
+
+# ---- a bot's page ---------------------------------------------------------------------------------
+
+def bot_context(league: LeagueReport, bot: str) -> dict:
+    """A bot's page."""
+    row = league.standings[league.standings["bot"] == bot].iloc[0].to_dict()
+    opponents = league.head_to_head[league.head_to_head["bot"] == bot]
+    per_config = [(label, table[table["bot"] == bot].iloc[0].to_dict())
+                  for label, table in league.configs if (table["bot"] == bot).any()]
+    think = league.think.get(bot, [])
+    moves, total_ms = league.timed.get(bot, (0, 0.0))
+    games = [(record, seat) for record in league.faulty for seat, name in enumerate(record.seats) if name == bot]
+    name, _, version = bot.partition("@")
+    in_league = sorted({b for b in league.standings["bot"] if b.partition("@")[0] == name} - {bot})
+    return {
+        "bot": bot,
+        "row": row,
+        "version": version,
+        "other_versions": in_league,
+        "registered": league.versions.get(name, []),
+        "opponents": opponents,
+        "per_config": per_config,
+        "faults": (faults := bot_faults(league, games)),
+        "fault_kinds": fault_kinds(league, faults),
+        "histogram": charts.histogram(think),
+        "histogram_games": league.think_games if league.think_games and row["games"] > league.think_games else None,
+        "moves": moves,
+        "mean_ms": _mean_ms(total_ms, moves),
+        "heat": charts.heat,
+    }
+
+
+def bot_faults(league: LeagueReport, games: list[tuple[GameRecord, int]]) -> list[dict]:
+    """The bot's faults in the order of its games: ``{"record", "fault", "seat"}``."""
+    return [{"record": record, "fault": fault, "seat": seat}
+            for record, seat in games for fault in record.result.forfeits if fault.seat == seat]
+
+
+def fault_kinds(league: LeagueReport, faults: list[dict]) -> list[dict]:
+    """The faults grouped by reason, the most frequent first: ``{"reason", "faults", "first", "log"}`` where
+    ``first`` is the first fault of that kind with a log excerpt (else the first) and ``log`` its excerpt."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for fault in faults:
+        groups[fault["fault"].reason].append(fault)
+    kinds = []
+    for reason, group in sorted(groups.items(), key=lambda item: -len(item[1])):
+        first, log = group[0], ""
+        for fault in group:  # the first excerpt of a log that says something
+            log = log_excerpt(league.logs_dir, fault["record"].id, fault["seat"])
+            if log.strip():
+                first = fault
+                break
+        kinds.append({"reason": reason, "faults": group, "first": first, "log": log,
+                      "others": [f for f in group if f is not first]})
+    return kinds
+
+
+def _mean_ms(total: float, moves: int) -> str | None:
+    """The mean think time, as a number of ms that is never blank (None: no move was timed)."""
+    if not moves:
+        return None
+    mean = total / moves
+    return f"{mean:.2f}" if mean < 1 else f"{mean:.1f}"
+
+
+def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
+    """The tail of a bot's log of one game, as the referee writes it: ``<game>.seat<N>.<bot>.log``."""
+    if logs_dir is None:
+        return ""
+    names = _log_names(logs_dir)
+    prefix = f"{game_id.replace('/', '_')}.seat{seat}."
+    found = itertools.takewhile(lambda name: name.startswith(prefix), names[bisect.bisect_left(names, prefix):])
+    for path in (logs_dir / name for name in found if name.endswith(".log") and len(name) >= len(prefix) + 4):
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(max(0, path.stat().st_size - 4 * LOG_EXCERPT))
+                text = handle.read().decode("utf-8", "replace")
+        except OSError:
+            continue
+        return strip_paths(text[-LOG_EXCERPT:])
+    return ""
+
+
+def _log_names(logs_dir: Path) -> list[str]:
+    """The file names in ``logs_dir``, sorted; listed once per publish (a big league has thousands of faults)."""
+    try:
+        stamp = logs_dir.stat().st_mtime_ns
+    except OSError:
+        return []
+    if _LOG_NAMES.get(logs_dir, (None,))[0] != stamp:  # the folder changed (a league played on): list it again
+        _LOG_NAMES[logs_dir] = stamp, sorted(os.listdir(logs_dir))
+    return _LOG_NAMES[logs_dir][1]
+
+
+_LOG_NAMES: dict[Path, tuple[int, list[str]]] = {}
+
+
+# ---- data files for the scripts -------------------------------------------------------------------
+
+def write_game_data(out: Path, league: LeagueReport) -> dict:
+    """games/chunk-<k>.js (the records, by crc32 of their file stem), data/games.js and data/games-<k>.js
+    (the list, newest first), data/boards.js (each configuration's geometry) and games.jsonl (every record),
+    in one pass over ``league.games()``; returns the facts of what it wrote (``facts``)."""
+    bots = league.standings["bot"].tolist()
+    bots.sort()
+    bot_index = {b: i for i, b in enumerate(bots)}
+    configs: dict[tuple, tuple[BoardConfig, str]] = {}  # a record's config → it validated, and its label
+    seen = Facts()
+    rows = []
+    heads: dict[tuple, str] = {}
+    chunks = Chunks(out / "games", max(1, -(-league.count // GAMES_PER_CHUNK)))
+    with open(out / "games.jsonl", "w", encoding="utf-8", buffering=1 << 20) as jsonl:
+        for text, data in league.games():
+            jsonl.write(text + "\n")
+            label = board_of(configs, data)[1]
+            result, seats, stem = data["result"], data["seats"], league.files[data["id"]]
+            seen.add(data, label)
+            chunks.add(stem, f"{_head(heads, label, seats, result)}{text}}}")
+            started = data.get("started") or ""
+            rows.append((started, data["id"], [stem, started, label, [bot_index[b] for b in seats], result["scores"],
+                                               result["placements"], result["termination"], data["moves"],
+                                               result.get("offender")]))
+    chunks.close()
+    labels = sorted({label for _, label in configs.values()})
+    config_index = {c: i for i, c in enumerate(labels)}
+    boards = {label: {"geometry": c.geometry, **c.board().to_json(border=c.border)} for c, label in configs.values()}
+    _write_js(out / "data" / "boards.js", "HEXARENA_BOARDS", boards)
+    rows.sort(key=lambda row: (row[0], row[1]), reverse=True)
+    listed = [row[2] for row in rows]  # the rows of the list, newest first, their configuration by its index
+    del rows
+    for row in listed:
+        row[2] = config_index[row[2]]
+    parts = max(1, -(-len(listed) // LIST_PART))
+    for k in range(parts):
+        part = json.dumps(listed[k * LIST_PART:(k + 1) * LIST_PART], separators=(",", ":"), ensure_ascii=False)
+        (out / "data" / f"games-{k}.js").write_text(
+            f"(window.HEXARENA_PARTS = window.HEXARENA_PARTS || {{}})[{k}] = {part};\n", encoding="utf-8")
+    _write_js(out / "data" / "games.js", "HEXARENA_INDEX", {"bots": bots, "configs": labels, "total": len(listed),
+                                                             "part_rows": LIST_PART, "parts": parts,
+                                                             "chunks": chunks.count})
+    return seen.facts()
+
+
+def _head(heads: dict[tuple, str], label: str, seats: list[str], result: dict) -> str:
+    """A game's entry of its chunk up to its record: ``{"config_label":…,"summary":…,"record":``; the same for
+    every game of the same board, seats and result, so it is made once for them (``heads``, kept bounded)."""
+    key = (label, tuple(seats), tuple(result["scores"]), tuple(result["placements"]), result["termination"],
+           result.get("offender"))
+    head = heads.get(key)
+    if head is None:
+        if len(heads) > 100_000:
+            heads.clear()
+        said = result_summary(seats, result["scores"], result["placements"], result["termination"],
+                              result.get("offender"))
+        head = heads[key] = f'{{"config_label":{_js_string(label)},"summary":{_js_string(said)},"record":'
+    return head
+
+
+_js_string = json.encoder.encode_basestring  # a str as a JSON (and JS) string literal, without json.dumps' overhead
+
+
+class Chunks:
+    """The files games/chunk-<k>.js, each ``window.HEXARENA_CHUNK = {"<stem>": "<game JSON>", ...};``: a game
+    goes to chunk crc32(stem) mod ``count`` (replay.js computes the same), written in bounded buffers."""
+
+    FLUSH = 1 << 18  # characters buffered per chunk before they are appended to its file
+
+    def __init__(self, folder: Path, count: int) -> None:
+        self.folder, self.count = folder, count
+        self.buffers: list[list[str]] = [[] for _ in range(count)]
+        self.sizes = [0] * count
+        self.started = [False] * count
+
+    def add(self, stem: str, game_json: str) -> None:
+        k = zlib.crc32(stem.encode()) % self.count
+        entry = f"{_js_string(stem)}:{_js_string(game_json)}"
+        self.buffers[k].append(entry)
+        self.sizes[k] += len(entry)
+        if self.sizes[k] > self.FLUSH:
+            self._flush(k)
+
+    def _flush(self, k: int, end: str = "") -> None:
+        head = "" if self.started[k] else "window.HEXARENA_CHUNK = {\n"
+        body = ",\n".join(self.buffers[k])
+        with open(self.folder / f"chunk-{k}.js", "a" if self.started[k] else "w", encoding="utf-8") as handle:
+            handle.write(head + ("," if self.started[k] and body else "") + body + end)
+        self.started[k] = self.started[k] or bool(body)
+        self.buffers[k], self.sizes[k] = [], 0
+
+    def close(self) -> None:
+        for k in range(self.count):
+            self._flush(k, "\n};\n")
+
+
+def _write_js(path: Path, name: str, value: object) -> None:
+    path.write_text(f"window.{name} = {json.dumps(value, separators=(',', ':'), ensure_ascii=False)};\n",
+                    encoding="utf-8")
+
+
+# ---- standings.md / .csv / .json and games.jsonl ---------------------------------------------------
+
+MARKDOWN_COLUMNS = [  # (column, header, format)
+    ("rank", "#", "{:d}"), ("bot", "Bot", "{}"), ("games", "Games", "{:d}"), ("wins", "W", "{:d}"),
+    ("draws", "D", "{:d}"), ("losses", "L", "{:d}"), ("points", "Points", "{:g}"),
+    ("score_pct", "Score %", "{:.1f}"), ("cells_diff", "Cells ±", "{:+d}"), ("elo", "Elo", "{:.0f}"),
+]
+
+
+def standings_markdown(league: LeagueReport) -> str:
+    """The standings as a GitHub Markdown table, with the 95% interval and fault counts."""
+    head = [h for _, h, _ in MARKDOWN_COLUMNS] + ["95% interval", "Faults"]
+    rows = []
+    for row in league.standings.to_dict("records"):
+        cells = [_cell(fmt, row[column]) for column, _, fmt in MARKDOWN_COLUMNS]
+        interval = "" if pd.isna(row["elo"]) else f"{row['elo_low']:.0f}–{row['elo_high']:.0f}"
+        faults = f"{row['faults']:d}" + (" ⚑" if row["flagged"] else "")
+        rows.append([*cells, interval, faults])
+    table = markdown_table(head, rows, right={i for i, h in enumerate(head) if h != "Bot"})
+    configs = ", ".join(label for label, _ in league.configs)
+    return "\n".join([f"# {league.name}: standings", "", f"{league.count} games · {configs}", "", table]) + "\n"
+
+
+def _cell(fmt: str, value: object) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    return fmt.format(int(value) if fmt.endswith("d}") else value)
+
+
+def write_exports(out: Path, league: LeagueReport) -> None:
+    (out / "standings.md").write_text(standings_markdown(league), encoding="utf-8")
+    league.standings.to_csv(out / "standings.csv", index=False, float_format="%.6g")
+    (out / "standings.json").write_text(json.dumps(standings_payload(league), indent=1, ensure_ascii=False) + "\n",
+                                        encoding="utf-8")

@@ -1,0 +1,150 @@
+"""The workspace: one folder that holds all service state.
+
+    hexarena-home/            (default ./hexarena-home, or --home / HEXARENA_HOME)
+      hexarena.db             SQLite, WAL; every change in one transaction
+      registry/               bot snapshots, one folder per content hash
+      logs/                   per-game bot logs
+      locks/                  one flock file per league: one runner at a time (hexarena.leagues.workspace.locks)
+
+This module owns the folder's layout and the database connection: opening it (WAL, foreign keys),
+bringing its schema to the current version (``hexarena.leagues.workspace.schema.upgrade``, before anything reads a table;
+a database written by a newer hexarena is refused), and ``transaction``. It holds no table's layout
+(``hexarena.leagues.workspace.schema``) and reads or writes no rows (``hexarena.leagues.results.store``, ``hexarena.leagues.registry.submit``).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Self
+
+from hexarena.leagues.workspace import schema
+from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
+
+DEFAULT_HOME = "hexarena-home"
+WAL_PAGES = 256  # pages of write-ahead log between checkpoints
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("HEXARENA_HOME") or DEFAULT_HOME)
+
+
+class Workspace:
+    """Paths and the database connection of one workspace folder, its schema at ``schema.VERSION``.
+
+    ``migrated_from``: the schema version this open migrated the database from; None if it was current
+    already or has just been created.
+    """
+
+    def __init__(self, home: str | Path | None = None) -> None:
+        self.home = Path(home) if home is not None else default_home()
+        if self.home.exists() and not self.home.is_dir():
+            raise ConfigError(f"workspace {self.home}: is a file, not a folder (give --home or HEXARENA_HOME a folder; "
+                              "a new one is made where none exists)")
+        try:
+            for folder in (self.home, self.registry_dir, self.logs_dir):
+                folder.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.database, timeout=30, isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
+            if is_out_of_space(exc):
+                raise OutOfSpace(self.home) from None
+            raise ConfigError(f"workspace {self.home}: cannot open: {exc}") from None
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            # checkpoint the WAL every 1 MiB (not SQLite's 4 MiB) and truncate it back to 1 MiB after: a small
+            # disk fills with games, not with a write-ahead log that no checkpoint has reset
+            self.db.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES:d}")
+            self.db.execute(f"PRAGMA journal_size_limit={WAL_PAGES * 4096:d}")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.migrated_from = schema.upgrade(self.db, str(self.database))
+            stamp = self._file_stamp()
+            checked = stamp == self._read_checked()
+            wrong = schema.problems(self.db, pages=not checked)
+            if wrong:
+                raise ConfigError(f"workspace database {self.database}: {'; '.join(wrong)}: {schema.RESTORE}")
+            if not checked:
+                self._write_checked(stamp)
+        except sqlite3.Error as exc:
+            self.db.close()
+            if is_out_of_space(exc):
+                raise OutOfSpace(self.database) from None
+            raise ConfigError(f"workspace database {self.database}: unreadable ({exc}): {schema.RESTORE}") from None
+        except BaseException:
+            self.db.close()
+            raise
+        self.db.row_factory = sqlite3.Row
+
+    @property
+    def database(self) -> Path:
+        return self.home / "hexarena.db"
+
+    # The page check (``PRAGMA quick_check``) reads the whole file: 12 s for a million games. It runs when the
+    # file changed since the last clean check (size or modification time of the database, size of its WAL;
+    # every write transaction or checkpoint changes one of them), so reading commands after it are quick.
+    CHECKED = ".hexarena-checked"  # in the home folder: the stamp of the database at its last clean check
+
+    def _file_stamp(self) -> str:
+        db = self.database.stat()
+        wal = Path(f"{self.database}-wal")
+        return f"{db.st_size} {db.st_mtime_ns} {wal.stat().st_size if wal.exists() else 0}"
+
+    def _read_checked(self) -> str | None:
+        try:
+            return (self.home / self.CHECKED).read_text(encoding="ascii").strip()
+        except (OSError, ValueError):
+            return None
+
+    def _write_checked(self, stamp: str) -> None:
+        try:
+            (self.home / self.CHECKED).write_text(stamp + "\n", encoding="ascii")
+        except OSError:  # a read-only home: the next open checks again
+            pass
+
+    @property
+    def registry_dir(self) -> Path:
+        return self.home / "registry"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.home / "logs"
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One atomic change: committed when the block ends, rolled back if it raises; a full disk is
+        ``OutOfSpace`` naming the database (rolled back: it stays intact)."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:  # a full disk leaves the database as it was: say so, in one line
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            if is_out_of_space(exc):
+                raise OutOfSpace(self.database) from None
+            raise
+
+    def backup(self, dest: Path) -> None:
+        """A consistent copy of the database at ``dest`` while other processes keep writing (SQLite's online
+        backup), written beside it and moved into place: ``dest`` is whole or untouched."""
+        from hexarena.leagues.workspace.files import check_out_file, new_file
+
+        check_out_file(dest, "backup")
+        with new_file(dest) as tmp, closing(sqlite3.connect(tmp)) as copy:
+            self.db.backup(copy)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,383 @@
+"""Bot processes: launch from a manifest, capture output per game, stop politely then firmly.
+
+Each bot runs in the sandbox (``referee/sandbox.py``: its own namespaces, filesystem, environment
+and limits, set before its first instruction), started in its own session and process group
+(``start_new_session=True``): the pid is the sandbox's outer process, and killing it kills every
+process inside. With the sandbox off (``--no-sandbox``) the limits are applied with ``prlimit``
+right after the launch (not in a ``preexec_fn``, unsafe when referees run in threads of one
+process) and the session is what stopping reaches.
+
+Lifecycle: ``start`` → running (output read by the referee's poller through
+``fds``) → ``stop_all`` (the referee has said BYE): wait, SIGTERM the group, wait,
+SIGKILL the group and every process left in the bot's session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import BinaryIO
+
+import zmq
+
+from hexarena.referee import sandbox
+from hexarena.referee.bridge import Bridge
+from hexarena.referee.manifest import Manifest
+
+PYTHONS = ("python", "python3")
+# util-linux's setpriv sets the parent-death signal, then a shell execs the bot (or its sandbox) only if the
+# referee is still its parent: a referee SIGKILLed between the fork and that prctl would otherwise leave the
+# launch running (bwrap's own --die-with-parent comes later still). Without the sandbox this is also what
+# makes a bot die with its referee.
+_SETPRIV = shutil.which("setpriv")
+_PARENT_STILL_THERE = '[ "$PPID" = "$0" ] && exec "$@"'
+
+
+def _die_with_referee(command: list[str]) -> list[str]:
+    if _SETPRIV is None:
+        return command
+    return [_SETPRIV, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", _PARENT_STILL_THERE, str(os.getpid()), *command]
+
+# A bot's environment is exactly the seat's variables (HEXARENA_*) and what the organiser forwards
+# by name, HEXARENA_PASS_ENV="NAME,NAME"; the sandbox adds PATH, HOME=/tmp and the locale.
+PASS_ENV = "HEXARENA_PASS_ENV"
+
+
+def bot_environment(seat_env: dict[str, str]) -> dict[str, str]:
+    """The environment a bot starts with: the forwarded variables, the seat's own (endpoint, token)."""
+    passed = {name.strip() for name in os.environ.get(PASS_ENV, "").split(",") if name.strip()}
+    env = {name: value for name, value in os.environ.items() if name in passed}
+    if not sandbox.enabled():  # unconfined, a program still needs its search path and home
+        env = {**{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG") or k.startswith("LC_")}, **env}
+    return {**env, **seat_env}  # Python bots import the installed `protocol` package: no source folder on a path
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-bot resource limits, set inside the sandbox before the bot's first instruction; None leaves one alone.
+
+    The organiser's values (a Referee's ``limits``) are the cap: a manifest's ``[limits]`` may
+    lower them (``within``). Memory is per process (RLIMIT_AS): together a bot's processes may
+    use up to ``memory_mb`` × ``processes`` (no writable cgroup v2 to bound them as a whole).
+    """
+
+    memory_mb: int | None = 4096  # RLIMIT_AS per process (virtual memory: JVM or node bots may need more)
+    cpu_seconds: int | None = None  # RLIMIT_CPU over the bot's lifetime, across games
+    processes: int | None = 32  # RLIMIT_NPROC: the sandbox's private uid, so the bot's processes and threads
+    open_files: int | None = 64  # RLIMIT_NOFILE per process: bounds the connections a bot can open to the referee
+    file_mb: int | None = 256  # RLIMIT_FSIZE: the largest file a bot (or a build) may write
+    tmp_mb: int = 64  # the sandbox's private /tmp (tmpfs)
+    log_bytes: int = 256 * 1024  # output kept per game log; the rest is counted, not written
+
+    def within(self, requested: dict[str, int] | None) -> Limits:
+        """These limits lowered to what a manifest asks for (never raised above the organiser's)."""
+        changes = {name: value if getattr(self, name) is None else min(value, getattr(self, name))
+                   for name, value in (requested or {}).items()}
+        return replace(self, **changes)
+
+    def sandboxed(self) -> sandbox.SandboxLimits:
+        return sandbox.SandboxLimits(self.memory_mb, self.processes, self.open_files, self.cpu_seconds,
+                                     self.file_mb, self.tmp_mb)
+
+
+class BotProcess:
+    """One running bot and its output."""
+
+    TAIL = 4096
+
+    def __init__(self, popen: subprocess.Popen, limits: Limits) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+        self.limits = limits
+        self.stdout = popen.stdout.fileno() if popen.stdout is not None else None  # None: a stdio bot's bridge has it
+        self.stderr = popen.stderr.fileno()
+        self.open_fds = {fd for fd in (self.stdout, self.stderr) if fd is not None}
+        for fd in self.open_fds:
+            os.set_blocking(fd, False)
+        try:
+            self.exit_fd: int | None = os.pidfd_open(self.pid)  # readable once the process has exited
+        except (AttributeError, OSError):
+            self.exit_fd = None
+        self.stderr_tail = b""
+        self._between = b""  # output while no game log is open
+        self._log: BinaryIO | None = None
+        self._log_path: Path | None = None  # the file is created on the first byte, so quiet games leave none
+        self._queued: tuple[Path | None] | None = None  # the next game's log, once the bot replies in it
+        self._logged = 0
+        self._skipped = 0
+        self._namespace: str | None = None  # the sandbox's pid namespace ("" if none), found on the first signal
+
+    @classmethod
+    def start(cls, folder: Path, manifest: Manifest, env: dict[str, str], limits: Limits = Limits()) -> BotProcess:
+        """Launch the manifest's command in ``folder``; OSError if it cannot be started."""
+        command = list(manifest.command)
+        if command[0] in PYTHONS:  # the referee's own interpreter, so bots see the same packages
+            command[0] = sys.executable
+        limits = limits.within(manifest.limits)
+        stdio = manifest.transport == "stdio"
+        command, full_env = sandbox.wrap(command, folder, bot_environment(env), limits.sandboxed(),
+                                         endpoint=env.get("HEXARENA_ENDPOINT"), tcp=manifest.transport == "tcp")
+        command = _die_with_referee(command)
+        popen = subprocess.Popen(
+            command, cwd=folder, env=full_env, stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+        )
+        if stdio:  # protocol lines on stdin/stdout, relayed to the referee's socket
+            try:
+                Bridge.attach(popen, env["HEXARENA_ENDPOINT"])
+            except (OSError, zmq.ZMQError) as exc:  # e.g. too many open files: the bot failed to start, not the referee
+                with contextlib.suppress(OSError):
+                    os.killpg(popen.pid, signal.SIGKILL)
+                popen.wait()
+                raise OSError(f"cannot relay the bot's stdio: {exc}") from None
+        process = cls(popen, limits)
+        if not sandbox.enabled():
+            process._apply_limits()
+        return process
+
+    def _apply_limits(self) -> None:
+        """Unsandboxed: limits right after the launch (the sandbox sets them before the bot runs)."""
+        limits = [(resource.RLIMIT_CORE, 0)]
+        if self.limits.memory_mb is not None:
+            limits.append((resource.RLIMIT_AS, self.limits.memory_mb * 1024 * 1024))
+        if self.limits.cpu_seconds is not None:
+            limits.append((resource.RLIMIT_CPU, self.limits.cpu_seconds))
+        if self.limits.open_files is not None:
+            limits.append((resource.RLIMIT_NOFILE, self.limits.open_files))
+        if self.limits.file_mb is not None:
+            limits.append((resource.RLIMIT_FSIZE, self.limits.file_mb * 1024 * 1024))
+        # no RLIMIT_NPROC unconfined: it counts every process of the user, not the bot's
+        for kind, value in limits:
+            try:
+                resource.prlimit(self.pid, kind, (value, value))
+            except (OSError, ValueError, OverflowError):  # gone, a hard limit below ours (keep it), too large
+                pass
+
+    @property
+    def fds(self) -> list[int]:
+        """Descriptors for the poller: output pipes still open, and the exit descriptor."""
+        return sorted(self.open_fds) + ([self.exit_fd] if self.exit_fd is not None else [])
+
+    def exited(self) -> bool:
+        return self.popen.poll() is not None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.poll()
+
+    def read(self, fd: int) -> bool:
+        """Read what is waiting on an output pipe into the log; False once the pipe is closed."""
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                return True
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.open_fds.discard(fd)
+                return False
+            if fd == self.stderr:
+                self.stderr_tail = (self.stderr_tail + chunk)[-self.TAIL:]
+            self._write(chunk)
+
+    def drain(self) -> None:
+        for fd in list(self.open_fds):
+            self.read(fd)
+
+    def _file(self) -> BinaryIO | None:
+        """The game's log, opened on first use; None (the output is dropped) if it cannot be written:
+        a full disk or an unwritable folder must not stop the game."""
+        if self._log is None and self._log_path is not None:
+            try:
+                self._log_path.parent.mkdir(parents=True, exist_ok=True)
+                # unbuffered: the file is current whenever someone reads it (output comes in 64 KiB chunks)
+                self._log = open(self._log_path, "ab", buffering=0)  # noqa: SIM115 -- open until close_log
+            except OSError:
+                self._log_path = None
+                return None
+        return self._log
+
+    def _write(self, data: bytes) -> None:
+        if self._log_path is None:  # startup or between games: kept for the next game's log
+            self._between = (self._between + data)[-self.limits.log_bytes:]
+            return
+        if self._file() is None:
+            return
+        room = max(0, self.limits.log_bytes - self._logged)
+        try:
+            self._log.write(data[:room])
+        except OSError:
+            return
+        self._logged += min(room, len(data))
+        self._skipped += len(data) - min(room, len(data))
+
+    def open_log(self, path: Path | None) -> None:
+        """Send output to ``path`` (one log per game) until the next ``open_log``/``close_log``."""
+        self.close_log()
+        self._queued = None
+        self._log_path = path
+        if path is not None and self._between:
+            between, self._between = self._between, b""
+            self._write(between)
+
+    def queue_log(self, path: Path | None) -> None:
+        """The next game's log, opened at ``take_queued_log``: the bot's first reply (or fault) in that game.
+
+        Until then output still goes to the last game's log: what the bot writes in answer to
+        that game's last DRAWN or END was written before its first reply in the next, so the
+        drain at the switch finds it, however fast the next game began (no race, no wait).
+        """
+        if self._log_path is None:
+            self.open_log(path)
+        else:
+            self._queued = (path,)
+
+    def take_queued_log(self) -> None:
+        if self._queued is not None:
+            self.open_log(self._queued[0])
+
+    def note(self, text: str) -> None:
+        """A referee line in the log, written even past the size cap."""
+        if self._file() is not None:
+            with contextlib.suppress(OSError):
+                self._log.write(f"\n--- hexarena: {text}\n".encode())
+
+    def close_log(self) -> None:
+        if self._log_path is not None:
+            self.drain()
+        if self._log is not None:
+            if self._skipped:
+                self.note(f"{self._skipped} more bytes of output not kept (log cap {self.limits.log_bytes})")
+            self._log.close()
+        self._log, self._log_path, self._logged, self._skipped = None, None, 0, 0
+
+    def describe_exit(self) -> str:
+        """``exited with status 1: <last stderr line>`` for a fault's detail."""
+        self.drain()
+        code = self.returncode
+        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exited with status {code}"
+        lines = self.stderr_tail.decode(errors="replace").strip().splitlines()
+        return f"{how}: {lines[-1][:200]}" if lines else how
+
+    def signal_group(self, sig: int) -> None:
+        """``sig`` to the bot's group; in the sandbox, a SIGTERM goes to the bot's processes inside it (the
+        sandbox's outer process would die of it at once and take them along, with no chance to finish)."""
+        if self._namespace is None and sandbox.enabled():  # before the sandbox dies and its pid 1 is reparented
+            self._namespace = next((ns for pid in children(self.pid) if (ns := pid_namespace(pid)) != _OWN), "")
+        inside = namespace_members(self._namespace) if self._namespace and sig == signal.SIGTERM else []
+        for pid in inside:  # the namespace's pid 1 (bwrap's, namespaces.py's) has no handler: only the bot's processes hear it
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        if not inside:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, sig)
+
+    def kill_all(self) -> None:
+        """SIGKILL the process group and every process left in the bot's session (even in other groups),
+        or in its sandbox's pid namespace; wait for them."""
+        self.signal_group(signal.SIGKILL)
+        end = time.monotonic() + 1.0
+        # SIGKILL takes a moment
+        while (members := session_members(self.pid, self._namespace)) and time.monotonic() < end:
+            for pid in members:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            time.sleep(0.002)
+
+    def close(self) -> None:
+        """Release descriptors and reap; the process must be gone (``kill_all`` first)."""
+        self.close_log()
+        try:
+            self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        for stream in (self.popen.stdout, self.popen.stderr):
+            if stream is not None:
+                stream.close()
+        if self.exit_fd is not None:
+            os.close(self.exit_fd)
+            self.exit_fd = None
+        self.open_fds.clear()
+
+
+def _processes() -> list[tuple[int, list[bytes]]]:
+    """(pid, the fields of /proc/PID/stat after the command) of every live process (Linux; empty elsewhere)."""
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != b"Z":
+            found.append((int(entry), fields))
+    return found
+
+
+def session_members(sid: int, namespace: str | None = None) -> list[int]:
+    """Pids of the live processes in session ``sid``, or in pid namespace ``namespace`` if one is given (one scan)."""
+    return [pid for pid, fields in _processes()
+            if int(fields[3]) == sid or (namespace and pid_namespace(pid) == namespace)]
+
+
+def children(parent: int) -> list[int]:
+    return [pid for pid, fields in _processes() if int(fields[1]) == parent]
+
+
+def pid_namespace(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/pid")
+    except OSError:
+        return None
+
+
+_OWN = pid_namespace(os.getpid())
+
+
+def namespace_members(namespace: str) -> list[int]:
+    """Pids of the live processes in a pid namespace (a sandbox's: ``pid:[inode]``)."""
+    return [pid for pid, _ in _processes() if pid_namespace(pid) == namespace]
+
+
+def stop_all(processes: list[BotProcess], grace: float = 1.0, term_grace: float = 0.5) -> None:
+    """Polite then firm, for bots already told BYE: wait ``grace``, SIGTERM, wait, SIGKILL; then reap.
+
+    The SIGKILL to each group and session comes last in every case, so that children a bot
+    left behind when it exited by itself are gone too.
+    """
+    _wait_exit(processes, grace)
+    for process in processes:
+        if not process.exited():
+            process.signal_group(signal.SIGTERM)
+    _wait_exit(processes, term_grace)
+    for process in processes:
+        process.kill_all()
+    for process in processes:
+        process.close()
+
+
+def _wait_exit(processes: list[BotProcess], seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while True:
+        for process in processes:
+            process.drain()
+        if all(p.exited() for p in processes) or time.monotonic() >= end:
+            return
+        time.sleep(0.005)
