@@ -35,7 +35,6 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any, TypeVar
 
 from hexarena.protocol.errors import HexarenaError

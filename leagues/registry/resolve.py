@@ -11,6 +11,7 @@ from hexarena.protocol.errors import ConfigError
 from hexarena.referee.manifest import Manifest, load_manifest
 from hexarena.leagues.registry.catalog import bot_history, bot_row, latest_row, snapshot_folder, verify_snapshot
 from hexarena.leagues.registry.snapshot import source_hash
+from hexarena.leagues.registry.snapshot import SHORT_HASH
 
 MIN_PREFIX = 4  # shortest hash prefix accepted in name@prefix
 
