@@ -73,8 +73,12 @@ def environment() -> dict[str, str]:
 
 
 def check(python: Path, src: Path) -> None:
-    """Fail unless ``python`` imports protocol, referee, leagues and hexarena from ``src``."""
-    program = "import protocol, referee, leagues, hexarena\nfor m in (protocol, referee, leagues, hexarena): print(m.__file__)"
+    """Fail unless ``python`` imports protocol, referee, leagues and hexarena from ``src`` (as ``hexarena.protocol``
+    and so on since the one import name; a tree from before it as top-level ``protocol``)."""
+    program = ("import importlib, hexarena\nfor name in ('protocol', 'referee', 'leagues'):\n"
+               "    try:\n        module = importlib.import_module('hexarena.' + name)\n"
+               "    except ImportError:\n        module = importlib.import_module(name)\n    print(module.__file__)\n"
+               "print(hexarena.__file__)")
     found = subprocess.run([str(python), "-c", program],
                            check=True, capture_output=True, text=True, cwd="/").stdout.split()
     wrong = [path for path in found if not Path(path).is_relative_to(src)]

@@ -85,7 +85,7 @@ def retire(ws: Workspace, name: str) -> bool:
     """Take a bot out of future leagues (its versions and past games stay). False if it was already retired."""
     bot_row(ws, name)
     with ws.transaction() as db:
-        changed = db.execute("UPDATE bots SET retired = ? WHERE name = ? AND retired IS NULL", (now(), name))
+        changed = db.execute("UPDATE bots SET retired = ? WHERE name = ? AND retired IS NULL", (utc_now(), name))
         return changed.rowcount == 1
 
 
@@ -114,5 +114,5 @@ def checks_of(version) -> list[tuple[str, bool, str]]:
     return [tuple(item) for item in json.loads(version["checks"])]
 
 
-def now() -> str:
+def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")

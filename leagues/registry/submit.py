@@ -52,7 +52,7 @@ from hexarena.referee.manifest import Manifest, load_manifest
 from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, copy_and_hash, freeze, thaw, tree_hash
 from hexarena.leagues.registry.reference import REFERENCE_AUTHOR, REPO_BOTS, reference_names
 from hexarena.leagues.registry.snapshot import SHORT_HASH
-from hexarena.leagues.registry.catalog import bot_history, checks_of, latest_row, now, snapshot_folder, version_row
+from hexarena.leagues.registry.catalog import bot_history, checks_of, latest_row, snapshot_folder, utc_now, version_row
 from hexarena.leagues.workspace.locks import pid_alive
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging:
            build_log: str, source: str) -> SubmitResult:
     """Record the version and move the built copy (None: the snapshot exists already) into place, atomically."""
     final = snapshot_folder(ws, digest)
-    now = now()
+    now = utc_now()
     with ws.transaction() as db:  # BEGIN IMMEDIATE: concurrent submits (and seedings) take turns from here
         _check_owner(ws, manifest.name, author)  # again, inside the lock: another submit may have taken it meanwhile
         latest = latest_row(ws, manifest.name)
@@ -275,5 +275,5 @@ def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: b
         except HexarenaError as exc:
             results.append(SubmitResult("rejected", folder.name, "", None, [], reason=str(exc)))
     with ws.transaction() as db:
-        db.execute("INSERT OR REPLACE INTO registry_meta (key, value) VALUES ('reference_bots', ?)", (now(),))
+        db.execute("INSERT OR REPLACE INTO registry_meta (key, value) VALUES ('reference_bots', ?)", (utc_now(),))
     return results
