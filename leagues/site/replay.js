@@ -264,7 +264,7 @@
   window.HEXARENA_REPLAY = { start };
   if (window.HEXARENA_LIVE && window.HEXARENA_LIVE.spectating) return;  // live.js loads the game in progress
 
-  // The chunk of a game: crc32 of its file stem (ASCII) mod the number of chunks, as leagues/publish.py writes them.
+  // The chunk of a game: crc32 of its file stem (ASCII) mod the number of chunks, as leagues/site/publish.py writes them.
   function crc32(text) {
     let crc = 0xffffffff;
     for (let i = 0; i < text.length; i++) {
