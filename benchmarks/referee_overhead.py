@@ -28,7 +28,6 @@ from pathlib import Path
 import baseline
 import zmq
 
-from hexarena.protocol.board import make_board
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -70,10 +69,16 @@ def raw_round_trip(pings: int) -> list[float]:
 def referee_games(games: int) -> tuple[float, float, float, list[float]]:
     """(wall seconds, referee CPU seconds, of which its main thread's, think seconds per move) for ``games``
     random-vs-random 4x4 games."""
-    from hexarena.referee.clock import TimeControl
-    from hexarena.referee.seats.process import BotSpec
-    from hexarena.referee.record import BoardConfig
-    from hexarena.referee.referee import Referee
+    try:  # the code under test: hexarena.* since the one import name; the baseline's may be older
+        from hexarena.referee.clock import TimeControl
+        from hexarena.referee.record import BoardConfig
+        from hexarena.referee.referee import Referee
+        from hexarena.referee.seats.process import BotSpec
+    except ImportError:
+        from referee.clock import TimeControl
+        from referee.local import BotSpec
+        from referee.record import BoardConfig
+        from referee.referee import Referee
 
     random_bot = BotSpec("random", ROOT / "bots" / "random")
     config = BoardConfig(size="4x4")
@@ -111,6 +116,8 @@ def main() -> None:
         return
     if args.floor_json:  # the minimal referee's own CPU (benchmarks/floor.py), the same games
         import floor
+
+        from hexarena.protocol.board import make_board
 
         cpu, main = time.process_time(), time.thread_time()
         wall = floor.minimal_referee(args.games, "4x4")

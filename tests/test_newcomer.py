@@ -490,7 +490,7 @@ def installed_bots(dest: Path) -> Path:
     import glob
     import tomllib
 
-    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["bots"]
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["hexarena.bots"]
     for pattern in globs:
         for rel in glob.glob(pattern, root_dir=ROOT / "bots", recursive=True):
             if (ROOT / "bots" / rel).is_file():
