@@ -51,6 +51,13 @@ def baseline_python(ref: str) -> Path:
     return python
 
 
+def random_bot(python: Path | str) -> Path:
+    """The random bot of the code ``python`` runs (a baseline's own tree, else this checkout's): a bot imports the
+    client library of the code under test, whose name may differ between the two."""
+    src = Path(python).parent.parent.parent / "src"
+    return (src if Path(python).parent.parent.name == "venv" and src.is_dir() else ROOT) / "bots" / "random"
+
+
 def this_tree() -> dict[str, str]:
     """The environment that runs today's code from this checkout (not whatever tree the editable install names)."""
     path = os.environ.get("PYTHONPATH")

@@ -152,9 +152,13 @@ def two_matches(python: str, games: int, size: str, folder: Path, env: dict | No
     return time.perf_counter() - began
 
 
-def league_file(folder: Path, games: int, size: str) -> Path:
-    path = folder / "floor.toml"
-    path.write_text(f'name = "floor"\nparticipants = ["{RANDOM_BOT}", "{folder / "random2"}"]\n'
+def league_file(folder: Path, games: int, size: str, bot: Path, code: str) -> Path:
+    """The league of ``bot`` and a copy of it named random2 (a league needs two participants)."""
+    second = folder / f"random2-{code}"
+    shutil.copytree(bot, second)
+    (second / "bot.toml").write_text((bot / "bot.toml").read_text().replace('name = "random"', 'name = "random2"'))
+    path = folder / f"floor-{code}.toml"
+    path.write_text(f'name = "floor"\nparticipants = ["{bot}", "{second}"]\n'
                     f'games_per_pairing = {games}\ntime_control = "1s"\nconcurrency = 2\n'
                     f'[[boards]]\nsize = "{size}"\n')
     return path
@@ -191,16 +195,15 @@ def main() -> None:
         row = {}
         with tempfile.TemporaryDirectory(prefix="floor-") as tmp:
             tmp = Path(tmp)
-            shutil.copytree(RANDOM_BOT, tmp / "random2")  # a second bot folder: a league needs two participants
-            (tmp / "random2" / "bot.toml").write_text((RANDOM_BOT / "bot.toml").read_text().replace(
-                'name = "random"', 'name = "random2"'))
             for code, (python, env) in codes.items():
                 seeded_home(python, tmp / f"home-{code}", env)
-            league = league_file(tmp, args.games, args.size)
+            leagues = {code: league_file(tmp, args.games, args.size, baseline.random_bot(python), code)
+                       for code, (python, _) in codes.items()}
             row["floor"] = minimal_referee(args.games, args.size)
             for code in order:
                 python, env = codes[code]
-                row[f"match {code}"] = timed([python, "-m", "hexarena", "match", str(RANDOM_BOT), str(RANDOM_BOT),
+                bot = str(baseline.random_bot(python))
+                row[f"match {code}"] = timed([python, "-m", "hexarena", "match", bot, bot,
                                               "--size", args.size, "--games", str(args.games), "--time", "1s",
                                               "--seed", "1"], env=env, cwd=tmp)
             row["two floors"] = two_minimal_referees(args.games, args.size)
@@ -208,7 +211,7 @@ def main() -> None:
                 row["two matches"] = two_matches(sys.executable, args.games, args.size, tmp, None)
             for code in order:
                 python, env = codes[code]
-                row[f"league {code}"] = timed([python, "-m", "hexarena", "league", "run", str(league),
+                row[f"league {code}"] = timed([python, "-m", "hexarena", "league", "run", str(leagues[code]),
                                                "--home", str(tmp / f"home-{code}")], env=env, cwd=tmp)
         rows.append(row)
         ratios = [f"match {c} {row[f'match {c}']:.2f} s ({row[f'match {c}'] / row['floor']:.2f}x)" for c in codes]

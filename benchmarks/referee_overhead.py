@@ -70,17 +70,19 @@ def referee_games(games: int) -> tuple[float, float, float, list[float]]:
     """(wall seconds, referee CPU seconds, of which its main thread's, think seconds per move) for ``games``
     random-vs-random 4x4 games."""
     try:  # the code under test: hexarena.* since the one import name; the baseline's may be older
+        from hexarena import bots
         from hexarena.referee.clock import TimeControl
         from hexarena.referee.record import BoardConfig
         from hexarena.referee.referee import Referee
         from hexarena.referee.seats.process import BotSpec
     except ImportError:
+        import bots
         from referee.clock import TimeControl
         from referee.local import BotSpec
         from referee.record import BoardConfig
         from referee.referee import Referee
 
-    random_bot = BotSpec("random", ROOT / "bots" / "random")
+    random_bot = BotSpec("random", Path(bots.__file__).parent / "random")  # the random bot of the code under test
     config = BoardConfig(size="4x4")
     with Referee(time_control=TimeControl.parse("1s")) as referee:
         referee.play([random_bot, random_bot], config, game_id="warm-up", seed=0)  # start the bots
