@@ -7,6 +7,11 @@
 
 ``startup`` is the allowance for a bot to start and say HELLO; ``margin`` is added to
 every move's limit before a reply counts as late (ZeroMQ's tail under load is milliseconds).
+
+A ``Deadline`` is what every wait of the referee waits on: the startup wait's, and each move's,
+which the game loop takes from the mover's clock as its TURN leaves and the seat waits on:
+
+    seat.request(*clock.request()); line, seconds = seat.await_move(clock.deadline(grace))
 """
 
 from __future__ import annotations
@@ -151,6 +156,12 @@ class Clock:
         """Seconds after the TURN is sent within which its reply counts: what is left, plus the margin."""
         return self.left + self.control.margin
 
+    def deadline(self, grace: float = 0.0) -> Deadline:
+        """The deadline of the move just requested, from now (call it as the TURN leaves): the allowance, plus
+        ``grace`` (the conformance check waits longer than the clock allows and judges lateness itself)."""
+        seconds = self.left + self.control.margin + grace  # allowance() + grace, without a call per move
+        return Deadline(time.perf_counter() + seconds, seconds, self._request[1])
+
     def spend(self, seconds: float) -> None:
         """Charge a move's thinking time: a bank shrinks, then grows by the increment."""
         if self.control.bank is not None:
@@ -159,22 +170,40 @@ class Clock:
 
 
 class Deadline:
-    """A point in ``time.perf_counter()`` time; ``None`` means wait forever."""
+    """A point in ``time.perf_counter()`` time by which something must happen; ``at`` None: no deadline.
 
-    __slots__ = ("at",)
+        deadline = Deadline.after(5.0)               # e.g. a wait for HELLO: 5 s from now
+        while not done() and not deadline.passed():
+            hub.poll(deadline.remaining_ms())         # never ends before the deadline; 0 once it has passed
 
-    def __init__(self, at: float | None) -> None:
+    ``seconds`` is the span it was made with (None if unknown). A move's deadline (``Clock.deadline``) also
+    keeps ``limit_ms``, the limit its TURN said: ``margin_ms`` is the rest of the span, the margin and any
+    grace, as the timeout fault words it (§7).
+    """
+
+    __slots__ = ("at", "limit_ms", "seconds")
+
+    def __init__(self, at: float | None, seconds: float | None = None, limit_ms: int = 0) -> None:
         self.at = at
+        self.seconds = seconds
+        self.limit_ms = limit_ms
 
     @classmethod
     def after(cls, seconds: float) -> Deadline:
-        return cls(time.perf_counter() + seconds)
+        return cls(time.perf_counter() + seconds, seconds)
+
+    @property
+    def margin_ms(self) -> int:
+        """The span past the TURN's limit, in whole milliseconds: "no MOVE within 300 ms (+50 ms margin)"."""
+        return round(self.seconds * 1000) - self.limit_ms
 
     def remaining_ms(self) -> int | None:
-        """Milliseconds left (0 once passed), rounded up so a wait never ends early; None for no deadline."""
+        """Milliseconds left, rounded up so a wait never ends before the deadline (one more when exact); 0 once
+        passed (as ``passed`` says); None for no deadline."""
         if self.at is None:
             return None
-        return max(0, int((self.at - time.perf_counter()) * 1000) + 1)
+        left = self.at - time.perf_counter()
+        return int(left * 1000) + 1 if left > 0 else 0
 
     def passed(self) -> bool:
         return self.at is not None and time.perf_counter() >= self.at

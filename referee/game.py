@@ -147,9 +147,10 @@ class Game:
         for message in self.pending:
             seat.send(message)
         seat.request(left_ms, limit_ms)
+        deadline = clock.deadline(self.grace)  # from the TURN's leaving
         self.flush(heard=seat)
         try:
-            line, seconds = seat.await_move(clock.allowance() + self.grace)
+            line, seconds = seat.await_move(deadline)
             try:
                 step = self.state.apply(line)  # the engine's own check, once: it words the fault too
             except IllegalMove as exc:

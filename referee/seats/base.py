@@ -4,15 +4,18 @@
     seat.launch()                  # begin starting; the hub waits for every launching seat's HELLO at once
     seat.begin_game(log_path)      # the game's log (a process's output goes there)
     seat.send(codec.Drawn(...))    # announcements
-    seat.request(left_ms, limit_ms); line, seconds = seat.await_move(allowance)   # TURN → MOVE, or BotFault
+    seat.request(left_ms, limit_ms)   # TURN; the game loop takes the move's deadline from the mover's clock
+    line, seconds = seat.await_move(clock.deadline(grace))   # MOVE by then, or BotFault
     seat.retire(fault)             # BYE; a process is stopped by the referee afterwards (``seat.process``)
 
-Implementations, one module each:
+Implementations:
 
-    ProcessSeat              a bot process from its folder, over ZeroMQ or the stdio bridge (referee/local.py)
-    RemoteSeat               a bot started by hand elsewhere, over tcp with CURVE (referee/remote.py)
-    InProcessSeat            a ``choose(game, state)`` function in this process: tests, duels (referee/inprocess.py)
-    ScriptedSeat             a list of replies and faults, for tests of the game loop (referee/inprocess.py)
+    ProcessSeat              a bot process from its folder, over ZeroMQ or the stdio bridge (seats/process.py)
+    RemoteSeat               a bot started by hand elsewhere, over tcp with CURVE (seats/remote.py)
+    InProcessSeat            a ``choose(game, state)`` function in this process: tests, duels (seats/inprocess.py)
+    ScriptedSeat             a list of replies and faults, for tests of the game loop (seats/inprocess.py)
+
+The first two share ``ZmqSeat`` (seats/zmq.py): the handshake and TURN/MOVE over the hub's socket.
 
 A seat moves through ``SeatState``: NEW (made, not launched) → STARTING (launched, token
 admitted, no HELLO yet) → READY (said HELLO) → CLOSED (retired, or failed to start; ``fault`` says why).
@@ -28,6 +31,7 @@ from hexarena.protocol import codec
 from hexarena.protocol.errors import BotFault
 
 if TYPE_CHECKING:
+    from hexarena.referee.clock import Deadline
     from hexarena.referee.hub import Hub
     from hexarena.referee.launch import BotProcess
 
@@ -71,9 +75,11 @@ class Seat(Protocol):
     def request(self, left_ms: int, limit_ms: int) -> None:
         """Send TURN (§4.4) with the next request id; the seat's thinking time starts now."""
 
-    def await_move(self, allowance: float) -> tuple[int, float]:
-        """The line of the reply to the last TURN and the seconds it took; BotFault if none came within
-        ``allowance`` seconds of the request, or the reply broke the protocol (§6, §7)."""
+    def await_move(self, deadline: Deadline) -> tuple[int, float]:
+        """The line of the reply to the last TURN and the seconds it took; BotFault if none came by ``deadline``
+        (the move's, ``Clock.deadline``: made as the TURN left, its limit plus the margin and any grace), or the
+        reply broke the protocol (§6, §7). A seat without a transport (in-process) holds its thinking time to the
+        deadline's span, ``deadline.seconds``."""
 
     def note(self, text: str) -> None:
         """A referee line in the seat's log."""

@@ -16,12 +16,16 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hexarena.protocol import codec
 from hexarena.protocol.client import Choose, GameInfo, Player
 from hexarena.protocol.errors import BotFault
 from hexarena.protocol.rules import State
 from hexarena.referee.seats.base import SeatState
+
+if TYPE_CHECKING:
+    from hexarena.referee.clock import Deadline
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,7 +79,8 @@ class InProcessSeat:
         self._last_id += 1
         self._turn = codec.Turn(self._last_id, left_ms, limit_ms)
 
-    def await_move(self, allowance: float) -> tuple[int, float]:
+    def await_move(self, deadline: Deadline) -> tuple[int, float]:
+        # the thinking time is choose's own (no transport to cross): it is held to the deadline's span
         started = time.perf_counter()
         try:
             move = self.player.receive(self._turn)
@@ -84,8 +89,8 @@ class InProcessSeat:
         except Exception as exc:  # noqa: BLE001 - a brain's bug is its seat's fault, never the referee's
             raise BotFault("crashed", f"{type(exc).__name__}: {exc}"[:200]) from None
         seconds = time.perf_counter() - started
-        if seconds > allowance:
-            raise BotFault("timeout", f"chose after {seconds * 1000:.0f} ms, allowed {allowance * 1000:.0f} ms")
+        if seconds > deadline.seconds:
+            raise BotFault("timeout", f"chose after {seconds * 1000:.0f} ms, allowed {deadline.seconds * 1000:.0f} ms")
         return move.line, seconds
 
     def note(self, text: str) -> None:

@@ -108,9 +108,9 @@ class ProcessSeat(ZmqSeat):
             self.process.queue_log(log_path)
             self._log_queued = True
 
-    def await_move(self, allowance: float) -> tuple[int, float]:
+    def await_move(self, deadline) -> tuple[int, float]:
         try:
-            return super().await_move(allowance)
+            return super().await_move(deadline)
         finally:
             if self._log_queued:  # a game's first move only: from its first reply on, the output is this game's
                 self._log_queued = False

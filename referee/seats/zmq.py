@@ -19,6 +19,7 @@ from hexarena.referee.seats.base import SeatState
 from hexarena.referee.transport import Received
 
 if TYPE_CHECKING:
+    from hexarena.referee.clock import Deadline
     from hexarena.referee.hub import Hub
 
 INBOX_LIMIT = 100  # messages kept from a bot between its turns; more is a fault (§6.4)
@@ -39,8 +40,7 @@ class ZmqSeat:
         self.launched = 0.0  # time.perf_counter() at launch
         self._last_id = 0  # request ids sent so far are 1 … _last_id (§6)
         self._outstanding: int | None = None
-        self._sent = 0.0
-        self._limit_ms = 0
+        self._sent = 0.0  # time.perf_counter() when the last TURN left: think times count from it
         self._inbox: deque[Received] = deque()
         self._flooded = False  # sent more unrequested messages than INBOX_LIMIT
 
@@ -102,7 +102,6 @@ class ZmqSeat:
     def request(self, left_ms: int, limit_ms: int) -> None:
         self._last_id += 1
         self._outstanding = self._last_id
-        self._limit_ms = limit_ms
         self.hub.transport.send(self, codec.Turn.encode(self._last_id, left_ms, limit_ms))
         self._sent = time.perf_counter()
 
@@ -110,8 +109,7 @@ class ZmqSeat:
         """Why the bot can no longer answer (its process exited), or None while it may."""
         return None
 
-    def await_move(self, allowance: float) -> tuple[int, float]:
-        deadline = self._sent + allowance
+    def await_move(self, deadline: Deadline) -> tuple[int, float]:
         inbox = self._inbox
         while True:
             if self._flooded:  # checked on every pass: a flood that fills the inbox mid-turn drops the reply too
@@ -124,15 +122,15 @@ class ZmqSeat:
                     if not inbox:
                         raise BotFault("crashed", self.gone())
                     continue
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    margin_ms = round(allowance * 1000) - self._limit_ms
-                    raise BotFault("timeout", f"no MOVE within {self._limit_ms} ms (+{margin_ms} ms margin)")
-                self.hub.poll(int(left * 1000) + 1)  # rounded up: the wait never ends before the deadline
+                wait = deadline.remaining_ms()  # rounded up: the wait never ends before the deadline
+                if wait == 0:
+                    raise BotFault("timeout",
+                                   f"no MOVE within {deadline.limit_ms} ms (+{deadline.margin_ms} ms margin)")
+                self.hub.poll(wait)
                 continue
             received = inbox.popleft()
-            if received.at > deadline:
-                raise BotFault("timeout", f"MOVE came {1000 * (received.at - deadline):.0f} ms after the deadline")
+            if received.at > deadline.at:
+                raise BotFault("timeout", f"MOVE came {1000 * (received.at - deadline.at):.0f} ms after the deadline")
             if received.data is None:
                 raise BotFault("malformed_message", "a multi-frame message (§1.2)")
             move = codec.move_fields(received.data) or self._read_other(received.data)
