@@ -23,8 +23,9 @@ from hexarena.leagues.running.executors import dask_driver
 from hexarena.leagues.running.executors.dask_driver import DaskExecutor, seat_cycles
 from hexarena.leagues.running.executors.dask_worker import CACHE_ENV, SnapshotMismatch, close_referees, snapshot
 from hexarena.leagues.schedule.config import parse_league
-from hexarena.leagues.running.runner import run_league
+from hexarena.leagues.running.runner import league_settings, run_league
 from hexarena.leagues.workspace.home import Workspace
+from hexarena.referee.settings import RefereeSettings
 
 distributed = pytest.importorskip("distributed")
 
@@ -253,7 +254,7 @@ def test_closing_the_iterator_cancels_the_pending_cycles(tmp_path):
 
     with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1, resources={"seat": 2},
                                   host=LOOPBACK, dashboard_address=":0") as cluster:
-        executor = DaskExecutor(cluster.scheduler_address, time_control=league.time_control)
+        executor = DaskExecutor(cluster.scheduler_address, RefereeSettings(time_control=league.time_control))
         try:
             records = executor.run(jobs)
             assert next(records).id in {job.id for job in jobs}
@@ -268,20 +269,19 @@ def test_closing_the_iterator_cancels_the_pending_cycles(tmp_path):
 
 
 def test_a_cycle_that_kills_three_workers_is_reported_not_retried_forever(tmp_path, capsys, monkeypatch):
-    from hexarena.referee import sandbox
-
     killer = tmp_path / "killer"
     killer.mkdir()
     (killer / "bot.toml").write_text('name = "killer"\ncommand = ["python3", "bot.py"]\nlanguage = "python"\n')
     (killer / "bot.py").write_text("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)  # its referee's worker\n")
-    monkeypatch.setattr(sandbox, "_enabled", False)  # unconfined, so that it can reach its worker (and travels so)
     home = tmp_path / "home"
     make_workspace(home).close()
     league = parse_league(league_text("killer", participants=("random", str(killer)), boards=(("1x2", "hex"),)))
     with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, resources={"seat": 2},
                                   host=LOOPBACK, dashboard_address=":0",
                                   scheduler_kwargs={"allowed_failures": 2}) as cluster, Workspace(home) as ws:
-        summary = run_league(ws, league, progress=False, scheduler=cluster.scheduler_address)
+        # unconfined, so that it can reach its worker (the settings travel with the task)
+        summary = run_league(ws, league, progress=False, scheduler=cluster.scheduler_address,
+                             settings=league_settings(ws, league, sandboxed=False))
     assert summary.played == 0 and summary.total == 2
     assert "killed every worker it ran on" in capsys.readouterr().err
     assert not stored_ids(home)
