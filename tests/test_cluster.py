@@ -18,6 +18,7 @@ import pytest
 from test_leagues import league_text, make_workspace, per_game, stored_ids
 
 from hexarena.leagues.registry.snapshot import pack_snapshot as pack
+from hexarena.leagues.results import store
 from hexarena.leagues.registry.submit import submit
 from hexarena.leagues.running.executors import dask_driver
 from hexarena.leagues.running.executors.dask_driver import DaskExecutor, seat_cycles
@@ -77,6 +78,11 @@ def test_local_cluster_plays_the_same_games_as_the_local_executor(tmp_path):
     assert any(game[3] == "no_connection" for game in bad)
     logs = {home: sorted(p.name for p in (homes[home] / "logs").rglob("*.log")) for home in homes}
     assert logs["dask"] == logs["local"]  # the bots' logs (if they wrote any) travelled back with the records
+    versions = {}
+    for home in homes:
+        with Workspace(homes[home]) as ws:
+            versions[home] = {record.id: record.versions for record in store.records(ws, "same")}
+    assert versions["dask"] == versions["local"] and all(versions["dask"].values())  # played by play_job there too
 
 
 def test_cli_on_scheduler_and_workers_survives_a_killed_worker(tmp_path):
