@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +75,7 @@ def main() -> None:
 
     from hexarena.leagues.schedule.config import parse_league
     from hexarena.leagues.running.executors.dask_driver import DaskExecutor
-    from hexarena.leagues.running.runner import run_league
+    from hexarena.leagues.running.runner import league_settings, run_league
 
     league = parse_league(league_text(args.games))
     scratch = Path(tempfile.mkdtemp(prefix="hexarena-bench-cluster-"))
@@ -106,7 +107,7 @@ def main() -> None:
             local_wall = time.perf_counter() - started
             ws.close()
             ws = workspace(scratch / f"cluster-{number}")
-            executor = DaskExecutor(address, time_control=league.time_control, log_dir=ws.logs_dir / "bench")
+            executor = DaskExecutor(address, replace(league_settings(ws, league), log_dir=ws.logs_dir / "bench"))
             started = time.perf_counter()
             remote = run_league(ws, league, progress=False, executor=executor)
             cluster_wall = time.perf_counter() - started

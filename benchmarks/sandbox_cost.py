@@ -27,16 +27,17 @@ sys.path.insert(0, str(ROOT))
 
 from hexarena.referee import sandbox
 from hexarena.referee.clock import TimeControl
-from hexarena.referee.seats.process import BotSpec
-from hexarena.referee.launch import Limits
+from hexarena.referee.limits import Limits
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
+from hexarena.referee.seats.process import BotSpec
 
 RANDOM = BotSpec("random", ROOT / "bots" / "random")
+SANDBOXED = [True]  # the path being measured: False for "unconfined" (``use``)
 
 
 def start_seconds() -> float:
-    with Referee(time_control=TimeControl.parse("1s,startup=10s")) as referee:
+    with Referee(time_control=TimeControl.parse("1s,startup=10s"), sandboxed=SANDBOXED[0]) as referee:
         seats = referee.seat_bots([RANDOM])
         begun = time.perf_counter()
         referee.start(seats)
@@ -44,7 +45,7 @@ def start_seconds() -> float:
 
 
 def bare_launch_seconds() -> float:
-    command, env = sandbox.wrap(["true"], ROOT, {}, Limits().sandboxed())
+    command, env = sandbox.wrap(["true"], ROOT, {}, Limits(), sandboxed=SANDBOXED[0])
     begun = time.perf_counter()
     subprocess.run(command, env=env, cwd=ROOT, check=True)
     return time.perf_counter() - begun
@@ -52,7 +53,7 @@ def bare_launch_seconds() -> float:
 
 def turn_to_move(games: int) -> list[float]:
     config = BoardConfig(size="4x4")
-    with Referee(time_control=TimeControl.parse("1s")) as referee:
+    with Referee(time_control=TimeControl.parse("1s"), sandboxed=SANDBOXED[0]) as referee:
         referee.play([RANDOM, RANDOM], config, game_id="warm-up", seed=0)
         return [move.ms / 1000 for n in range(games)
                 for move in referee.play([RANDOM, RANDOM], config, game_id=f"g{n}", seed=n).moves]
@@ -60,7 +61,7 @@ def turn_to_move(games: int) -> list[float]:
 
 def use(path: str) -> None:
     """Sandbox this process's bots by ``path``: "bwrap", "unshare" or "unconfined"."""
-    sandbox.configure(path != "unconfined")
+    SANDBOXED[0] = path != "unconfined"
     if path != "unconfined":
         os.environ[sandbox.CHOICE] = path
 

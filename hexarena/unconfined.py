@@ -1,8 +1,9 @@
 """``--no-sandbox`` (match, sprt, check, league run, demo, submit) and a league file's ``sandbox = false``.
 
-Every command that starts bots calls ``choose(no_sandbox)`` before it starts one: the choice
-is the process's (``referee/sandbox.py``), made afresh by each command, and warned about on
-stderr every time it is off.
+Every command that starts bots calls ``sandboxed = choose(no_sandbox)`` before it starts one and hands
+the answer on: into its ``RefereeSettings`` (``referee/settings.py``), or as ``sandboxed=`` to the registry's
+submit and seeding. The choice is the command's, made afresh each time (no process-wide switch), and
+warned about on stderr every time it is off.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from typing import Annotated
 
 import typer
 
-from hexarena.referee import sandbox
-
 NoSandboxOption = Annotated[bool, typer.Option(
     "--no-sandbox", help="run bots unconfined, with your rights (files, network, processes): only bots you trust")]
 
@@ -21,8 +20,9 @@ WARNING = ("hexarena: warning: the sandbox is off ({why}): bots run unconfined, 
            "files, network and processes; use this only for bots you trust")
 
 
-def choose(no_sandbox: bool, why: str = "--no-sandbox") -> None:
-    """Sandbox bots unless ``no_sandbox``; the refusal where no sandbox can be made comes at a bot's first launch."""
-    sandbox.configure(enabled=not no_sandbox)
+def choose(no_sandbox: bool, why: str = "--no-sandbox") -> bool:
+    """Whether bots are sandboxed: not if ``no_sandbox`` (warned here); the refusal where no sandbox can be made
+    comes at a bot's first launch."""
     if no_sandbox:
         print(WARNING.format(why=why), file=sys.stderr, flush=True)
+    return not no_sandbox

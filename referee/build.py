@@ -1,6 +1,7 @@
 """The build runner: a bot folder's ``build`` command (bot.toml) runs once per folder and process.
 
     log = build(folder, manifest)           # the build's output (tail); BuildFailed if it failed or hung
+    log = build(folder, manifest, sandboxed=False)   # the organiser's --no-sandbox: the build runs unconfined
 
 Everything that needs a built bot calls this: the referee before a bot's first launch, the
 conformance check, the registry when a bot is submitted (``leagues/registry.py``). The outcome,
@@ -12,7 +13,8 @@ caller builds under the folder's lock, the others wait and get the same outcome.
 The build runs in the folder, in the sandbox (``referee/sandbox.py``: its folder writable, nothing
 else; the bot's environment, no referee variables; when its first process ends, or on the timeout,
 every process it started dies with the sandbox, daemons too), in its own session, with stdin from
-/dev/null and stdout and stderr captured together.
+/dev/null and stdout and stderr captured together; unconfined only when the caller passes ``sandboxed=False``
+(the referee's ``RefereeSettings.sandboxed``).
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from pathlib import Path
 
 from hexarena.protocol.errors import BotFault
 from hexarena.referee import sandbox
+from hexarena.referee.launch import bot_environment
+from hexarena.referee.limits import Limits
 from hexarena.referee.manifest import Manifest
-from hexarena.referee.launch import Limits, bot_environment
 
 BUILD_TIMEOUT = 300.0  # seconds
 OUTPUT_TAIL = 4000  # characters of build output kept (a report, the registry's database)
@@ -45,9 +48,10 @@ class BuildFailed(BotFault):
         self.log = log
 
 
-def build(folder: Path, manifest: Manifest, *, timeout: float = BUILD_TIMEOUT) -> str:
+def build(folder: Path, manifest: Manifest, *, timeout: float = BUILD_TIMEOUT, sandboxed: bool = True) -> str:
     """Run manifest.build in folder once per folder per process (threads share it under a per-folder lock;
-    the outcome, success or failure, is remembered); returns the build log (output), raises BuildFailed."""
+    the outcome, success or failure, is remembered); returns the build log (output), raises BuildFailed.
+    ``sandboxed=False``: unconfined (the organiser's --no-sandbox)."""
     if not manifest.build or frozen(folder):
         return ""
     key = Path(folder).resolve()
@@ -56,7 +60,7 @@ def build(folder: Path, manifest: Manifest, *, timeout: float = BUILD_TIMEOUT) -
     with lock:
         if key not in _outcomes:
             try:
-                _outcomes[key] = _run(key, manifest.build, timeout)
+                _outcomes[key] = _run(key, manifest.build, timeout, sandboxed)
             except BuildFailed as failed:
                 _outcomes[key] = failed
         outcome = _outcomes[key]
@@ -84,10 +88,11 @@ def moved(old: Path, new: Path) -> None:
             _outcomes[new] = _outcomes.pop(old)
 
 
-def _run(folder: Path, command: list[str], timeout: float) -> str:
+def _run(folder: Path, command: list[str], timeout: float, sandboxed: bool) -> str:
     shown = " ".join(command)
     try:
-        wrapped, env = sandbox.wrap(command, folder, bot_environment({}), Limits().sandboxed(), writable=True)
+        wrapped, env = sandbox.wrap(command, folder, bot_environment({}, sandboxed), Limits(), sandboxed=sandboxed,
+                                    writable=True)
         process = subprocess.Popen(wrapped, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as exc:

@@ -1,6 +1,7 @@
 """Conformance check of one bot folder: what a bot author runs before submitting (``hexarena check``).
 
-    report = check_bot(Path("bots/cbot"), time_control=TimeControl.parse("300ms"))
+    report = check_bot(Path("bots/cbot"), RefereeSettings(time_control=TimeControl.parse("300ms"), sandboxed=False))
+    report = check_bot(Path("bots/cbot"), time_control=TimeControl.parse("300ms"))   # fields of CHECK_SETTINGS
     report.passed                      # True only when every item passed
     for item in report.items:          # CheckItem(name, passed, reason)
         print(item.name, item.passed, item.reason)
@@ -18,8 +19,9 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from hexarena.protocol.errors import BotFault, ConfigError
 from hexarena.referee.build import build
@@ -30,8 +32,10 @@ from hexarena.referee.manifest import Manifest, load_manifest
 from hexarena.referee.record import BoardConfig, GameRecord
 from hexarena.referee.referee import Referee
 from hexarena.referee.seats.base import SeatState
+from hexarena.referee.settings import RefereeSettings
 
 CHECK_TIME = TimeControl(move=1.0, startup=10.0)
+CHECK_SETTINGS = RefereeSettings(time_control=CHECK_TIME)  # what the registry's submit checks with (sandboxed)
 GRACE = 1.0  # how long past its limit a reply is still awaited, so a slow bot fails "time limit" alone
 QUIT_WITHIN = 1.0  # PROTOCOL.md §8
 SEED = 20240601
@@ -89,10 +93,13 @@ class _Scenario:
     seat: int | None = None  # None: whoever is to move after the prelude
 
 
-def check_bot(folder: Path, *, time_control: TimeControl | None = None, log_dir: Path | None = None) -> CheckReport:
-    """Run every check against the bot in ``folder``; never raises for the bot's faults.
-
-    ``log_dir`` keeps the bot's output of each crafted game (``check<N>.seat<S>.<name>.log``)."""
+def check_bot(folder: Path, settings: RefereeSettings = CHECK_SETTINGS, **fields: Any) -> CheckReport:
+    """Run every check against the bot in ``folder``, on a referee made with ``settings`` (keyword ``fields``
+    replace some of them); never raises for the bot's faults. The build and the bot run sandboxed unless
+    ``settings.sandboxed`` is False; ``settings.log_dir`` keeps the bot's output of each crafted game
+    (``check<N>.seat<S>.<name>.log``)."""
+    if fields:
+        settings = replace(settings, **fields)
     folder = Path(folder)
     report = CheckReport(folder.name)
     try:
@@ -101,7 +108,7 @@ def check_bot(folder: Path, *, time_control: TimeControl | None = None, log_dir:
         report.items.append(CheckItem(MANIFEST, False, str(exc)))
         return _skip_rest(report, "no valid manifest")
     report.bot = manifest.name
-    with Referee(time_control=time_control or CHECK_TIME, log_dir=log_dir) as referee:
+    with Referee(settings) as referee:
         _Checker(referee, folder, manifest, report).run()
     return report
 
@@ -137,7 +144,7 @@ class _Checker:
     def run(self) -> None:
         add = self.report.items.append
         try:
-            build(self.spec.folder, self.manifest)
+            build(self.spec.folder, self.manifest, sandboxed=self.referee.settings.sandboxed)
         except BotFault as fault:
             add(CheckItem(MANIFEST, False, fault.detail))
             _skip_rest(self.report, "the build failed")

@@ -13,7 +13,7 @@ announced like any move: the check uses it for crafted positions. ``grace`` wait
 much longer than the clock allows before a reply is a timeout (the check judges lateness
 itself, from the record's think times). ``observer`` (a ``GameObserver``, e.g. the server's
 live results) hears of the game's start, each recorded move and its end; an observer that
-raises is logged once and the game plays on.
+raises is logged once and the game plays on (``referee/observers.py``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from hexarena.protocol import codec
 from hexarena.protocol.errors import BotFault
 from hexarena.protocol.rules import IllegalMove, State, Step
 from hexarena.referee.clock import TimeControl
+from hexarena.referee.observers import tell
 from hexarena.referee.record import BoardConfig, Forfeit, GameRecord, Result, move_records
 from hexarena.referee.seats.base import Seat, SeatState
 
@@ -77,6 +78,7 @@ class Game:
         self.pending: list[codec.Message] = []  # announcements every seat is still to hear (see turn)
         self.observer = observer
         self.observer_failed = False
+        self.observed_as = f"game {game_id}"  # its failures' log lines (formatted once, not per move)
 
     def run(self) -> GameRecord:
         started = datetime.now(UTC)
@@ -102,12 +104,9 @@ class Game:
 
     def observe(self, event: str, *args) -> None:
         """Tell the observer; its failure is logged once per game and never stops the game."""
-        try:
-            getattr(self.observer, event)(*args)
-        except Exception:  # an observer's bug must not decide a game
-            if not self.observer_failed:
-                self.observer_failed = True
-                log.exception("game %s: the observer failed on %r (the game plays on)", self.game_id, event)
+        if tell(self.observer, event, *args, what=self.observed_as, then="the game plays on", logger=log,
+                quiet=self.observer_failed):
+            self.observer_failed = True
 
     def opening(self) -> list[int]:
         """The prelude as the record's start position: its lines, when it has no forfeit (the check's crafted ones)."""

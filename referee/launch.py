@@ -3,7 +3,8 @@
 Each bot runs in the sandbox (``referee/sandbox.py``: its own namespaces, filesystem, environment
 and limits, set before its first instruction), started in its own session and process group
 (``start_new_session=True``): the pid is the sandbox's outer process, and killing it kills every
-process inside. With the sandbox off (``--no-sandbox``) the limits are applied with ``prlimit``
+process inside. With the sandbox off (``--no-sandbox``: ``sandboxed=False``, the referee's
+``RefereeSettings.sandboxed``) the limits (``referee/limits.py``) are applied with ``prlimit``
 right after the launch (not in a ``preexec_fn``, unsafe when referees run in threads of one
 process) and the session is what stopping reaches.
 
@@ -22,7 +23,6 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -30,6 +30,7 @@ import zmq
 
 from hexarena.referee import sandbox
 from hexarena.referee.bridge import Bridge
+from hexarena.referee.limits import Limits  # also imported from here by older code and tests
 from hexarena.referee.manifest import Manifest
 
 PYTHONS = ("python", "python3")
@@ -51,41 +52,13 @@ def _die_with_referee(command: list[str]) -> list[str]:
 PASS_ENV = "HEXARENA_PASS_ENV"
 
 
-def bot_environment(seat_env: dict[str, str]) -> dict[str, str]:
+def bot_environment(seat_env: dict[str, str], sandboxed: bool = True) -> dict[str, str]:
     """The environment a bot starts with: the forwarded variables, the seat's own (endpoint, token)."""
     passed = {name.strip() for name in os.environ.get(PASS_ENV, "").split(",") if name.strip()}
     env = {name: value for name, value in os.environ.items() if name in passed}
-    if not sandbox.enabled():  # unconfined, a program still needs its search path and home
+    if not sandboxed:  # unconfined, a program still needs its search path and home
         env = {**{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG") or k.startswith("LC_")}, **env}
     return {**env, **seat_env}  # Python bots import the installed `protocol` package: no source folder on a path
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Per-bot resource limits, set inside the sandbox before the bot's first instruction; None leaves one alone.
-
-    The organiser's values (a Referee's ``limits``) are the cap: a manifest's ``[limits]`` may
-    lower them (``within``). Memory is per process (RLIMIT_AS): together a bot's processes may
-    use up to ``memory_mb`` × ``processes`` (no writable cgroup v2 to bound them as a whole).
-    """
-
-    memory_mb: int | None = 4096  # RLIMIT_AS per process (virtual memory: JVM or node bots may need more)
-    cpu_seconds: int | None = None  # RLIMIT_CPU over the bot's lifetime, across games
-    processes: int | None = 32  # RLIMIT_NPROC: the sandbox's private uid, so the bot's processes and threads
-    open_files: int | None = 64  # RLIMIT_NOFILE per process: bounds the connections a bot can open to the referee
-    file_mb: int | None = 256  # RLIMIT_FSIZE: the largest file a bot (or a build) may write
-    tmp_mb: int = 64  # the sandbox's private /tmp (tmpfs)
-    log_bytes: int = 256 * 1024  # output kept per game log; the rest is counted, not written
-
-    def within(self, requested: dict[str, int] | None) -> Limits:
-        """These limits lowered to what a manifest asks for (never raised above the organiser's)."""
-        changes = {name: value if getattr(self, name) is None else min(value, getattr(self, name))
-                   for name, value in (requested or {}).items()}
-        return replace(self, **changes)
-
-    def sandboxed(self) -> sandbox.SandboxLimits:
-        return sandbox.SandboxLimits(self.memory_mb, self.processes, self.open_files, self.cpu_seconds,
-                                     self.file_mb, self.tmp_mb)
 
 
 class BotProcess:
@@ -93,10 +66,11 @@ class BotProcess:
 
     TAIL = 4096
 
-    def __init__(self, popen: subprocess.Popen, limits: Limits) -> None:
+    def __init__(self, popen: subprocess.Popen, limits: Limits, sandboxed: bool = True) -> None:
         self.popen = popen
         self.pid = popen.pid
         self.limits = limits
+        self.sandboxed = sandboxed
         self.stdout = popen.stdout.fileno() if popen.stdout is not None else None  # None: a stdio bot's bridge has it
         self.stderr = popen.stderr.fileno()
         self.open_fds = {fd for fd in (self.stdout, self.stderr) if fd is not None}
@@ -116,14 +90,16 @@ class BotProcess:
         self._namespace: str | None = None  # the sandbox's pid namespace ("" if none), found on the first signal
 
     @classmethod
-    def start(cls, folder: Path, manifest: Manifest, env: dict[str, str], limits: Limits = Limits()) -> BotProcess:
-        """Launch the manifest's command in ``folder``; OSError if it cannot be started."""
+    def start(cls, folder: Path, manifest: Manifest, env: dict[str, str], limits: Limits = Limits(), *,
+              sandboxed: bool = True) -> BotProcess:
+        """Launch the manifest's command in ``folder`` (in the sandbox unless ``sandboxed`` is False); OSError if
+        it cannot be started."""
         command = list(manifest.command)
         if command[0] in PYTHONS:  # the referee's own interpreter, so bots see the same packages
             command[0] = sys.executable
         limits = limits.within(manifest.limits)
         stdio = manifest.transport == "stdio"
-        command, full_env = sandbox.wrap(command, folder, bot_environment(env), limits.sandboxed(),
+        command, full_env = sandbox.wrap(command, folder, bot_environment(env, sandboxed), limits, sandboxed=sandboxed,
                                          endpoint=env.get("HEXARENA_ENDPOINT"), tcp=manifest.transport == "tcp")
         command = _die_with_referee(command)
         popen = subprocess.Popen(
@@ -138,24 +114,14 @@ class BotProcess:
                     os.killpg(popen.pid, signal.SIGKILL)
                 popen.wait()
                 raise OSError(f"cannot relay the bot's stdio: {exc}") from None
-        process = cls(popen, limits)
-        if not sandbox.enabled():
+        process = cls(popen, limits, sandboxed)
+        if not sandboxed:
             process._apply_limits()
         return process
 
     def _apply_limits(self) -> None:
         """Unsandboxed: limits right after the launch (the sandbox sets them before the bot runs)."""
-        limits = [(resource.RLIMIT_CORE, 0)]
-        if self.limits.memory_mb is not None:
-            limits.append((resource.RLIMIT_AS, self.limits.memory_mb * 1024 * 1024))
-        if self.limits.cpu_seconds is not None:
-            limits.append((resource.RLIMIT_CPU, self.limits.cpu_seconds))
-        if self.limits.open_files is not None:
-            limits.append((resource.RLIMIT_NOFILE, self.limits.open_files))
-        if self.limits.file_mb is not None:
-            limits.append((resource.RLIMIT_FSIZE, self.limits.file_mb * 1024 * 1024))
-        # no RLIMIT_NPROC unconfined: it counts every process of the user, not the bot's
-        for kind, value in limits:
+        for kind, value in self.limits.rlimits(confined=False):
             try:
                 resource.prlimit(self.pid, kind, (value, value))
             except (OSError, ValueError, OverflowError):  # gone, a hard limit below ours (keep it), too large
@@ -271,7 +237,7 @@ class BotProcess:
     def signal_group(self, sig: int) -> None:
         """``sig`` to the bot's group; in the sandbox, a SIGTERM goes to the bot's processes inside it (the
         sandbox's outer process would die of it at once and take them along, with no chance to finish)."""
-        if self._namespace is None and sandbox.enabled():  # before the sandbox dies and its pid 1 is reparented
+        if self._namespace is None and self.sandboxed:  # before the sandbox dies and its pid 1 is reparented
             self._namespace = next((ns for pid in children(self.pid) if (ns := pid_namespace(pid)) != _OWN), "")
         inside = namespace_members(self._namespace) if self._namespace and sig == signal.SIGTERM else []
         for pid in inside:  # the namespace's pid 1 (bwrap's, namespaces.py's) has no handler: only the bot's processes hear it

@@ -8,8 +8,8 @@
     language = "python"
     author = "..."                      # informational: a name's owner is who submitted it first
     description = "..."
-    [limits]                            # optional: lower the organiser's limits (referee/process.py Limits)
-    memory_mb = 512                     # also cpu_seconds, processes, open_files, file_mb, tmp_mb
+    [limits]                            # optional: lower the organiser's limits (referee/limits.py Limits)
+    memory_mb = 512                     # also cpu_seconds, processes, open_files, file_mb, tmp_mb (limits.NAMES)
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, f
 
 from hexarena.protocol.errors import ConfigError
 from hexarena.protocol.validation import Style, describe_validation_error, plain_text
+from hexarena.referee.limits import NAMES as LIMIT_NAMES
 
 MANIFEST = "bot.toml"
 LIMIT_MAX = 1 << 31  # a [limits] value (MiB, seconds, counts): more is no limit an OS takes, and true is not 1
@@ -48,8 +49,7 @@ class Manifest(BaseModel):
     language: str = ""
     author: str = ""
     description: str = ""
-    limits: dict[Literal["memory_mb", "cpu_seconds", "processes", "open_files", "file_mb", "tmp_mb"],
-                 Annotated[StrictInt, Field(gt=0, le=LIMIT_MAX)]] | None = None
+    limits: dict[Literal[LIMIT_NAMES], Annotated[StrictInt, Field(gt=0, le=LIMIT_MAX)]] | None = None
 
     @field_validator("command", "build")
     @classmethod

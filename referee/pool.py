@@ -1,14 +1,15 @@
 """Workers that each own one referee: several games at once, bots kept running across them.
 
-    with closing(RefereePool(lambda: Referee(time_control=tc), 2)) as pool:
+    with closing(RefereePool(lambda: Referee(settings), 2)) as pool:
         for record in pool.map(lambda referee, job: referee.play(...), jobs):   # in the order they finish
             ...
-    with closing(RefereeProcessPool({"time_control": tc}, 2)) as pool:
+    with closing(RefereeProcessPool(RefereeSettings(time_control=tc), 2)) as pool:
         for record in pool.map(play, jobs, observer):     # play: a module-level function(referee, job, observer)
             ...
 
 ``RefereePool`` runs its referees on threads of this process; ``RefereeProcessPool`` in worker processes,
-one referee each. Threads share one GIL: two referees in one process spend a move's Python work one at a
+one referee each, made from the ``RefereeSettings`` (``referee/settings.py``) it sends them pickled: the
+sandbox choice travels in it, nothing else of this process's state does. Threads share one GIL: two referees in one process spend a move's Python work one at a
 time, so on a busy machine a league at concurrency 2 played at about the speed of one. The processes pay
 an interpreter's start each (a fraction of a second) and a pickled record per game.
 
@@ -38,8 +39,9 @@ from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from hexarena.protocol.errors import HexarenaError
-from hexarena.referee import sandbox
+from hexarena.referee.observers import tell
 from hexarena.referee.referee import Referee
+from hexarena.referee.settings import RefereeSettings
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -94,12 +96,12 @@ class RefereePool:
 log = logging.getLogger("hexarena.referee.pool")
 
 
-def referee_pool(options: dict[str, Any], size: int, name: str = "referee") -> RefereePool | RefereeProcessPool:
-    """``size`` referees made with ``Referee(**options)``: on a thread of this process for one, else in worker
+def referee_pool(settings: RefereeSettings, size: int, name: str = "referee") -> RefereePool | RefereeProcessPool:
+    """``size`` referees made with ``Referee(settings)``: on a thread of this process for one, else in worker
     processes (no shared GIL). Either way ``map(work, items, observer)``, with ``work`` picklable."""
     if size <= 1:
-        return RefereePool(lambda: Referee(**options), size, name)
-    return RefereeProcessPool(options, size, name)
+        return RefereePool(lambda: Referee(settings), size, name)
+    return RefereeProcessPool(settings, size, name)
 
 
 class WorkerLost(HexarenaError):
@@ -107,12 +109,12 @@ class WorkerLost(HexarenaError):
 
 
 class RefereeProcessPool:
-    """``size`` worker processes, each with one ``Referee(**options)``; the same contract as ``RefereePool``.
+    """``size`` worker processes, each with one ``Referee(settings)``; the same contract as ``RefereePool``.
 
     ``work`` must be picklable (a module-level function): ``work(referee, item)``, or with an ``observer``
     ``work(referee, item, observer)``, whose calls are forwarded to this process and made here, on the
     thread that iterates ``map``. Items and results are pickled. A worker dies with this process (and
-    its bots with it, ``referee/process.py``); a worker that dies on its own is ``WorkerLost`` from ``map``.
+    its bots with it, ``referee/launch.py``); a worker that dies on its own is ``WorkerLost`` from ``map``.
 
     Each worker holds one item beyond the one it plays (``AHEAD``), so it starts its next game while this
     process is still storing the last one; a worker checks for ``close`` before it starts an item.
@@ -120,7 +122,7 @@ class RefereeProcessPool:
 
     AHEAD = 1
 
-    def __init__(self, options: dict[str, Any], size: int, name: str = "referee") -> None:
+    def __init__(self, settings: RefereeSettings, size: int, name: str = "referee") -> None:
         self._processes: dict[Connection, subprocess.Popen] = {}
         self._names: dict[Connection, str] = {}
         self._given: dict[Connection, int] = {}  # items handed and not answered yet
@@ -133,7 +135,7 @@ class RefereeProcessPool:
                                        pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=_worker_env())
             theirs.close()
             connection = Connection(ours.detach())
-            connection.send((options, sandbox.enabled()))
+            connection.send(settings)
             self._processes[connection] = process
             self._names[connection] = f"{name}-{number}"
             self._given[connection] = 0
@@ -201,7 +203,7 @@ class _Results(Iterator):
                     answer, kind, value = connection.recv()
                     if kind == "event":
                         if answer == self.number:
-                            _tell(self.observer, *value)
+                            tell(self.observer, value[0], *value[1], logger=log)
                         continue
                     pool._given[connection] -= 1
                     if self.todo:  # its next game is queued before the caller stores this one
@@ -225,13 +227,6 @@ def _worker_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": ours + (os.pathsep + path if path else "")}
 
 
-def _tell(observer: Any, event: str, args: tuple) -> None:
-    try:
-        getattr(observer, event)(*args)
-    except Exception:  # an observer's bug must not stop the games
-        log.exception("the observer failed on %r (the games play on)", event)
-
-
 class _Forward:
     """In a worker: an observer whose calls travel to the pool's process."""
 
@@ -249,10 +244,9 @@ def _serve(connection: Connection, parent: int) -> None:
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the pool's process decides
     try:
-        options, sandboxed = connection.recv()
-        sandbox.configure(enabled=sandboxed)
+        settings = connection.recv()
         try:
-            referee = Referee(**options)
+            referee = Referee(settings)
         except Exception as exc:  # noqa: BLE001 - every task is answered with it (map raises it)
             while (task := connection.recv()) is not None:
                 connection.send((task[0], "failed", _picklable(exc)))

@@ -1,8 +1,13 @@
 """The referee: plays games between seats over protocol v1, keeping bots running between games.
 
-    with Referee(log_dir=Path("logs"), time_control=TimeControl.parse("300ms")) as referee:
+    with Referee(RefereeSettings(log_dir=Path("logs"), time_control=TimeControl.parse("300ms"))) as referee:
         record = referee.play([BotSpec("greedy", Path("bots/greedy")), BotSpec("random", Path("bots/random"))],
                               BoardConfig(size="3x3"), game_id="g1", seed=7)
+    Referee(time_control=TimeControl.parse("300ms"))   # the same: keyword fields of a RefereeSettings
+
+How a referee is made is one value, ``RefereeSettings`` (``referee/settings.py``: time control, fault
+policy, limits, sandboxed or not, logs folder...); the keyword arguments ``endpoint``, ``hook`` and
+``announce`` only wire it into this process.
 
 A referee belongs to one thread. It owns a ``Hub`` (the ROUTER socket and the one poller,
 ``referee/hub.py``) and one warm seat per seat spec (``referee/seat.py``): seats are
@@ -19,20 +24,21 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
-from pathlib import Path
-from typing import Self
+from dataclasses import replace
+from typing import Any, Self
 
 from hexarena.protocol.errors import BotFault, ConfigError
 from hexarena.referee.clock import Deadline, TimeControl
 from hexarena.referee.game import FAULT_POLICIES, Game, GameObserver, Prelude
 from hexarena.referee.hub import Hub
-from hexarena.referee.launch import Limits, stop_all
+from hexarena.referee.launch import stop_all
 from hexarena.referee.record import BoardConfig, GameRecord
 from hexarena.referee.seats.base import Seat, SeatSpec, SeatState
+from hexarena.referee.settings import RefereeSettings
 from hexarena.referee.transport import Hook
 
 DEFAULT_TIME = TimeControl()  # 1 s per move, 10 s to start
-DEFAULT_LIMITS = Limits()
+DEFAULT_SETTINGS = RefereeSettings()
 
 
 class Referee:
@@ -40,28 +46,27 @@ class Referee:
 
     def __init__(
         self,
-        log_dir: Path | None = None,
-        time_control: TimeControl = DEFAULT_TIME,
-        fault_policy: str = "forfeit",
+        settings: RefereeSettings = DEFAULT_SETTINGS,
         *,
-        limits: Limits = DEFAULT_LIMITS,
         endpoint: str | None = None,
         hook: Hook | None = None,
-        stop_grace: float = 1.0,
-        listen: str = "tcp://127.0.0.1:0",
         announce: Callable | None = None,
-        remote_retry: bool = False,
+        **fields: Any,
     ) -> None:
-        if fault_policy not in FAULT_POLICIES:
-            raise ConfigError(f"fault policy {fault_policy!r} is not one of: {', '.join(FAULT_POLICIES)}")
-        self.log_dir = Path(log_dir) if log_dir is not None else None
-        self.time_control = time_control
-        self.fault_policy = fault_policy
-        self.limits = limits
-        self.stop_grace = stop_grace
-        self.hub = Hub(endpoint, hook, listen=listen, announce=announce)
+        """``Referee(settings)``; keyword ``fields`` (``time_control=...``) replace those of ``settings``.
+        ConfigError for an unknown fault policy."""
+        if fields:
+            settings = replace(settings, **fields)
+        if settings.fault_policy not in FAULT_POLICIES:
+            raise ConfigError(f"fault policy {settings.fault_policy!r} is not one of: {', '.join(FAULT_POLICIES)}")
+        self.settings = settings
+        self.log_dir = settings.log_dir
+        self.time_control = settings.time_control
+        self.fault_policy = settings.fault_policy
+        self.stop_grace = settings.stop_grace
+        self.hub = Hub(endpoint, hook, listen=settings.listen, announce=announce)
         # a remote bot that did not join is not waited for (with new keys) before every later game, unless asked
-        self.remote_retry = remote_retry
+        self.remote_retry = settings.remote_retry
         self._seats: dict[tuple[SeatSpec, int], Seat] = {}
 
     @property
@@ -112,7 +117,7 @@ class Referee:
             if seat is None or seat.state is SeatState.CLOSED:
                 never_joined = seat is not None and spec.remote and seat.fault and seat.fault.reason == "no_connection"
                 self.finish_retiring()
-                seat = spec.make(self.hub, spec.name if copy == 0 else f"{spec.name}#{copy + 1}", self.limits)
+                seat = spec.make(self.hub, spec.name if copy == 0 else f"{spec.name}#{copy + 1}", self.settings)
                 self._seats[(spec, copy)] = seat
                 if never_joined and not self.remote_retry:
                     seat.retire(BotFault("no_connection", "did not join in an earlier game: not waited for again "

@@ -1,7 +1,11 @@
 """The sandbox every bot process, build step and conformance check runs in (bubblewrap, or the kernel's namespaces).
 
     command = wrap(["python3", "bot.py"], folder, env, limits, endpoint=endpoint)   # bwrap … -- prlimit … -- cmd
-    configure(enabled=False)     # the organiser's --no-sandbox: bots run unconfined (warned every run)
+    command = wrap(command, folder, env, limits, sandboxed=False)   # the organiser's --no-sandbox: unconfined
+
+Whether bots are sandboxed is the organiser's choice, made once per command and carried by the
+``RefereeSettings`` (``referee/settings.py``) down to each call here as ``sandboxed``: there is no
+process-wide switch (default: sandboxed).
 
 The contract (docs/security.md has the threat model):
 
@@ -20,7 +24,7 @@ The contract (docs/security.md has the threat model):
   forwards, ``referee/process.py``) plus PATH, HOME=/tmp and the locale;
 * limits set by ``prlimit`` inside the sandbox before it execs the bot (no race): address space
   per process, processes (RLIMIT_NPROC counts the private uid's processes, so the whole bot),
-  open files, CPU seconds, file size, no core dumps;
+  open files, CPU seconds, file size, no core dumps (``referee/limits.py``: ``Limits.prlimit_args``);
 * a bot whose manifest says ``transport = "tcp"`` gets ``tcp://127.0.0.1:PORT`` from the relay
   (``referee/relay.py``) that runs inside its sandbox, in its network namespace.
 
@@ -41,11 +45,11 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee import namespaces, relay
+from hexarena.referee.limits import Limits
 
 INSTALL = "apt-get install bubblewrap"
 UID = namespaces.UID  # nobody, inside the sandbox's own user namespace
@@ -61,33 +65,8 @@ PATHS = ("bwrap", "unshare")
 MiB = 1024 * 1024
 
 
-@dataclass(frozen=True)
-class SandboxLimits:
-    """What the sandbox enforces; None leaves a limit alone (``referee/process.py`` Limits has the defaults)."""
-
-    memory_mb: int | None
-    processes: int | None
-    open_files: int | None
-    cpu_seconds: int | None
-    file_mb: int | None
-    tmp_mb: int
-
-
 class SandboxMissing(ConfigError):
     """No sandbox can be made on this machine and the organiser did not pass --no-sandbox."""
-
-
-_enabled = True
-
-
-def configure(enabled: bool) -> None:
-    """The organiser's choice for this process: ``False`` (--no-sandbox) runs bots unconfined."""
-    global _enabled
-    _enabled = enabled
-
-
-def enabled() -> bool:
-    return _enabled
 
 
 def bwrap() -> str | None:
@@ -102,9 +81,9 @@ def user_namespaces() -> str | None:
     """Why ``referee/namespaces.py`` cannot make a sandbox on this machine (None: it can), tried once per process
     with a real launch of ``prlimit -- true`` in a sandbox (so a missing util-linux ``prlimit`` shows here too)."""
     if not _namespaces_problem:
-        limits = SandboxLimits(None, None, None, None, None, 1)
-        command = _unshare_command(_mounts(limits.tmp_mb, "/", False, None), "/", net=True) + [
-            *_prlimit(limits), "--", "true"]
+        limits = Limits.none(tmp_mb=1)
+        command = _unshare_command(_mounts(limits.tmp_bytes, "/", False, None), "/", net=True) + [
+            *limits.prlimit_args(), "--", "true"]
         try:
             done = subprocess.run(command, env=_base_environment(), stdin=subprocess.DEVNULL,
                                   capture_output=True, text=True, timeout=30, check=False)
@@ -127,9 +106,9 @@ def path() -> str | None:
     return "unshare" if user_namespaces() is None else None
 
 
-def describe() -> str:
+def describe(sandboxed: bool = True) -> str:
     """Which path this process takes: for doctor, the demo, the CLI's warning and the docs' measurements."""
-    if not _enabled:
+    if not sandboxed:
         return "none (--no-sandbox: bots run unconfined, with the organiser's rights)"
     chosen = path()
     if chosen == "bwrap":
@@ -145,9 +124,9 @@ def _missing() -> str:
     return f"bubblewrap (bwrap) is not installed, and user namespaces do not work here: {user_namespaces()}"
 
 
-def require() -> str | None:
+def require(sandboxed: bool = True) -> str | None:
     """The path bots are sandboxed by (None with the sandbox off); SandboxMissing if they are to be and cannot be."""
-    if not _enabled:
+    if not sandboxed:
         return None
     chosen = path()
     if chosen is None:
@@ -156,19 +135,19 @@ def require() -> str | None:
     return chosen
 
 
-def wrap(command: list[str], folder: Path, env: dict[str, str], limits: SandboxLimits, *,
+def wrap(command: list[str], folder: Path, env: dict[str, str], limits: Limits, *, sandboxed: bool = True,
          writable: bool = False, endpoint: str | None = None, tcp: bool = False) -> tuple[list[str], dict[str, str]]:
     """``command`` (run in ``folder``) as a sandboxed command line, and the environment to start it with.
 
     ``tcp``: the bot is given a loopback tcp endpoint, relayed to the referee's ``ipc://`` one
     (``referee/relay.py``, in the sandbox's network namespace; unconfined, on the host's loopback).
-    With the sandbox off, the command and environment are returned unchanged but for the relay. A
+    With the sandbox off (``sandboxed=False``), the command and environment are returned unchanged but for the relay. A
     program that is not there raises FileNotFoundError here, either way (a failed exec inside the sandbox,
     the relay or the launch's shell would be an exit status: a crash, not "cannot start").
     """
     socket = endpoint.removeprefix("ipc://") if endpoint is not None and endpoint.startswith("ipc://") else None
     relayed = relay.command(sys.executable, socket) if tcp and socket is not None else []
-    chosen = require()
+    chosen = require(sandboxed)
     if chosen is None:  # checked here too: the launch's shell (or the relay) would start, and only its exec fail
         _require_program(command, str(folder), env.get("PATH", os.environ.get("PATH", "")))
         return relayed + command, env
@@ -176,13 +155,13 @@ def wrap(command: list[str], folder: Path, env: dict[str, str], limits: SandboxL
     env = {**_base_environment(), **env}
     _require_program(command, folder, env["PATH"])
     command = relayed + command
-    mounts = _mounts(limits.tmp_mb, folder, writable, socket)
+    mounts = _mounts(limits.tmp_bytes, folder, writable, socket)
     net = endpoint is None or socket is not None  # a tcp endpoint for a local bot (tests only): the host's network
     if chosen == "bwrap":
         args = _bwrap_command(mounts, folder, env, net)
     else:
         args = _unshare_command(mounts, folder, net)
-    return args + [*_prlimit(limits), "--", *command], env
+    return args + [*limits.prlimit_args(), "--", *command], env
 
 
 def _require_program(command: list[str], folder: str, path: str) -> None:
@@ -225,7 +204,7 @@ def _base_environment() -> dict[str, str]:
     return env
 
 
-def _mounts(tmp_mb: int, folder: str, writable: bool, socket: str | None) -> list[tuple]:
+def _mounts(tmp_bytes: int, folder: str, writable: bool, socket: str | None) -> list[tuple]:
     """The sandbox's filesystem in the order it is made: ``(op, operands...)`` as bwrap's options name them."""
     ops: list[tuple] = []
     for top in SYSTEM:
@@ -234,7 +213,7 @@ def _mounts(tmp_mb: int, folder: str, writable: bool, socket: str | None) -> lis
         elif os.path.isdir(top):
             ops.append(("ro-bind", top, top))
     ops += [("ro-bind", f"/etc/{name}", f"/etc/{name}") for name in ETC if os.path.exists(f"/etc/{name}")]
-    ops += [("proc", "/proc"), ("dev", "/dev"), ("tmpfs", "/tmp", tmp_mb * MiB)]
+    ops += [("proc", "/proc"), ("dev", "/dev"), ("tmpfs", "/tmp", tmp_bytes)]
     shared = [os.path.realpath(p) for p in os.environ.get(SHARE, "").split(":") if p and os.path.isdir(p)]
     ops += [("ro-bind", path, path) for path in _runtime_folders() + shared]
     if folder != "/":  # "/": the probe, which needs no folder of its own
@@ -272,15 +251,3 @@ def _runtime_folders() -> list[str]:
         _runtime = sorted(f for f in outside if not any(f != o and f.startswith(o + "/") for o in outside))
     return _runtime
 
-
-def _prlimit(limits: SandboxLimits) -> list[str]:
-    args = ["prlimit", "--core=0"]
-    for option, value in (("as", _mb(limits.memory_mb)), ("nproc", limits.processes),
-                          ("nofile", limits.open_files), ("cpu", limits.cpu_seconds), ("fsize", _mb(limits.file_mb))):
-        if value is not None:
-            args.append(f"--{option}={value}")
-    return args
-
-
-def _mb(value: int | None) -> int | None:
-    return None if value is None else value * 1024 * 1024

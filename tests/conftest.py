@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from hexarena.referee import sandbox
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.seats.process import BotSpec
 from hexarena.referee.referee import Referee
@@ -69,14 +68,6 @@ def survivors_of_a_killed(process: subprocess.Popen, variable: str, value: str) 
     process.wait()
     wait_until(lambda: not processes_with(variable, value), 5)
     return processes_with(variable, value)
-
-
-@pytest.fixture(autouse=True)
-def sandboxed():
-    """Every test starts with bots sandboxed (an in-process ``hexarena ... --no-sandbox`` turns it off for the process)."""
-    sandbox.configure(enabled=True)
-    yield
-    sandbox.configure(enabled=True)
 
 
 @pytest.fixture(autouse=True)

@@ -18,13 +18,15 @@ import pytest
 from test_leagues import league_text, make_workspace, per_game, stored_ids
 
 from hexarena.leagues.registry.snapshot import pack_snapshot as pack
+from hexarena.leagues.results import store
 from hexarena.leagues.registry.submit import submit
 from hexarena.leagues.running.executors import dask_driver
 from hexarena.leagues.running.executors.dask_driver import DaskExecutor, seat_cycles
 from hexarena.leagues.running.executors.dask_worker import CACHE_ENV, SnapshotMismatch, close_referees, snapshot
 from hexarena.leagues.schedule.config import parse_league
-from hexarena.leagues.running.runner import run_league
+from hexarena.leagues.running.runner import league_settings, run_league
 from hexarena.leagues.workspace.home import Workspace
+from hexarena.referee.settings import RefereeSettings
 
 distributed = pytest.importorskip("distributed")
 
@@ -76,6 +78,11 @@ def test_local_cluster_plays_the_same_games_as_the_local_executor(tmp_path):
     assert any(game[3] == "no_connection" for game in bad)
     logs = {home: sorted(p.name for p in (homes[home] / "logs").rglob("*.log")) for home in homes}
     assert logs["dask"] == logs["local"]  # the bots' logs (if they wrote any) travelled back with the records
+    versions = {}
+    for home in homes:
+        with Workspace(homes[home]) as ws:
+            versions[home] = {record.id: record.versions for record in store.records(ws, "same")}
+    assert versions["dask"] == versions["local"] and all(versions["dask"].values())  # played by play_job there too
 
 
 def test_cli_on_scheduler_and_workers_survives_a_killed_worker(tmp_path):
@@ -253,7 +260,7 @@ def test_closing_the_iterator_cancels_the_pending_cycles(tmp_path):
 
     with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1, resources={"seat": 2},
                                   host=LOOPBACK, dashboard_address=":0") as cluster:
-        executor = DaskExecutor(cluster.scheduler_address, time_control=league.time_control)
+        executor = DaskExecutor(cluster.scheduler_address, RefereeSettings(time_control=league.time_control))
         try:
             records = executor.run(jobs)
             assert next(records).id in {job.id for job in jobs}
@@ -268,20 +275,19 @@ def test_closing_the_iterator_cancels_the_pending_cycles(tmp_path):
 
 
 def test_a_cycle_that_kills_three_workers_is_reported_not_retried_forever(tmp_path, capsys, monkeypatch):
-    from hexarena.referee import sandbox
-
     killer = tmp_path / "killer"
     killer.mkdir()
     (killer / "bot.toml").write_text('name = "killer"\ncommand = ["python3", "bot.py"]\nlanguage = "python"\n')
     (killer / "bot.py").write_text("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)  # its referee's worker\n")
-    monkeypatch.setattr(sandbox, "_enabled", False)  # unconfined, so that it can reach its worker (and travels so)
     home = tmp_path / "home"
     make_workspace(home).close()
     league = parse_league(league_text("killer", participants=("random", str(killer)), boards=(("1x2", "hex"),)))
     with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, resources={"seat": 2},
                                   host=LOOPBACK, dashboard_address=":0",
                                   scheduler_kwargs={"allowed_failures": 2}) as cluster, Workspace(home) as ws:
-        summary = run_league(ws, league, progress=False, scheduler=cluster.scheduler_address)
+        # unconfined, so that it can reach its worker (the settings travel with the task)
+        summary = run_league(ws, league, progress=False, scheduler=cluster.scheduler_address,
+                             settings=league_settings(ws, league, sandboxed=False))
     assert summary.played == 0 and summary.total == 2
     assert "killed every worker it ran on" in capsys.readouterr().err
     assert not stored_ids(home)

@@ -31,13 +31,14 @@ def lowest(game, state) -> int:
 def test_every_seat_kind_implements_the_declared_interface():
     from hexarena.referee.hub import Hub
     from hexarena.referee.seats.process import BotSpec
-    from hexarena.referee.launch import Limits
+    from hexarena.referee.settings import RefereeSettings
 
     hub = Hub()
     try:
-        seats = [BotSpec("greedy", bot("greedy").folder).make(hub, "greedy", Limits()),
-                 BotSpec("alice", None, remote=True).make(hub, "alice", Limits()),
-                 InProcessSpec("f", lowest).make(hub, "f", Limits()), ScriptedSpec("s").make(hub, "s", Limits())]
+        settings = RefereeSettings()
+        seats = [BotSpec("greedy", bot("greedy").folder).make(hub, "greedy", settings),
+                 BotSpec("alice", None, remote=True).make(hub, "alice", settings),
+                 InProcessSpec("f", lowest).make(hub, "f", settings), ScriptedSpec("s").make(hub, "s", settings)]
         assert all(isinstance(seat, Seat) and seat.state is SeatState.NEW for seat in seats)
         assert [type(seat).__name__ for seat in seats] == ["ProcessSeat", "RemoteSeat", "InProcessSeat", "ScriptedSeat"]
     finally:

@@ -23,6 +23,7 @@ from hexarena.referee.seats.process import BotSpec
 from hexarena.referee.pool import RefereePool, RefereeProcessPool, WorkerLost, referee_pool
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
+from hexarena.referee.settings import RefereeSettings
 
 FIRST_FREE = InProcessSpec("first", lambda game, state: state.legal_moves()[0])
 LAST_FREE = InProcessSpec("last", lambda game, state: state.legal_moves()[-1])
@@ -101,7 +102,7 @@ def test_close_plays_no_work_that_has_not_started():
 
 RANDOM = BotSpec("random", ROOT / "bots" / "random")
 RANDOM2 = BotSpec("random2", ROOT / "bots" / "random")
-OPTIONS = {"time_control": FAST}
+OPTIONS = RefereeSettings(time_control=FAST)
 
 
 def jobs(count: int, start: int = 0) -> list[Job]:
@@ -134,7 +135,7 @@ def test_a_workers_errors_are_raised_by_map_with_their_own_message():
         assert [r.id for r in pool.map(play_job, jobs(1))] == ["g0"]  # the worker plays on
     finally:
         pool.close()
-    broken = RefereeProcessPool({"fault_policy": "nonsense"}, 2)
+    broken = RefereeProcessPool(RefereeSettings(fault_policy="nonsense"), 2)
     try:
         with pytest.raises(ConfigError, match="fault policy 'nonsense' is not one of"):
             list(broken.map(play_job, jobs(2)))

@@ -289,7 +289,7 @@ def test_no_sandbox_is_refused_with_how_to_install_it(monkeypatch, tmp_path):
     monkeypatch.setattr(sandbox, "bwrap", lambda: None)
     monkeypatch.setattr(sandbox, "user_namespaces", lambda: "unshare the user namespace: Operation not permitted")
     with pytest.raises(sandbox.SandboxMissing) as refused:
-        sandbox.wrap(["true"], tmp_path, {}, Limits().sandboxed())
+        sandbox.wrap(["true"], tmp_path, {}, Limits())
     assert str(refused.value) == (
         "cannot sandbox bots: bubblewrap (bwrap) is not installed, and user namespaces do not work here: unshare the "
         "user namespace: Operation not permitted; install bubblewrap (apt-get install bubblewrap) or pass --no-sandbox "
@@ -297,7 +297,7 @@ def test_no_sandbox_is_refused_with_how_to_install_it(monkeypatch, tmp_path):
     monkeypatch.setenv(sandbox.CHOICE, "bwrap")  # forced, and missing: no quiet fallback
     monkeypatch.setattr(sandbox, "user_namespaces", lambda: None)
     with pytest.raises(sandbox.SandboxMissing, match=r"^cannot sandbox bots: HEXARENA_SANDBOX=bwrap, and bubblewrap "):
-        sandbox.wrap(["true"], tmp_path, {}, Limits().sandboxed())
+        sandbox.wrap(["true"], tmp_path, {}, Limits())
 
 
 def test_doctor_with_a_malformed_sandbox_choice_says_so_and_still_checks_the_database(tmp_path):
@@ -384,7 +384,7 @@ def test_a_sandbox_that_cannot_be_made_is_one_line_in_the_bots_log(tmp_path, mon
     monkeypatch.setenv(sandbox.CHOICE, "unshare")
     folder = tmp_path / "bot"
     folder.mkdir()
-    command, env = sandbox.wrap(["true"], folder, {}, Limits().sandboxed())
+    command, env = sandbox.wrap(["true"], folder, {}, Limits())
     folder.rmdir()
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30, check=False)
     assert (done.returncode, done.stderr) == (125, f"hexarena sandbox: cannot bind {folder}: no such file or folder\n")

@@ -31,7 +31,7 @@ GREEDY = BotSpec("greedy", BOTS / "greedy")
 @pytest.fixture(params=["bwrap", "unshare", "unconfined"])
 def confinement(request, monkeypatch) -> str:
     if request.param == "unconfined":
-        sandbox.configure(enabled=False)  # the conftest fixture turns it on again after the test
+        pass  # the tests make their referees with sandboxed=False
     elif request.param == "bwrap" and sandbox.bwrap() is None:
         pytest.skip("needs bubblewrap")
     elif request.param == "unshare" and sandbox.user_namespaces() is not None:
@@ -42,7 +42,7 @@ def confinement(request, monkeypatch) -> str:
 
 
 def test_a_bot_that_can_only_use_tcp_plays_whole_games(make_referee, tmp_path, confinement):
-    referee = make_referee()
+    referee = make_referee(sandboxed=confinement != "unconfined")
     config = BoardConfig(size="3x3")
     over_tcp = [referee.play([TCP_ONLY, GREEDY], config, game_id=f"tcp{n}", seed=n) for n in range(3)]
     over_ipc = [referee.play([RANDOM, GREEDY], config, game_id=f"ipc{n}", seed=n) for n in range(3)]
@@ -63,8 +63,8 @@ def test_a_tcp_bot_whose_program_is_missing_cannot_start_as_a_zmq_bot_cannot(mak
         folder = tmp_path / transport
         folder.mkdir()
         (folder / "bot.toml").write_text(f'name = "gone"\ncommand = ["./nothere"]\ntransport = "{transport}"\n')
-        record = make_referee().play([BotSpec("gone", folder), GREEDY], BoardConfig(size="2x2"),
-                                     game_id=transport, seed=1)
+        record = make_referee(sandboxed=confinement != "unconfined").play(
+            [BotSpec("gone", folder), GREEDY], BoardConfig(size="2x2"), game_id=transport, seed=1)
         faults[transport] = (record.result.termination, record.result.forfeits[0].detail)
     assert faults["tcp"] == faults["zmq"]
     assert faults["tcp"][0] == "no_connection" and "cannot start" in faults["tcp"][1], faults

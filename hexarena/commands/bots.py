@@ -28,10 +28,11 @@ HomeOption = Annotated[
 bots_app = typer.Typer(help="List registered bots, show a bot's versions, retire a bot.", no_args_is_help=False)
 
 
-def open_workspace(home: Path | None) -> Workspace:
-    """The workspace, with the reference bots submitted into it if it is new (reported on stderr)."""
+def open_workspace(home: Path | None, sandboxed: bool = True) -> Workspace:
+    """The workspace, with the reference bots submitted into it if it is new (reported on stderr); their builds
+    run in the sandbox unless ``sandboxed`` is False (the command's --no-sandbox)."""
     ws = Workspace(home)
-    for result in ensure_reference_bots(ws):
+    for result in ensure_reference_bots(ws, sandboxed=sandboxed):
         if not result.accepted:
             print(f"hexarena: reference bot {result.name} skipped: {result.reason}", file=sys.stderr)
         elif result.status != "unchanged":
@@ -83,10 +84,11 @@ def submit(
                               "takes the author from your token)")
         submit_to_server(folder, server, token)
         return
-    choose(no_sandbox)
+    sandboxed = choose(no_sandbox)
     ws = Workspace(home)
     result = submission.submit(ws, folder, max_bytes=int(max_size * 2**20), build_timeout=build_timeout, author=author,
-                             progress=lambda step: print(f"hexarena: {step}", file=sys.stderr, flush=True))
+                               progress=lambda step: print(f"hexarena: {step}", file=sys.stderr, flush=True),
+                               sandboxed=sandboxed)
     if not result.accepted:
         print(f"hexarena: {result.name} was not registered: {result.reason}", file=sys.stderr)
         if result.build_log.strip():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Annotated
 
@@ -22,13 +23,13 @@ def check(
     no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Check that a bot speaks protocol v1 correctly: prints PASS/FAIL per item; exit 0 only if all pass."""
-    choose(no_sandbox)
+    sandboxed = choose(no_sandbox)
     from hexarena.commands.bots import open_workspace
     from hexarena.leagues.registry.resolve import bot_folder
-    from hexarena.referee.check import check_bot
+    from hexarena.referee.check import CHECK_SETTINGS, check_bot
     from hexarena.referee.clock import TimeControl
 
-    bot = bot_folder(lambda: open_workspace(home), str(bot))  # a registered bot: its snapshot
+    bot = bot_folder(lambda: open_workspace(home, sandboxed), str(bot))  # a registered bot: its snapshot
     if not bot.is_dir():
         raise ConfigError(f"{bot}: not a bot folder (no such directory)")
     if logs is not None:
@@ -36,7 +37,9 @@ def check(
             logs.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise ConfigError(f"--logs {logs}: cannot create the folder: {exc.strerror}") from None
-    report = check_bot(bot, time_control=TimeControl.parse(time), log_dir=logs)
+    settings = dataclasses.replace(CHECK_SETTINGS, time_control=TimeControl.parse(time), log_dir=logs,
+                                   sandboxed=sandboxed)
+    report = check_bot(bot, settings)
     print(report.to_text())
     raise typer.Exit(0 if report.passed else 1)
 

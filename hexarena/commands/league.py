@@ -61,8 +61,8 @@ def run(
     league = load_league(file)
     if dry_run:
         return show_dry_run(league, str(file), concurrency, home, replace)
-    choose(no_sandbox or not league.sandbox, "--no-sandbox" if no_sandbox else f"sandbox = false in {file}")
-    play_and_show(league, str(file), concurrency, home, scheduler, replace)
+    sandboxed = choose(no_sandbox or not league.sandbox, "--no-sandbox" if no_sandbox else f"sandbox = false in {file}")
+    play_and_show(league, str(file), concurrency, home, scheduler, replace, sandboxed)
 
 
 def show_dry_run(league, source: str, concurrency: int | None, home: Path | None, replace: bool) -> None:
@@ -106,7 +106,7 @@ def demo(
     from hexarena.referee import sandbox
 
     league = load_league(DEMO)
-    choose(no_sandbox or demo_without_sandbox(home),
+    sandboxed = choose(no_sandbox or demo_without_sandbox(home),
            "--no-sandbox" if no_sandbox else "no sandbox on this machine (no bubblewrap, no user namespaces), and the "
            "demo plays only hexarena's own reference bots; install bubblewrap (apt-get install bubblewrap) to "
            "sandbox them")
@@ -114,9 +114,10 @@ def demo(
         raise ConfigError(f"--out {out}: is a file; the site needs a folder (a new one is made where none exists)")
     if out is not None:
         check_out_folder(out)  # a place no folder can be made in, too
-    if sandbox.enabled() and sandbox.path() is not None:  # the Quick start says which path this machine took
+    if sandboxed and sandbox.path() is not None:  # the Quick start says which path this machine took
         print(f"hexarena: bots run in a sandbox: {sandbox.describe()}", file=sys.stderr)
-    ws = play_and_show(league, str(DEMO), concurrency, home, replace=True)  # hexarena's own file: a new release's wins
+    # hexarena's own file: a new release's wins
+    ws = play_and_show(league, str(DEMO), concurrency, home, replace=True, sandboxed=sandboxed)
     index = publish(ws, league.name, out if out is not None else ws.home / "site" / league.name)
     print(f"results site: {index} (open it in a browser; the folder can go to any static host)", file=sys.stderr)
 
@@ -132,26 +133,24 @@ def demo_without_sandbox(home: Path | None) -> bool:
 
     if sandbox.path() is not None:  # bubblewrap, or the kernel's namespaces without it
         return False
-    sandbox.configure(enabled=False)  # the workspace's seeding builds the reference bots (cbot: make)
-    with open_workspace(home) as ws:
+    with open_workspace(home, sandboxed=False) as ws:  # the seeding builds the reference bots (cbot: make)
         active = [info for info in list_bots(ws) if info.retired is None]
-    trusted = all(info.author == REFERENCE_AUTHOR and info.name in reference_names()
-                  for info in active)
-    sandbox.configure(enabled=not trusted)
-    return trusted
+    return all(info.author == REFERENCE_AUTHOR and info.name in reference_names() for info in active)
 
 
 def play_and_show(league, source: str, concurrency: int | None, home: Path | None, scheduler: str | None = None,
-                  replace: bool = False):
-    """Run the league to the end, print its tables; returns the workspace."""
+                  replace: bool = False, sandboxed: bool = True):
+    """Run the league to the end (its bots sandboxed unless ``sandboxed`` is False), print its tables; returns
+    the workspace."""
     from hexarena.leagues.running.executors.base import ExecutorLost
-    from hexarena.leagues.running.runner import run_league
+    from hexarena.leagues.running.runner import league_settings, run_league
 
-    ws = open_workspace(home)
+    ws = open_workspace(home, sandboxed)
     signal.signal(signal.SIGTERM, interrupt)  # stop like Ctrl-C: bots are stopped, finished games are kept
     try:
         summary = run_league(ws, league, concurrency=concurrency, progress=True, source=source,
-                             scheduler=scheduler, replace=replace)
+                             scheduler=scheduler, replace=replace,
+                             settings=league_settings(ws, league, sandboxed=sandboxed))
     except ExecutorLost as exc:
         print(f"hexarena: error: {exc}", file=sys.stderr)
         raise typer.Exit(1) from None

@@ -17,10 +17,10 @@ from hexarena.leagues.workspace.files import check_out_file, new_file
 from hexarena.protocol.errors import ConfigError
 
 
-def resolve_bot(text: str, home: Path | None = None):
+def resolve_bot(text: str, home: Path | None = None, sandboxed: bool = True):
     """A BOT argument → the ``BotSpec`` to run: ``remote:NAME`` (read here: only a match has remote seats),
     else what ``hexarena.leagues.registry.resolve.resolve`` reads (a folder, a registered ``name`` or ``name@hashprefix``
-    from the workspace at ``home``).
+    from the workspace at ``home``; a new one seeds the reference bots, built sandboxed unless ``sandboxed`` is False).
     """
     from hexarena.leagues.registry.resolve import resolve
     from hexarena.referee.seats.process import BotSpec
@@ -33,13 +33,13 @@ def resolve_bot(text: str, home: Path | None = None):
         return BotSpec(name, None, remote=True)
     from hexarena.commands.bots import open_workspace
 
-    bot = resolve(lambda: open_workspace(home), text)  # ConfigError with a one-line message
+    bot = resolve(lambda: open_workspace(home, sandboxed), text)  # ConfigError with a one-line message
     if bot.version_hash is None and "/" not in text:
-        say_which(text, home)
+        say_which(text, home, sandboxed)
     return BotSpec(bot.shown, bot.folder, version=bot.version)
 
 
-def say_which(text: str, home: Path | None) -> None:
+def say_which(text: str, home: Path | None, sandboxed: bool = True) -> None:
     """A folder ``text`` whose name a registered bot of an existing workspace shares: one line saying which runs."""
     from hexarena.commands.bots import open_workspace
     from hexarena.leagues.registry.snapshot import SHORT_HASH
@@ -48,7 +48,7 @@ def say_which(text: str, home: Path | None) -> None:
 
     if not ((home if home is not None else default_home()) / "hexarena.db").is_file():
         return  # no workspace: nothing registered to confuse the folder with
-    with open_workspace(home) as ws:
+    with open_workspace(home, sandboxed) as ws:
         try:
             registered = get_bot(ws, text)
         except ConfigError:
@@ -93,7 +93,7 @@ def match(
     no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Play a match between bots in every seat order in turn (the seats swapped with 2; all orders with 3-4), from each start position."""
-    choose(no_sandbox)
+    sandboxed = choose(no_sandbox)
     from hexarena.leagues.schedule.openings import start_positions
     from hexarena.leagues.schedule.seating import seat_orders
     from hexarena.leagues.results.wording import game_line, tally_table
@@ -101,6 +101,7 @@ def match(
     from hexarena.referee.clock import TimeControl, parse_duration
     from hexarena.referee.record import BoardConfig
     from hexarena.referee.referee import Referee
+    from hexarena.referee.settings import RefereeSettings
 
     if not 2 <= len(bots) <= 4:
         raise ConfigError(f"a match needs 2-4 bots, got {len(bots)}")
@@ -108,7 +109,7 @@ def match(
     config = BoardConfig(size=f"{rows}x{cols}", geometry=geometry, players=len(bots), misere=misere, border=border)
     control = TimeControl.parse(time)
     wait = parse_duration(remote_wait)
-    specs = _distinct_names([resolve_bot(text, home) for text in bots])
+    specs = _distinct_names([resolve_bot(text, home, sandboxed) for text in bots])
     # a person starts a remote bot by hand: its seat's own startup allowance, longer or shorter than the bots'
     specs = [dataclasses.replace(spec, startup=wait) if spec.remote else spec for spec in specs]
     records = []
@@ -119,8 +120,10 @@ def match(
     say = (lambda text: None) if as_json else print
     say(f"match: {' vs '.join(spec.name for spec in specs)} on {config.label}, time {control}")
     try:
-        with Referee(log_dir=logs, time_control=control, listen=listen, remote_retry=remote_retry,
-                     announce=lambda credentials: print(credentials.instructions(), file=sys.stderr, flush=True)) as referee:
+        settings = RefereeSettings(time_control=control, sandboxed=sandboxed, log_dir=logs, listen=listen,
+                                   remote_retry=remote_retry)
+        with Referee(settings, announce=lambda credentials: print(credentials.instructions(), file=sys.stderr,
+                                                                  flush=True)) as referee:
             orders = rotations(specs, games or len(seat_orders(len(specs))))
             plan = [(seats, opening) for opening in start_positions(openings, config, 0, seed) for seats in orders]
             for number, (seats, opening) in enumerate(plan, start=1):

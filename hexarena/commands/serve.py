@@ -44,8 +44,7 @@ def serve(
     from hexarena.leagues.workspace.home import default_home
     from hexarena.referee import sandbox
 
-    sandbox.configure(enabled=True)
-    if sandbox.path() is None:
+    if sandbox.path() is None:  # every bot, build and check of the server runs sandboxed (RefereeSettings' default)
         raise ConfigError(f"hexarena serve runs uploaded bots only in the sandbox, and none can be made here: "
                           f"{sandbox.describe()}; install bubblewrap (apt-get install bubblewrap)")
     _check_listen(host, port)

@@ -61,16 +61,17 @@ def sprt(
     from hexarena.referee.clock import TimeControl
     from hexarena.referee.pool import referee_pool
     from hexarena.referee.record import BoardConfig
+    from hexarena.referee.settings import RefereeSettings
 
     hypotheses = stats.Hypotheses(elo0, elo1, alpha, beta, model)
-    choose(no_sandbox)
+    sandboxed = choose(no_sandbox)
     rows, cols = parse_size(size)
     config = BoardConfig(size=f"{rows}x{cols}", geometry=geometry, misere=misere, border=border)
     control = TimeControl.parse(time)
     if seed is None:
         seed = secrets.randbelow(2**31)
     positions = start_positions(openings, config, max_pairs, seed)
-    specs = _distinct_names([resolve_bot(new, home), resolve_bot(old, home)])
+    specs = _distinct_names([resolve_bot(new, home, sandboxed), resolve_bot(old, home, sandboxed)])
     if any(spec.remote for spec in specs):
         raise ConfigError("sprt plays local bots only (remote:NAME is for match)")
     first, second = specs
@@ -103,7 +104,8 @@ def sprt(
     def state() -> dict:
         return stats.report(counts, hypotheses, draws[0], games[0])
 
-    pool = referee_pool({"log_dir": logs, "time_control": control}, min(concurrency, max_pairs), name="pair")
+    settings = RefereeSettings(time_control=control, sandboxed=sandboxed, log_dir=logs)
+    pool = referee_pool(settings, min(concurrency, max_pairs), name="pair")
     played = 0
     result = state()
     try:

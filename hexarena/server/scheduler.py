@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from hexarena.leagues.schedule.config import LeagueConfig
-from hexarena.leagues.running.runner import run_league
+from hexarena.leagues.running.runner import league_settings, run_league
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import HexarenaError
 
@@ -91,7 +91,9 @@ class LeagueScheduler:
         runner.state = "running"
         began = time.monotonic()
         try:
-            summary = run_league(ws, runner.config, progress=False, source=runner.source,
+            # uploaded code runs only in the sandbox, whatever the file says (create_app refuses sandbox = false)
+            settings = league_settings(ws, runner.config, sandboxed=True)
+            summary = run_league(ws, runner.config, progress=False, source=runner.source, settings=settings,
                                  observer=self.observer(name) if self.observer else None)
         except HexarenaError as exc:  # too few bots, the league's lock held elsewhere, a changed snapshot
             self._failed(runner, str(exc))

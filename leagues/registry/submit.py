@@ -128,6 +128,7 @@ def submit(
     progress: Callable[[str], None] = lambda step: None,
     author: str | None = None,
     source: str | None = None,
+    sandboxed: bool = True,
 ) -> SubmitResult:
     """Register the bot in ``folder`` (see the module docstring for the steps) for ``author`` (default: the OS
     user; for a reference bot's own folder in ``bots/``, ``REFERENCE_AUTHOR``).
@@ -137,6 +138,7 @@ def submit(
     ``check=False`` skips the conformance check (recorded as such); used for reference bots only.
     ``progress`` hears about the slow steps (build, check) before they start. ``source``: where it came from,
     as ``bots show`` lists it (default: the folder's path; the server says "upload by AUTHOR").
+    ``sandboxed=False``: the build and the check run unconfined (the organiser's --no-sandbox).
     """
     folder = Path(folder)
     manifest = load_manifest(folder)
@@ -160,10 +162,10 @@ def submit(
         try:
             if manifest.build:
                 progress(f"building {manifest.name}: {' '.join(manifest.build)}")
-            build_log = _build(manifest, staging, build_timeout)  # the check and the games reuse this build
+            build_log = _build(manifest, staging, build_timeout, sandboxed)  # the check and the games reuse it
             if check:
                 progress(f"checking {manifest.name} (hexarena check: a dozen crafted games)")
-            checks = run_check(staging) if check else [("conformance check", True, "skipped (reference bot)")]
+            checks = run_check(staging, sandboxed) if check else [("conformance check", True, "skipped (reference bot)")]
         except _Rejected as rejected:
             return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,
                                 rejected.build_log, rejected.reason)
@@ -206,7 +208,7 @@ def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging:
            build_log: str, source: str) -> SubmitResult:
     """Record the version and move the built copy (None: the snapshot exists already) into place, atomically."""
     final = snapshot_folder(ws, digest)
-    now = utc_now()
+    stamp = utc_now()
     with ws.transaction() as db:  # BEGIN IMMEDIATE: concurrent submits (and seedings) take turns from here
         _check_owner(ws, manifest.name, author)  # again, inside the lock: another submit may have taken it meanwhile
         latest = latest_row(ws, manifest.name)
@@ -214,12 +216,12 @@ def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging:
             return _unchanged(ws, latest, db)
         status = "registered" if db.execute(
             "INSERT INTO bots (name, author, created) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
-            (manifest.name, author, now)).rowcount else "new_version"
+            (manifest.name, author, stamp)).rowcount else "new_version"
         db.execute("UPDATE bots SET retired = NULL WHERE name = ?", (manifest.name,))
         appended = db.execute(  # UNIQUE (bot, follows), schema 2: one chain of versions per bot
             "INSERT INTO bot_versions (hash, bot, submitted, manifest, checks, build_log, source, follows)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bot, follows) DO NOTHING",
-            (digest, manifest.name, now, manifest.model_dump_json(), json.dumps(checks), build_log,
+            (digest, manifest.name, stamp, manifest.model_dump_json(), json.dumps(checks), build_log,
              source, latest["id"] if latest is not None else 0))
         if not appended.rowcount:
             raise ConfigError(f"bot {manifest.name!r}: another submit changed its versions meanwhile; submit again")
@@ -235,20 +237,20 @@ def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging:
     return SubmitResult(status, manifest.name, digest, final, checks, build_log)
 
 
-def _build(manifest: Manifest, folder: Path, timeout: float) -> str:
+def _build(manifest: Manifest, folder: Path, timeout: float, sandboxed: bool = True) -> str:
     """The build (``hexarena.referee.build``: once per folder and process) as the registry reports it: its log, or _Rejected."""
     try:
-        return build(folder, manifest, timeout=timeout)
+        return build(folder, manifest, timeout=timeout, sandboxed=sandboxed)
     except BuildFailed as failed:
         raise _Rejected(failed.detail, failed.log) from None
 
 
-def run_check(folder: Path) -> list[tuple[str, bool, str]]:
+def run_check(folder: Path, sandboxed: bool = True) -> list[tuple[str, bool, str]]:
     """The conformance check (``hexarena check``) on the built copy; raise _Rejected if it fails."""
     from hexarena.referee.check import check_bot
 
     try:
-        report = check_bot(folder)
+        report = check_bot(folder, sandboxed=sandboxed)
     except HexarenaError as exc:
         raise _Rejected(f"conformance check failed: {exc}") from None
     checks = [(item.name, item.passed, item.reason) for item in report.items]
@@ -261,8 +263,10 @@ def run_check(folder: Path) -> list[tuple[str, bool, str]]:
 # ---------------------------------------------------------------- reference bots
 
 
-def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: bool = False) -> list[SubmitResult]:
+def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: bool = False,
+                          sandboxed: bool = True) -> list[SubmitResult]:
     """Submit every reference bot (``bots/*/bot.toml``) the first time a workspace is used; later calls do nothing.
+    Their builds (cbot: make) run in the sandbox unless ``sandboxed`` is False (the organiser's --no-sandbox).
 
     A reference bot whose manifest, build or check fails is reported in the results and skipped, never fatal.
     """
@@ -271,7 +275,7 @@ def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: b
     results = []
     for folder in sorted(p for p in bots_dir.glob("*") if (p / "bot.toml").is_file()):
         try:
-            results.append(submit(ws, folder, check=check, author=REFERENCE_AUTHOR))
+            results.append(submit(ws, folder, check=check, author=REFERENCE_AUTHOR, sandboxed=sandboxed))
         except HexarenaError as exc:
             results.append(SubmitResult("rejected", folder.name, "", None, [], reason=str(exc)))
     with ws.transaction() as db:

@@ -1,4 +1,8 @@
-"""TODO docstring: part of the former hexarena.leagues.running.runner."""
+"""A league run's progress on stderr (``ProgressDisplay``): games done of the total, rate, time left, leader.
+
+On a terminal a rich bar, updated as each record is stored; without one (nohup, CI, a pipe) a plain line
+now and then. The leader is counted from the stored games' points, then from each new record.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from hexarena.leagues.results import store
 from hexarena.leagues.results.tables import seat_rows
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.referee.record import GameRecord
+
 
 class ProgressDisplay:
     """Progress on stderr: games done / total, rate, time left, current leader — a rich bar on a terminal;

@@ -5,7 +5,9 @@
 Games are played through an ``Executor``: it takes jobs and yields finished records in any order.
 ``LocalExecutor`` plays them on this machine: in worker processes for two or more games at once, on a
 thread for one; each worker owns one ``Referee`` (``referee/pool.py``), which keeps its bots running
-across the games it plays. A distributed engine can plug in by implementing ``Executor.run``.
+across the games it plays. A distributed engine can plug in by implementing ``Executor.run``. Every
+executor's referees are made from one ``RefereeSettings``: ``league_settings`` reads it from the league
+file (time control, fault policy, ``sandbox``) once per run, and the caller may hand its own.
 
 An ``observer`` (``LeagueObserver``, e.g. the server's live results) hears of every game's start, moves
 and end from the game loop (the local executor; the Dask executor ignores it: its games run on workers),
@@ -36,8 +38,10 @@ from hexarena.leagues.schedule.games import Entrant, ScheduledGame, gauntlet_ent
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.game import GameObserver
+from hexarena.referee.observers import tell
 from hexarena.referee.seats.process import BotSpec
 from hexarena.referee.record import GameRecord
+from hexarena.referee.settings import RefereeSettings
 from hexarena.leagues.running.executors.base import Executor
 from hexarena.leagues.running.executors.local import LocalExecutor
 from hexarena.leagues.running.progress import ProgressDisplay
@@ -53,6 +57,15 @@ class LeagueObserver(GameObserver, Protocol):
     """A ``GameObserver`` that also hears when a finished game's record is stored (called from the runner's thread)."""
 
     def stored(self, record: GameRecord) -> None: ...
+
+
+def league_settings(ws: Workspace, league: LeagueConfig, *, sandboxed: bool | None = None) -> RefereeSettings:
+    """How the league's referees are made: its file's time control and fault policy, the bots' logs in the
+    workspace (``logs/NAME``), sandboxed as the file says (``sandbox``) unless ``sandboxed`` says otherwise
+    (the organiser's --no-sandbox, or the server, which sandboxes every league)."""
+    return RefereeSettings(time_control=league.time_control, fault_policy=league.fault_policy,
+                           sandboxed=league.sandbox if sandboxed is None else sandboxed,
+                           log_dir=ws.logs_dir / league.name)
 
 
 def games_at_once(league: LeagueConfig, concurrency: int | None = None) -> int:
@@ -149,14 +162,17 @@ def pending(ws: Workspace, league: LeagueConfig, source: str = "<league>", repla
 
 def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = None, progress: bool = True,
                source: str = "<league>", executor: Executor | None = None, scheduler: str | None = None,
-               replace: bool = False, observer: LeagueObserver | None = None) -> RunSummary:
+               replace: bool = False, observer: LeagueObserver | None = None,
+               settings: RefereeSettings | None = None) -> RunSummary:
     """Play every game of the league that is not stored yet (see the module docstring). One runner per
     league and workspace (``hexarena.leagues.workspace.locks``): ConfigError naming the running one's pid. A league stored
     under the same name with another definition is refused unless ``replace`` (``pending``).
 
     ``scheduler`` (or the league file's ``executor = "dask"`` and ``scheduler``) plays it on a Dask cluster
-    (``leagues/dask_executor.py``); an unreachable or malformed address is a ConfigError before anything is stored.
+    (``hexarena.leagues.running.executors.dask_driver``); an unreachable or malformed address is a ConfigError
+    before anything is stored. ``settings``: how its referees are made (default: ``league_settings``).
     """
+    settings = settings or league_settings(ws, league)
     with league_lock(ws, league.name):
         owned = None
         if executor is None and (scheduler or league.executor == "dask"):
@@ -166,10 +182,9 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
                 raise ConfigError(f'{source}: executor = "dask" needs scheduler = "tcp://HOST:8786" in the file, '
                                   "or --scheduler")
 
-            executor = owned = DaskExecutor(scheduler or league.scheduler or "", time_control=league.time_control,
-                                            fault_policy=league.fault_policy, log_dir=ws.logs_dir / league.name)
+            executor = owned = DaskExecutor(scheduler or league.scheduler or "", settings)
         try:
-            return _run_league(ws, league, concurrency, progress, source, executor, replace, observer)
+            return _run_league(ws, league, concurrency, progress, source, executor, replace, observer, settings)
         finally:
             if owned is not None:
                 owned.close()
@@ -177,15 +192,12 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
 
 def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
                 executor: Executor | None, replace: bool,
-                observer: LeagueObserver | None) -> RunSummary:
+                observer: LeagueObserver | None, settings: RefereeSettings) -> RunSummary:
     to_play = pending(ws, league, source, replace)
     games, todo = to_play.games, to_play.todo
     jobs = [Job(g.id, g.config, tuple(to_play.bots[label] for label in g.seats), g.seed, g.opening) for g in todo]
-    versions = {job.id: [spec.version for spec in job.seats] for job in jobs}
     if executor is None:
-        options = {"log_dir": ws.logs_dir / league.name, "time_control": league.time_control,
-                   "fault_policy": league.fault_policy}
-        executor = LocalExecutor(options, games_at_once(league, concurrency))
+        executor = LocalExecutor(settings, games_at_once(league, concurrency))
     already = len(games) - len(todo)
     played = 0
     display = None
@@ -196,11 +208,10 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
             store.save_schedule(ws, league, games, to_play.definition.edition)
             display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None
             for record in finished:
-                if record.versions != versions.get(record.id, record.versions):  # a cluster's referee gets folders
-                    record = record.model_copy(update={"versions": versions[record.id]})
                 played += store.save_game(ws, league.name, record)
-                if observer is not None:
-                    _tell_stored(observer, record)
+                if observer is not None:  # its bug must not stop the league (the record is stored)
+                    tell(observer, "stored", record, what=f"league game {record.id}", then="the league plays on",
+                         logger=log)
                 if display:
                     display.update(record, executor.status())
         finally:
@@ -208,9 +219,3 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
                 display.close()
     return RunSummary(league.name, len(games), already, played)
 
-
-def _tell_stored(observer: LeagueObserver, record: GameRecord) -> None:
-    try:
-        observer.stored(record)
-    except Exception:  # an observer's bug must not stop the league (the record is stored)
-        log.exception("league game %s: the observer failed on 'stored' (the league plays on)", record.id)

@@ -1,6 +1,6 @@
 """The seat interface: what the one game loop (``referee/game.py``) needs from whoever plays a seat.
 
-    seat = spec.make(hub, label, limits)   # a SeatSpec says what to run; the referee keeps the seat warm
+    seat = spec.make(hub, label, settings)   # a SeatSpec says what to run (settings: the referee's RefereeSettings)
     seat.launch()                  # begin starting; the hub waits for every launching seat's HELLO at once
     seat.begin_game(log_path)      # the game's log (a process's output goes there)
     seat.send(codec.Drawn(...))    # announcements
@@ -98,4 +98,6 @@ class SeatSpec(Protocol):
     remote: bool  # a bot started by hand elsewhere: one that never joined is not waited for again (see Referee)
     version: str  # its exact version for the record (``name@hash``), "" when there is none to name
 
-    def make(self, hub: Hub, label: str, limits) -> Seat: ...
+    def make(self, hub: Hub, label: str, settings) -> Seat:
+        """A new seat (not launched); ``settings`` is the referee's ``RefereeSettings`` (``referee/settings.py``):
+        a bot process takes its limits and whether it is sandboxed from it."""

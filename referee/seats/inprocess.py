@@ -37,7 +37,7 @@ class InProcessSpec:
     remote = False
     version = ""
 
-    def make(self, hub, label: str, limits) -> InProcessSeat:
+    def make(self, hub, label: str, settings) -> InProcessSeat:
         return InProcessSeat(self.name, label, self.choose)
 
 
@@ -120,7 +120,7 @@ class ScriptedSpec:
     remote = False
     version = ""
 
-    def make(self, hub, label: str, limits) -> ScriptedSeat:
+    def make(self, hub, label: str, settings) -> ScriptedSeat:
         seat = ScriptedSeat(self.name, label, list(self.script), self.start_fault)
         self.seats.append(seat)
         return seat

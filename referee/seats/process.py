@@ -6,7 +6,8 @@
 The manifest is read when the seat is made, right before its launch, so a broken one
 loses that bot its game (``no_connection``) instead of raising out of ``Referee.play``.
 The build (``referee/build.py``) runs once per folder and process; the process runs in
-its own session (``referee/process.py``); a stdio bot's lines are relayed by ``referee/bridge.py``.
+its own session (``referee/launch.py``); a stdio bot's lines are relayed by ``referee/bridge.py``. Both
+run in the sandbox, with the limits, that the referee's ``RefereeSettings`` say (``Referee(settings)``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from hexarena.referee.build import build
 from hexarena.referee.hub import Hub
 from hexarena.referee.seats.zmq import ZmqSeat
 from hexarena.referee.manifest import Manifest, load_manifest
-from hexarena.referee.launch import BotProcess, Limits
+from hexarena.referee.launch import BotProcess
 from hexarena.referee.seats.base import Seat, SeatState
+from hexarena.referee.settings import RefereeSettings
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class BotSpec:
     startup: float | None = None  # this seat's own startup allowance (a remote bot started by hand), in seconds
     version: str = ""  # the exact version the record names, e.g. "greedy@3fa2c1d4e5" ("" for a remote seat)
 
-    def make(self, hub: Hub, label: str, limits: Limits) -> Seat:
+    def make(self, hub: Hub, label: str, settings: RefereeSettings) -> Seat:
         if self.remote:
             from hexarena.referee.seats.remote import RemoteSeat
 
@@ -43,18 +45,19 @@ class BotSpec:
             manifest, broken = load_manifest(self.folder), None
         except ConfigError as exc:
             manifest, broken = None, BotFault("no_connection", str(exc))
-        return ProcessSeat(self.name, label, hub, self.folder, manifest, limits, broken)
+        return ProcessSeat(self.name, label, hub, self.folder, manifest, settings, broken)
 
 
 class ProcessSeat(ZmqSeat):
     """A bot process of ours; its output goes to the current game's log, and it is stopped after BYE."""
 
-    def __init__(self, name: str, label: str, hub: Hub, folder: Path, manifest: Manifest | None, limits: Limits,
-                 broken: BotFault | None = None) -> None:
+    def __init__(self, name: str, label: str, hub: Hub, folder: Path, manifest: Manifest | None,
+                 settings: RefereeSettings, broken: BotFault | None = None) -> None:
         super().__init__(name, label, hub)
         self.folder = folder
         self.manifest = manifest
-        self.limits = limits
+        self.limits = settings.limits
+        self.sandboxed = settings.sandboxed  # its build and its process: in the sandbox unless the organiser said not
         self._broken = broken
         self.process: BotProcess | None = None
         self._exit_seen = False  # the poller saw the process exit
@@ -63,9 +66,9 @@ class ProcessSeat(ZmqSeat):
     def start_bot(self, env: dict[str, str]) -> None:
         if self._broken is not None:
             raise self._broken
-        build(self.folder, self.manifest)
+        build(self.folder, self.manifest, sandboxed=self.sandboxed)
         try:
-            self.process = BotProcess.start(self.folder, self.manifest, env, self.limits)
+            self.process = BotProcess.start(self.folder, self.manifest, env, self.limits, sandboxed=self.sandboxed)
         except OSError as exc:
             raise BotFault("no_connection", f"cannot start {self.manifest.command}: {exc}") from None
         self.hub.watch(self, self.process.fds)

@@ -1,4 +1,9 @@
-"""TODO docstring: part of the former hexarena.leagues.running.runner."""
+"""The executor interface: what the league runner plays its games through (``Executor``, ``ExecutorLost``).
+
+An executor takes ``Job``s (``hexarena.leagues.running.jobs``) and yields each game's record as it finishes,
+in any order; the runner stores them. Implementations: ``local.py`` (this machine), ``dask_driver.py``
+(a Dask cluster); a distributed engine of another kind plugs in by implementing ``run``.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from hexarena.leagues.running.jobs import Job
 from hexarena.protocol.errors import HexarenaError
 from hexarena.referee.game import GameObserver
 from hexarena.referee.record import GameRecord
+
 
 class ExecutorLost(HexarenaError):
     """An executor lost what plays its games (a cluster's scheduler): one line; the games stored so far are kept."""

@@ -1,4 +1,33 @@
-"""TODO docstring: part of the former hexarena.leagues.running.executors.dask_worker."""
+"""Leagues across machines: an ``Executor`` that plays on a Dask distributed cluster (the ``dask`` extra).
+
+    executor = DaskExecutor("tcp://10.0.0.5:8786", settings)     # the league's RefereeSettings
+    for record in executor.run(jobs): ...          # as each seat cycle finishes, on whichever worker
+    executor.close()
+
+``distributed`` is imported only when a ``DaskExecutor`` is made (here) or a worker runs one of its tasks
+(``dask_worker.py``); without the extra, ``DaskExecutor(...)`` is a one-line ``ConfigError``.
+
+The contract, driver side:
+    * One task per seat cycle: the games of one table on one board sharing one seed (every seat
+      rotation, ``hexarena.leagues.schedule.games``), so a pair is never split across machines of
+      different speed and its bots start once. A task asks for ``resources={"seat": players}``; start workers with
+      ``dask worker ADDRESS --nthreads N --resources seat=N`` (one seat per core).
+    * Bots travel by content hash. The driver copies each bot folder once with the registry's
+      ``copy_and_hash`` (so the hash describes exactly the bytes sent), tars the copy and publishes it
+      on the scheduler as the dataset ``hexarena-bot-<hash>`` (content-addressed, so drivers sharing a
+      scheduler share it; no worker has to survive for it to stay). A game names its seats
+      ``(label, hash, version)``; a worker asks for the bytes only when its disk cache lacks that hash.
+    * Records stream back with ``as_completed``; the driver alone writes SQLite (the runner, one
+      transaction per game). Closing the iterator cancels every pending task.
+    * Faults: a worker that dies mid-task → Dask runs the task again elsewhere (game ids are
+      idempotent: the store ignores a game stored already). A task that killed more workers than
+      Dask's ``allowed-failures`` (default 3) is reported on stderr and left unplayed (a rerun tries it again).
+      The scheduler lost → ``ExecutorLost`` (one line); a rerun resumes.
+    * Each task carries the run's ``RefereeSettings`` (``referee/settings.py``): the workers' referees are
+      made from it, sandboxed or not as the organiser chose; the bots' logs come back to its ``log_dir``.
+
+Worker side: ``dask_worker.py`` (``play_cycle``, the bot cache, the warm referees).
+"""
 
 from __future__ import annotations
 
@@ -10,15 +39,14 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import CancelledError
 from pathlib import Path
 
+from hexarena.leagues.registry.snapshot import pack_snapshot
 from hexarena.leagues.running.executors.base import Executor, ExecutorLost
+from hexarena.leagues.running.executors.dask_worker import PLUGIN, RefereePlugin, WireJob, play_cycle
 from hexarena.leagues.running.jobs import Job
 from hexarena.protocol.errors import ConfigError
-from hexarena.referee import sandbox
-from hexarena.referee.clock import TimeControl
 from hexarena.referee.game import GameObserver
 from hexarena.referee.record import GameRecord
-from hexarena.leagues.running.executors.dask_worker import PLUGIN, RefereePlugin, Settings, WireJob, play_cycle
-from hexarena.leagues.registry.snapshot import pack_snapshot
+from hexarena.referee.settings import RefereeSettings
 
 ADDRESS = re.compile(r"(tcp|tls|ws|wss)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):\d{1,5}")  # IPv6 in brackets
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
@@ -48,16 +76,15 @@ class DaskExecutor(Executor):
     Connecting happens here, so a bad address is a ``ConfigError`` before anything is stored.
     """
 
-    def __init__(self, scheduler: str, *, time_control: TimeControl, fault_policy: str = "forfeit",
-                 log_dir: Path | None = None, timeout: float | None = None,
+    def __init__(self, scheduler: str, settings: RefereeSettings, *, timeout: float | None = None,
                  warn: Callable[[str], None] = lambda line: print(f"hexarena: {line}", file=sys.stderr)) -> None:
         distributed = distributed_module()
         timeout = timeout or CONNECT_TIMEOUT
         if not isinstance(scheduler, str) or not ADDRESS.fullmatch(scheduler):
             raise ConfigError(f"scheduler {scheduler!r} is not a Dask scheduler address "
                               "(expected tcp://HOST:PORT, or tls://HOST:PORT)")
-        self.settings = Settings(time_control, fault_policy, sandbox.enabled())
-        self.log_dir = log_dir
+        self.settings = settings  # the workers' referees are made from it; the bots' logs come back to its log_dir
+        self.log_dir = settings.log_dir
         self.warn = warn
         self.hosts: dict[str, int] = {}  # host name → games played there in this run
         self.in_flight = 0
@@ -91,10 +118,10 @@ class DaskExecutor(Executor):
         on the workers: of an observer, only ``LeagueObserver.stored`` is called, by the runner)."""
         distributed = distributed_module()
         packs = self._packs(jobs)
+        digests = {folder: digest for folder, (digest, _) in packs.items()}
         futures, cycles = [], {}
         for cycle in seat_cycles(jobs):
-            games = [WireJob(j.id, j.config, tuple((s.name, packs[s.folder][0]) for s in j.seats), j.seed,
-                          tuple(getattr(j, "opening", ()))) for j in cycle]
+            games = [WireJob.of(job, digests) for job in cycle]
             keys = dict(packs[s.folder] for j in cycle for s in j.seats)
             futures.append(self.client.submit(play_cycle, games, keys, self.settings, key=f"hexarena-cycle-{cycle[0].id}",
                                               resources={"seat": cycle[0].config.players}, pure=False))

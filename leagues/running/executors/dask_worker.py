@@ -1,38 +1,19 @@
-"""Leagues across machines: an ``Executor`` that plays on a Dask distributed cluster (the ``dask`` extra).
+"""The worker side of leagues across machines (``dask_driver.py`` has the driver and the contract).
 
-    executor = DaskExecutor("tcp://10.0.0.5:8786", time_control=league.time_control, log_dir=logs)
-    for record in executor.run(jobs): ...          # as each seat cycle finishes, on whichever worker
-    executor.close()
-
-This is the only module that imports ``distributed``, and only when a ``DaskExecutor`` is made or a
-worker runs one of its tasks; without the extra, ``DaskExecutor(...)`` is a one-line ``ConfigError``.
-
-The contract, driver side:
-    * One task per seat cycle: the games of one table on one board sharing one seed (every seat
-      rotation, ``leagues/schedule.py``), so a pair is never split across machines of different speed
-      and its bots start once. A task asks for ``resources={"seat": players}``; start workers with
-      ``dask worker ADDRESS --nthreads N --resources seat=N`` (one seat per core).
-    * Bots travel by content hash. The driver copies each bot folder once with the registry's
-      ``copy_and_hash`` (so the hash describes exactly the bytes sent), tars the copy and publishes it
-      on the scheduler as the dataset ``hexarena-bot-<hash>`` (content-addressed, so drivers sharing a
-      scheduler share it; no worker has to survive for it to stay). A game names its seats ``(label, hash)``;
-      a worker asks for the bytes only when its disk cache lacks that hash.
-    * Records stream back with ``as_completed``; the driver alone writes SQLite (the runner, one
-      transaction per game). Closing the iterator cancels every pending task.
-    * Faults: a worker that dies mid-task → Dask runs the task again elsewhere (game ids are
-      idempotent: the store ignores a game stored already). A task that killed more workers than
-      Dask's ``allowed-failures`` (default 3) is reported on stderr and left unplayed (a rerun tries it again).
-      The scheduler lost → ``ExecutorLost`` (one line); a rerun resumes.
-
-Worker side (``play_cycle``): each bot is taken from a disk cache keyed by hash (``$HEXARENA_BOT_CACHE``,
-default ``~/.cache/hexarena/bots``); a missing entry is fetched from the driver's bytes. Before first
+A task (``play_cycle``) plays one seat cycle. Each bot is taken from a disk cache keyed by hash
+(``$HEXARENA_BOT_CACHE``, default ``~/.cache/hexarena/bots``); a missing entry is fetched from the driver's bytes. Before first
 use in a worker process the entry is copied into that process's run folder with ``copy_and_hash``
 and the hash compared: a tampered or half-written entry is refused, deleted and fetched again.
-The bots run sandboxed or not as the organiser chose (``referee/sandbox.py``; the choice travels with
-the task). The copy is built there once per (hash, worker process) under ``referee/build.py``'s lock, so a
+The task carries the driver's ``RefereeSettings`` (time control, fault policy, limits, and whether the
+bots run sandboxed, as the organiser chose); a worker plays each game with ``play_job``
+(``hexarena.leagues.running.jobs``), as the local pool does, so its records name the same exact versions.
+The copy is built there once per (hash, worker process) under ``referee/build.py``'s lock, so a
 failed build is that bot's ``no_connection`` in the game record, not a lost task. Each worker thread
-keeps one warm ``Referee`` per time control and fault policy; ``RefereePlugin`` closes them when
-the worker shuts down. The bots' game logs travel back with the records.
+keeps one warm ``Referee`` per distinct settings (its logs in the worker's run folder); ``RefereePlugin``
+closes them when the worker shuts down. The bots' game logs travel back with the records.
+
+The module imports ``distributed`` only for the plugin's base class (without it, it still imports) and for
+fetching a bot's bytes in a task.
 """
 
 from __future__ import annotations
@@ -48,17 +29,17 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hexarena.leagues.workspace.locks import pid_alive
 from hexarena.leagues.registry.snapshot import copy_and_hash
+from hexarena.leagues.running.jobs import Job, play_job
+from hexarena.leagues.workspace.locks import pid_alive
 from hexarena.protocol.errors import ConfigError, HexarenaError
-from hexarena.referee import sandbox
-from hexarena.referee.clock import TimeControl
-from hexarena.referee.seats.process import BotSpec
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.settings import RefereeSettings
 
 try:  # the plugin's base class; without distributed the module still imports (and DaskExecutor says why not)
     from distributed import WorkerPlugin as _PluginBase
@@ -74,22 +55,24 @@ class SnapshotMismatch(HexarenaError):
 
 @dataclass(frozen=True)
 class WireJob:
-    """A job as it travels: seats are ``(label, content hash)``, no paths of the driver's machine."""
+    """A job as it travels: seats are ``(label, content hash, version)``, no paths of the driver's machine."""
 
     id: str
     config: BoardConfig
-    seats: tuple[tuple[str, str], ...]
+    seats: tuple[tuple[str, str, str], ...]  # version: the exact one the record names ("" if none)
     seed: int
     opening: tuple[int, ...] = ()  # a start position, played as the referee's prelude
 
+    @classmethod
+    def of(cls, job: Job, digests: dict[Path, str]) -> WireJob:
+        """``job`` with each seat's folder named by its content hash."""
+        return cls(job.id, job.config, tuple((s.name, digests[s.folder], s.version) for s in job.seats), job.seed,
+                   tuple(job.opening))
 
-@dataclass(frozen=True)
-class Settings:
-    """What a worker's referee is made with (its threads keep one warm referee per distinct value)."""
-
-    time_control: TimeControl
-    fault_policy: str
-    sandbox: bool = True  # the organiser's choice (--no-sandbox), applied on the worker before it plays
+    def job(self, folders: dict[str, Path]) -> Job:
+        """The job again, on this worker: each hash's verified copy as the seat's folder."""
+        return Job(self.id, self.config, tuple(BotSpec(label, folders[digest], version=version)
+                                               for label, digest, version in self.seats), self.seed, self.opening)
 
 
 # ---------------------------------------------------------------- worker side
@@ -97,7 +80,7 @@ class Settings:
 
 _lock = threading.Lock()  # one snapshot is prepared at a time in a worker process
 _ready: dict[str, Path] = {}  # content hash → this process's verified (and, once played, built) copy
-_referees: dict[tuple[int, Settings], Referee] = {}  # (thread, settings) → its warm referee, for the plugin to close
+_referees: dict[tuple[int, RefereeSettings], Referee] = {}  # (thread, settings) → its warm referee, for the plugin
 _run_dir: Path | None = None
 
 
@@ -183,30 +166,26 @@ def _fetch(name: str) -> bytes:
     return get_client().get_dataset(name)
 
 
-def thread_referee(settings: Settings) -> Referee:
-    """This thread's warm referee for these settings (made on first use; closed by ``RefereePlugin``)."""
+def thread_referee(settings: RefereeSettings) -> Referee:
+    """This thread's warm referee for these settings (made on first use; closed by ``RefereePlugin``), its bots'
+    logs in this process's run folder (the driver writes them back to ``settings.log_dir``)."""
     key = (threading.get_ident(), settings)
     with _lock:
         referee = _referees.get(key)
         logs = run_dir(cache_dir()) / "logs"
     if referee is None:
-        referee = Referee(log_dir=logs, time_control=settings.time_control, fault_policy=settings.fault_policy)
+        referee = Referee(replace(settings, log_dir=logs))
         with _lock:
             _referees[key] = referee
     return referee
 
 
-def play_cycle(games: list[WireJob], keys: dict[str, str], settings: Settings) -> dict:
+def play_cycle(games: list[WireJob], keys: dict[str, str], settings: RefereeSettings) -> dict:
     """A Dask task: play one seat cycle on this worker. Returns the records (JSON), their logs, the host."""
     started = time.perf_counter()
-    sandbox.configure(settings.sandbox)  # a worker process serves one organiser's choice at a time
     folders = {digest: snapshot(digest, lambda key=key: _fetch(key)) for digest, key in keys.items()}
     referee = thread_referee(settings)
-    records = []
-    for game in games:
-        seats = [BotSpec(label, folders[digest]) for label, digest in game.seats]
-        played = referee.play(seats, game.config, game_id=game.id, seed=game.seed, **({"prelude": game.opening} if game.opening else {}))
-        records.append(played.model_dump_json())
+    records = [play_job(referee, game.job(folders)).model_dump_json() for game in games]
     logs = {}
     if referee.log_dir is not None:
         for game in games:

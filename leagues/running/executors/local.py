@@ -1,26 +1,36 @@
-"""TODO docstring: part of the former hexarena.leagues.running.runner."""
+"""The local executor: a league's games on this machine, on a pool of warm referees (``referee/pool.py``).
+
+    executor = LocalExecutor(settings, concurrency=4)    # settings: the league's RefereeSettings
+    for record in executor.run(jobs, observer): ...      # as each game finishes
+
+One referee on a thread of this process for one game at a time, else one per worker process (games at
+once share no GIL); every game is played by ``play_job`` (``hexarena.leagues.running.jobs``), as on a
+Dask worker, and the observer hears each game's events in this process.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from hexarena.leagues.running.executors.base import Executor
 from hexarena.leagues.running.jobs import Job, play_job
 from hexarena.referee.game import GameObserver
 from hexarena.referee.pool import referee_pool
 from hexarena.referee.record import GameRecord
-from hexarena.leagues.running.executors.base import Executor
+from hexarena.referee.settings import RefereeSettings
+
 
 class LocalExecutor(Executor):
-    """This machine: ``concurrency`` referees made with ``Referee(**options)`` (``hexarena.referee.pool.referee_pool``: one
-    on a thread of this process, two or more in worker processes, so that games at once do not share a GIL)."""
+    """This machine: ``concurrency`` referees made with ``Referee(settings)`` (``hexarena.referee.pool.referee_pool``:
+    one on a thread of this process, two or more in worker processes, so that games at once do not share a GIL)."""
 
-    def __init__(self, options: dict, concurrency: int) -> None:
-        self.options = options
+    def __init__(self, settings: RefereeSettings, concurrency: int) -> None:
+        self.settings = settings
         self.concurrency = max(1, concurrency)
 
     def run(self, jobs: Sequence[Job], observer: GameObserver | None = None) -> Iterator[GameRecord]:
         """Starts the workers and hands them their first games at once (not on the first ``next``)."""
-        pool = referee_pool(self.options, min(self.concurrency, len(jobs)))
+        pool = referee_pool(self.settings, min(self.concurrency, len(jobs)))
         try:
             return _Finished(pool, pool.map(play_job, jobs, observer))
         except BaseException:
