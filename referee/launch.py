@@ -58,7 +58,7 @@ def bot_environment(seat_env: dict[str, str], sandboxed: bool = True) -> dict[st
     env = {name: value for name, value in os.environ.items() if name in passed}
     if not sandboxed:  # unconfined, a program still needs its search path and home
         env = {**{k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG") or k.startswith("LC_")}, **env}
-    return {**env, **seat_env}  # Python bots import the installed `protocol` package: no source folder on a path
+    return {**env, **seat_env}  # Python bots import the installed `hexarena` package: no source folder on a path
 
 
 class BotProcess:
@@ -97,6 +97,7 @@ class BotProcess:
         command = list(manifest.command)
         if command[0] in PYTHONS:  # the referee's own interpreter, so bots see the same packages
             command[0] = sys.executable
+            env = {**env, "PYTHONPATH": str(sandbox.LEGACY)}  # `protocol.client` for bots written for 0.1
         limits = limits.within(manifest.limits)
         stdio = manifest.transport == "stdio"
         command, full_env = sandbox.wrap(command, folder, bot_environment(env, sandboxed), limits, sandboxed=sandboxed,

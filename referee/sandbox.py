@@ -21,7 +21,7 @@ The contract (docs/security.md has the threat model):
 * folders the organiser shares with every bot, read-only: ``HEXARENA_SANDBOX_SHARE=/path:/path``
   (e.g. a script several test bots run as ``../broken.py``);
 * an environment of exactly the caller's variables (the protocol's and what the organiser
-  forwards, ``referee/process.py``) plus PATH, HOME=/tmp and the locale;
+  forwards, ``referee/launch.py``; a Python bot's PYTHONPATH names ``LEGACY``) plus PATH, HOME=/tmp and the locale;
 * limits set by ``prlimit`` inside the sandbox before it execs the bot (no race): address space
   per process, processes (RLIMIT_NPROC counts the private uid's processes, so the whole bot),
   open files, CPU seconds, file size, no core dumps (``referee/limits.py``: ``Limits.prlimit_args``);
@@ -58,6 +58,8 @@ ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-c
        "passwd", "group", "nsswitch.conf", "mime.types")
 # what Python bots import, bound at their own paths: in a source tree hexarena/ and its floors are sibling folders
 PACKAGES = ("hexarena", "hexarena.protocol", "hexarena.bots", "zmq", "pyzmq.libs")
+# `protocol` for Python bots written for hexarena 0.1 (legacy/protocol/__init__.py), on their PYTHONPATH
+LEGACY = Path(__file__).resolve().parent / "legacy"
 LOCALE = ("LANG", "LANGUAGE", "TZ")
 SHARE = "HEXARENA_SANDBOX_SHARE"
 CHOICE = "HEXARENA_SANDBOX"  # "bwrap" or "unshare": the organiser forces a path; unset: bwrap where installed
@@ -246,6 +248,7 @@ def _runtime_folders() -> list[str]:
             site = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
             if (site / "site-packages" / name).is_dir():
                 folders.add(str(site / "site-packages" / name))
+        folders.add(str(LEGACY))
         outside = [f for f in folders if os.path.isdir(f) and not f.startswith("/usr/")]
         # a folder inside another one already bound needs no bind of its own
         _runtime = sorted(f for f in outside if not any(f != o and f.startswith(o + "/") for o in outside))
