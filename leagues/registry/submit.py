@@ -206,7 +206,7 @@ def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging:
            build_log: str, source: str) -> SubmitResult:
     """Record the version and move the built copy (None: the snapshot exists already) into place, atomically."""
     final = snapshot_folder(ws, digest)
-    now = now()
+    stamp = now()
     with ws.transaction() as db:  # BEGIN IMMEDIATE: concurrent submits (and seedings) take turns from here
         _check_owner(ws, manifest.name, author)  # again, inside the lock: another submit may have taken it meanwhile
         latest = latest_row(ws, manifest.name)
@@ -214,12 +214,12 @@ def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging:
             return _unchanged(ws, latest, db)
         status = "registered" if db.execute(
             "INSERT INTO bots (name, author, created) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
-            (manifest.name, author, now)).rowcount else "new_version"
+            (manifest.name, author, stamp)).rowcount else "new_version"
         db.execute("UPDATE bots SET retired = NULL WHERE name = ?", (manifest.name,))
         appended = db.execute(  # UNIQUE (bot, follows), schema 2: one chain of versions per bot
             "INSERT INTO bot_versions (hash, bot, submitted, manifest, checks, build_log, source, follows)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bot, follows) DO NOTHING",
-            (digest, manifest.name, now, manifest.model_dump_json(), json.dumps(checks), build_log,
+            (digest, manifest.name, stamp, manifest.model_dump_json(), json.dumps(checks), build_log,
              source, latest["id"] if latest is not None else 0))
         if not appended.rowcount:
             raise ConfigError(f"bot {manifest.name!r}: another submit changed its versions meanwhile; submit again")
