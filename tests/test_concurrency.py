@@ -96,8 +96,8 @@ def test_run_league_holds_the_lock(tmp_path: Path) -> None:
     ws.close()
 
 
-SEED = ("import sys; from hexarena.leagues.workspace.home import Workspace; from leagues import registry\n"
-        "ws = Workspace(sys.argv[1]); sys.stdin.readline(); registry.ensure_reference_bots(ws)")
+SEED = ("import sys; from hexarena.leagues.workspace.home import Workspace; from hexarena.leagues.registry.submit import ensure_reference_bots\n"
+        "ws = Workspace(sys.argv[1]); sys.stdin.readline(); ensure_reference_bots(ws)")
 
 
 def test_seeding_the_reference_bots_from_racing_processes_registers_each_once(tmp_path: Path) -> None:
