@@ -49,9 +49,9 @@ class LeagueReport:
 def league_view(ws: Workspace, league: str) -> LeagueReport:
     """What the site of ``league`` shows, from the store (the server's read API shows the same);
     ConfigError for an unknown league or one without finished games."""
-    from hexarena.leagues.results import store
+    from hexarena.leagues.results import definitions, store
 
-    config = store.league_config(ws, league)
+    config = definitions.league_config(ws, league)
     tally = store.tally(ws, league)
     if not len(tally.games):
         raise ConfigError(f"league {league!r} has no finished games yet (run it with 'hexarena league run')")
