@@ -117,7 +117,7 @@ def demo(
     if sandbox.enabled() and sandbox.path() is not None:  # the Quick start says which path this machine took
         print(f"hexarena: bots run in a sandbox: {sandbox.describe()}", file=sys.stderr)
     ws = play_and_show(league, str(DEMO), concurrency, home, replace=True)  # hexarena's own file: a new release's wins
-    index = publish(ws, league.name, out if out is not None else ws.home / "site" / league.name)
+    index = publish(ws, league.name, out if out is not None else ws.site_dir / league.name)
     print(f"results site: {index} (open it in a browser; the folder can go to any static host)", file=sys.stderr)
 
 

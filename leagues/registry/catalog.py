@@ -20,11 +20,15 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.manifest import Manifest
 from hexarena.leagues.registry.snapshot import SHORT_HASH, freeze, tree_hash
+
+if TYPE_CHECKING:
+    from hexarena.referee.check import CheckItem
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,7 @@ class VersionInfo:
     hash: str
     submitted: str
     manifest: Manifest
-    checks: list[tuple[str, bool, str]]
+    checks: list[CheckItem]
     build_log: str
     source: str
 
@@ -142,9 +146,11 @@ def prefix_rows(ws: Workspace, name: str, prefix: str) -> list:
                          " WHERE bot = ? AND hash LIKE ? || '%' GROUP BY hash)", (name, prefix)).fetchall()
 
 
-def checks_of(version) -> list[tuple[str, bool, str]]:
-    """A version row's check items, as stored (a JSON list of ``[name, passed, reason]``)."""
-    return [tuple(item) for item in json.loads(version["checks"])]
+def checks_of(version) -> list[CheckItem]:
+    """A version row's check items, stored as a JSON list of ``[name, passed, reason]``."""
+    from hexarena.referee.check import CheckItem  # the referee's machinery: imported when checks are read
+
+    return [CheckItem(*item) for item in json.loads(version["checks"])]
 
 
 def now() -> str:

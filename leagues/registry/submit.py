@@ -32,6 +32,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, HexarenaError, OutOfSpace, is_out_of_space
@@ -42,6 +43,9 @@ from hexarena.leagues.registry.reference import REFERENCE_AUTHOR, REPO_BOTS, ref
 from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, SHORT_HASH, copy_and_hash, freeze, thaw, tree_hash
 from hexarena.leagues.workspace.locks import pid_alive
 
+if TYPE_CHECKING:
+    from hexarena.referee.check import CheckItem
+
 
 @dataclass(frozen=True)
 class SubmitResult:
@@ -51,7 +55,7 @@ class SubmitResult:
     name: str
     version_hash: str
     folder: Path | None  # the snapshot; None when rejected
-    checks: list[tuple[str, bool, str]]
+    checks: list[CheckItem]
     build_log: str = ""
     reason: str = ""  # why it was rejected
 
@@ -151,7 +155,7 @@ def submit(
             build_log = _build(manifest, staging, build_timeout)  # the check and the games reuse this build
             if check:
                 progress(f"checking {manifest.name} (hexarena check: a dozen crafted games)")
-            checks = run_check(staging) if check else [("conformance check", True, "skipped (reference bot)")]
+            checks = run_check(staging) if check else skipped_check()
         except _Rejected as rejected:
             return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,
                                 rejected.build_log, rejected.reason)
@@ -229,19 +233,26 @@ def _build(manifest: Manifest, folder: Path, timeout: float) -> str:
         raise _Rejected(failed.detail, failed.log) from None
 
 
-def run_check(folder: Path) -> list[tuple[str, bool, str]]:
+def run_check(folder: Path) -> list[CheckItem]:
     """The conformance check (``hexarena check``) on the built copy; raise _Rejected if it fails."""
-    from hexarena.referee.check import check_bot
+    from hexarena.referee.check import check_bot  # the referee's machinery: imported when a check runs
 
     try:
         report = check_bot(folder)
     except HexarenaError as exc:
         raise _Rejected(f"conformance check failed: {exc}") from None
-    checks = [(item.name, item.passed, item.reason) for item in report.items]
+    checks = list(report.items)
     if not report.passed:
         failed = [f"{name}: {reason}" for name, passed, reason in checks if not passed]
         raise _Rejected("conformance check failed: " + "; ".join(failed or ["see the check report"]), checks=checks)
     return checks
+
+
+def skipped_check() -> list[CheckItem]:
+    """The check items of a submit with ``check=False``: one, passed, saying so."""
+    from hexarena.referee.check import CheckItem
+
+    return [CheckItem("conformance check", True, "skipped (reference bot)")]
 
 
 # ---------------------------------------------------------------- reference bots

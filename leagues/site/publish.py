@@ -312,7 +312,7 @@ def write_game_data(out: Path, league: LeagueReport) -> dict:
     chunks.close()
     labels = sorted({label for _, label in configs.values()})
     config_index = {c: i for i, c in enumerate(labels)}
-    boards = {label: {"geometry": c.geometry, **c.board().to_json(border=c.border)} for c, label in configs.values()}
+    boards = {label: c.board().drawing(border=c.border) for c, label in configs.values()}
     _write_js(out / "data" / "boards.js", "HEXARENA_BOARDS", boards)
     rows.sort(key=lambda row: (row[0], row[1]), reverse=True)
     listed = [row[2] for row in rows]  # the rows of the list, newest first, their configuration by its index
