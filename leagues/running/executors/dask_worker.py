@@ -12,10 +12,11 @@ The contract, driver side:
       rotation, ``leagues/schedule.py``), so a pair is never split across machines of different speed
       and its bots start once. A task asks for ``resources={"seat": players}``; start workers with
       ``dask worker ADDRESS --nthreads N --resources seat=N`` (one seat per core).
-    * Bots travel by content hash. The driver copies each bot folder once with the registry's
-      ``copy_and_hash`` (so the hash describes exactly the bytes sent), tars the copy and publishes it
-      on the scheduler as the dataset ``hexarena-bot-<hash>`` (content-addressed, so drivers sharing a
-      scheduler share it; no worker has to survive for it to stay). A game names its seats ``(label, hash)``;
+    * Bots travel by content hash. The driver packs each bot folder once with the registry's one
+      archive (``pack_snapshot``: its sources, hashed as they are packed, so the hash is the registered
+      one and describes exactly the bytes sent) and publishes it on the scheduler as the dataset
+      ``hexarena-bot-<hash>`` (content-addressed, so drivers sharing a scheduler share it; no worker has to
+      survive for it to stay); the workers build it themselves. A game names its seats ``(label, hash)``;
       a worker asks for the bytes only when its disk cache lacks that hash.
     * Records stream back with ``as_completed``; the driver alone writes SQLite (the runner, one
       transaction per game). Closing the iterator cancels every pending task.
