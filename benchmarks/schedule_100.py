@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from itertools import combinations
 
-from hexarena.leagues.results import store
+from hexarena.leagues.results import definitions
 from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.schedule.games import Entrant, schedule
 from hexarena.leagues.workspace.home import Workspace
@@ -48,7 +48,7 @@ def main() -> None:
     print(f"    {len(sampled):,} games; plays per bot {min(plays.values())}-{max(plays.values())}; "
           f"pairs met {len(meets):,} of 4,950, each {min(meets.values())}-{max(meets.values())} times")
     with tempfile.TemporaryDirectory() as home, Workspace(home) as ws:
-        timed("store the 2-player schedule in SQLite", lambda: store.save_schedule(ws, two, games))
+        timed("store the 2-player schedule in SQLite", lambda: definitions.save_schedule(ws, two, games))
 
 
 if __name__ == "__main__":

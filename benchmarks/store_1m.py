@@ -4,7 +4,7 @@
 
 Builds a workspace store of N games (default 1,000,000) with the real schema (``hexarena.leagues.workspace.schema``, made by
 opening a ``Workspace``) and the rows ``hexarena.leagues.results.store.save_game`` writes (games with the record JSON, one
-moves row per move, one results row per seat from ``hexarena.leagues.results.tables.seat_rows``), but inserted in bulk in
+moves row per move, one results row per seat from ``hexarena.leagues.results.rows.seat_rows``), but inserted in bulk in
 one big transaction. The games are real: a few hundred random games per board configuration are played
 by the referee's game loop with in-process seats (about 1 in 60 ending in a timeout, crash or illegal
 line); each stored game is one of them under its own id, seats (B bots, two versions of one bot), seed
@@ -36,9 +36,9 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from hexarena.leagues.results import store
+from hexarena.leagues.results import definitions, store
 from hexarena.leagues.schedule.config import parse_league
-from hexarena.leagues.results.tables import seat_rows
+from hexarena.leagues.results.rows import seat_rows
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import BotFault
 from hexarena.referee.clock import TimeControl
@@ -131,7 +131,7 @@ def build(home: Path, games: int, bots: int, seed: int = 1) -> None:
                 flush()
         flush()
         ws.db.execute("COMMIT")
-        store.copy_schedule(ws, league, schedule)
+        definitions.save_rows(ws, league, schedule)
         folded = time.perf_counter()
         store.tally(ws, LEAGUE)  # the league's totals, as save_game would have kept them game by game
         print(f"  totals folded from the results in {time.perf_counter() - folded:.1f} s", flush=True)

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from hexarena.leagues.results.ratings import ratings
-from hexarena.leagues.results.tables import FAULT_COLUMNS, SEAT_COLUMNS, by_configuration, crosstable, normalise, seat_frame, standings
+from hexarena.leagues.results.rows import FAULT_COLUMNS, SEAT_COLUMNS, by_configuration, normalise
+from hexarena.leagues.results.tables import crosstable, seat_frame, standings
 from hexarena.referee.record import BoardConfig, GameRecord, Result
 
 CONFIGS = ["3x3 hex", "4x4 hex", "4x4 hex misère", "3x3 square"]

@@ -4,12 +4,14 @@ Each concern registers its commands from its own module in ``hexarena/commands/`
 (a ``register(app)`` function; every module there is picked up, in name order).
 Command modules import heavy libraries inside their functions, so ``hexarena --help`` stays fast.
 Every user error (``ConfigError``) ends as one line on stderr and exit status 2; a full disk as one line
-naming the path and its free space, exit status 1.
+naming the path and its free space, exit status 1. What the library warns the user of through its loggers
+(``SAID``: a garbled stored record left out, say) is one ``hexarena: warning:`` line on stderr.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import pkgutil
 import sqlite3
@@ -93,6 +95,29 @@ def register(argv: list[str] | None = None) -> typer.Typer:
     return app
 
 
+# loggers whose warnings are for the user: each is printed as a line of its own (``Said``)
+SAID = ("hexarena.leagues.results.store",)
+
+
+class Said(logging.Handler):
+    """A logged warning as the CLI says it: ``hexarena: warning: MESSAGE`` on the stderr of the moment."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"hexarena: warning: {record.getMessage()}", file=sys.stderr)
+
+
+def say_warnings() -> None:
+    """Print the warnings of the ``SAID`` loggers (once per process, however often ``main`` runs)."""
+    for name in SAID:
+        logger = logging.getLogger(name)
+        if not any(isinstance(handler, Said) for handler in logger.handlers):
+            logger.addHandler(Said())
+            logger.setLevel(logging.WARNING)
+
+
 def fail(message: str, status: int = 2) -> None:
     print(f"hexarena: error: {message}", file=sys.stderr)
     sys.exit(status)
@@ -102,6 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: usage errors and ConfigErrors are one line on stderr, exit 2; a full disk
     (``OutOfSpace``, or an OSError/SQLite error of one) and MemoryError are one line, exit 1."""
     argv = sys.argv[1:] if argv is None else argv
+    say_warnings()
     register(argv)
     try:
         status = app(args=argv, standalone_mode=False)

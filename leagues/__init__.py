@@ -1,14 +1,16 @@
 """Leagues: imports ``protocol``, ``referee`` and ``leagues``, never the CLI.
 
-    workspace.py, schema.py   the workspace folder and its versioned SQLite schema
-    registry.py               submitted bots: snapshots keyed by content hash, versions, resolving bot arguments
-    config.py, schedule.py    league files and their schedules
-    seating.py, openings.py   seat orders of a table; start positions (random safe lines, or a file)
-    runner.py                 playing what is not stored yet, through an Executor
-    locks.py                  one runner per league per workspace (flock)
-    store.py                  every SQL statement about games and leagues
-    tables.py, ratings.py     standings, crosstables, Elo with intervals
-    sprt.py                   is NEW better than OLD: pentanomial Elo, LOS and the sequential test
-    wording.py                result wording: game lines, summaries, Markdown
-    publish.py, site/         the static results site
+Six wings, each importing only itself and the wings before it (tests/test_floors.py):
+
+    workspace, schedule  →  registry  →  results  →  running, site
+
+    workspace/   the workspace folder, its versioned SQLite schema, locks, and writing --out files whole
+    schedule/    league files and their game lists: seat orders, start positions
+    registry/    submitted bots: snapshots keyed by content hash, versions, names and owners, uploads, authors
+    results/     the store (every SQL statement on games and leagues), its rows, tables, ratings, the SPRT's
+                 arithmetic, result wording, the results view, the doctor
+    running/     playing what is not stored yet, through an executor (this machine, or a Dask cluster)
+    site/        the static results site
+
+Each wing's ``__init__`` lists its modules. The league files shipped with hexarena (``*.toml``) lie here too.
 """

@@ -82,6 +82,11 @@ class Board:
             data["predrawn"] = list(self.border)
         return data
 
+    def drawing(self, border: bool = False) -> dict:
+        """The board as the replay viewer draws it: ``{"geometry"}`` then ``to_json(border)`` (a published site's
+        data/boards.js, the server's live games)."""
+        return {"geometry": self.geometry, **self.to_json(border=border)}
+
     @cached_property
     def json_text(self) -> str:
         """``to_json()`` as compact JSON text, made once per board: every GAME message carries it."""

@@ -21,7 +21,7 @@ import random
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from hexarena.protocol.errors import BotFault, ConfigError
 from hexarena.referee.build import build
@@ -55,8 +55,11 @@ QUITS = "quits on BYE"
 ITEMS = (MANIFEST, HANDSHAKE, TIME_LIMIT, EXTRA_MOVE, BORDER, MISERE, THREE, FOUR, SQUARES, TRACKS, SEVERAL, QUITS)
 
 
-@dataclass(frozen=True)
-class CheckItem:
+class CheckItem(NamedTuple):
+    """One item of the check: its name (``ITEMS``), whether it passed, and why (or what was seen). The one shape
+    of an item everywhere: a tuple, so the registry stores it as the JSON list ``[name, passed, reason]`` and
+    reads it back as ``CheckItem(*item)``; the server's answer names the reason ``detail``."""
+
     name: str
     passed: bool
     reason: str = ""

@@ -23,7 +23,7 @@ import random
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol, get_args
 
 from hexarena.protocol import codec
 from hexarena.protocol.errors import BotFault
@@ -33,7 +33,8 @@ from hexarena.referee.observers import tell
 from hexarena.referee.record import BoardConfig, Forfeit, GameRecord, Result, move_records
 from hexarena.referee.seats.base import Seat, SeatState
 
-FAULT_POLICIES = ("forfeit", "substitute")
+FaultPolicy = Literal["forfeit", "substitute"]  # what a fault costs (module docstring); league files name one
+FAULT_POLICIES: tuple[str, ...] = get_args(FaultPolicy)
 GONE = ("crashed", "no_connection")  # faults after which a bot cannot play on, whatever the policy
 
 Prelude = Sequence[int | tuple[str, int]]

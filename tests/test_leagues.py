@@ -16,14 +16,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hexarena.leagues.results import store
+from hexarena.leagues.results import definitions, store
 from hexarena.leagues.registry.reference import REFERENCE_AUTHOR
 from hexarena.leagues.registry.submit import ensure_reference_bots, submit
 from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.results.ratings import ratings
 from hexarena.leagues.running.runner import resolve_entrants, run_league
 from hexarena.leagues.schedule.games import Entrant, schedule
-from hexarena.leagues.results.tables import by_configuration, crosstable, ranked, seat_frame, standings
+from hexarena.leagues.results.rows import by_configuration
+from hexarena.leagues.results.tables import crosstable, ranked, seat_frame, standings
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.record import GameRecord
@@ -398,7 +399,7 @@ def test_too_many_tables_asks_for_a_sample(registered, monkeypatch):
                                                                       r"set sample = N"):
         run_league(ws, league, source="wide.toml", progress=False)
     with Workspace(registered) as ws, pytest.raises(ConfigError):
-        store.league_config(ws, "wide")  # refused before anything was stored
+        definitions.league_config(ws, "wide")  # refused before anything was stored
     sampled = parse_league(league_text("wide", players=3, games_per_pairing=6, sample=2))
     with Workspace(registered) as ws:
         assert resolve_entrants(ws, sampled, "wide.toml")  # a sample of tables is fine

@@ -338,7 +338,7 @@ def test_a_league_name_stored_with_another_definition_is_refused_unless_replaced
 def test_replace_keeps_every_game_and_the_tables_show_the_new_definitions_schedule(tmp_path: Path):
     import pytest
 
-    from hexarena.leagues.results import store
+    from hexarena.leagues.results import definitions, store
     from hexarena.leagues.schedule.config import load_league
     from hexarena.leagues.results.doctor import salvage
     from hexarena.leagues.running.runner import pending, run_league
@@ -363,7 +363,7 @@ def test_replace_keeps_every_game_and_the_tables_show_the_new_definitions_schedu
         assert run_league(ws, slower, progress=False).played == 0  # the same file again: nothing to replace
     salvage(tmp_path / "home", tmp_path / "salvaged")  # hexarena doctor --salvage keeps the edition
     with Workspace(tmp_path / "salvaged") as ws:
-        assert (len(pending(ws, slower).todo), store.definition(ws, slower).edition) == (0, 1)
+        assert (len(pending(ws, slower).todo), definitions.definition(ws, slower).edition) == (0, 1)
 
 
 def test_status_and_dry_run_count_what_a_run_will_play_and_store_nothing(tmp_path: Path, capsys):

@@ -21,7 +21,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from hexarena.leagues.results import store
+from hexarena.leagues.results import definitions, store
 from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.results.report import compute
 from hexarena.leagues.site import publish
@@ -385,7 +385,7 @@ def workspace(records, tmp_path_factory) -> Path:
     games = [ScheduledGame(r.id, r.config, tuple(r.seats), r.seed or 0, n)
              for n, r in enumerate(records)]
     with Workspace(home) as ws:
-        store.save_schedule(ws, league, games)
+        definitions.save_schedule(ws, league, games)
         for record in records:
             store.save_game(ws, "demo", record)
     return home
@@ -512,7 +512,7 @@ def test_the_site_shows_no_absolute_paths_of_the_organisers_machine(records, tmp
     faulty = faulty.model_copy(update={"result": faulty.result.model_copy(update={"forfeits": [fault]})})
     home = tmp_path / "home"
     with Workspace(home) as ws:
-        store.save_schedule(ws, league, [ScheduledGame(faulty.id, faulty.config, tuple(faulty.seats), 0, 0)])
+        definitions.save_schedule(ws, league, [ScheduledGame(faulty.id, faulty.config, tuple(faulty.seats), 0, 0)])
         store.save_game(ws, "paths", faulty)
         logs = ws.logs_dir / "paths"
         logs.mkdir(parents=True, exist_ok=True)

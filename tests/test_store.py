@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from hexarena.cli import main
 from hexarena.leagues.workspace import schema
-from hexarena.leagues.results import store
+from hexarena.leagues.results import definitions, store
 from hexarena.leagues.registry.catalog import list_bots
 from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.results.tables import SEAT_COLUMNS, Tally, ranked, seat_frame, standings
@@ -289,7 +289,7 @@ def _random_records(count: int, seed: int = 7) -> list[GameRecord]:
 
 def _schedule(ws: Workspace, ids: list[str]) -> None:
     league = parse_league('name = "t"\nparticipants = ["ann", "bob", "cy", "dee"]\n[[boards]]\nsize = "2x2"\n')
-    store.copy_schedule(ws, league, [(game, 0, "2x2 hex", "[]", n) for n, game in enumerate(ids)])
+    definitions.save_rows(ws, league, [(game, 0, "2x2 hex", "[]", n) for n, game in enumerate(ids)])
 
 
 def _folded(ws: Workspace) -> Tally:

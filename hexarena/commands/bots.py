@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,13 +12,15 @@ from hexarena.unconfined import NoSandboxOption, choose
 from hexarena.leagues.registry import catalog
 from hexarena.leagues.registry.catalog import bot_history, get_bot
 from hexarena.leagues.registry.resolve import resolve
-from hexarena.leagues.registry.snapshot import SHORT_HASH
-from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES
+from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, SHORT_HASH
 from hexarena.leagues.registry import submit as submission
 from hexarena.leagues.registry.submit import ensure_reference_bots, submitted
 from hexarena.referee.build import BUILD_TIMEOUT
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
+
+if TYPE_CHECKING:
+    from hexarena.referee.check import CheckItem
 
 HomeOption = Annotated[
     Path | None,
@@ -53,7 +55,7 @@ def when(stamp: str) -> str:
     return stamp[:19].replace("T", " ") + " UTC"
 
 
-def check_summary(checks: list[tuple[str, bool, str]]) -> str:
+def check_summary(checks: list[CheckItem]) -> str:
     if any("skipped" in reason for _, _, reason in checks):
         return "skipped"
     return f"{sum(passed for _, passed, _ in checks)}/{len(checks)} passed"
@@ -158,13 +160,15 @@ def submit_to_server(folder: Path, server: str, token: str | None) -> None:
 
 def server_checks(answer: dict, server: str) -> str:
     """The table of a server answer's ``checks``; ConfigError if they are not a hexarena server's."""
+    from hexarena.referee.check import CheckItem
+
     try:
-        return checks_table([(str(c["name"]), bool(c["passed"]), str(c["detail"])) for c in answer["checks"]])
+        return checks_table([CheckItem(str(c["name"]), bool(c["passed"]), str(c["detail"])) for c in answer["checks"]])
     except (KeyError, TypeError):
         raise ConfigError(f"--server {server}: the answer is not a hexarena server's (is the URL right?)") from None
 
 
-def checks_table(checks: list[tuple[str, bool, str]]) -> str:
+def checks_table(checks: list[CheckItem]) -> str:
     return format_table(["CHECK", "RESULT", "DETAIL"],
                         [[name, "ok" if passed else "FAILED", reason] for name, passed, reason in checks])
 

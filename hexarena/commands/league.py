@@ -118,7 +118,7 @@ def demo(
         print(f"hexarena: bots run in a sandbox: {sandbox.describe()}", file=sys.stderr)
     # hexarena's own file: a new release's wins
     ws = play_and_show(league, str(DEMO), concurrency, home, replace=True, sandboxed=sandboxed)
-    index = publish(ws, league.name, out if out is not None else ws.home / "site" / league.name)
+    index = publish(ws, league.name, out if out is not None else ws.site_dir / league.name)
     print(f"results site: {index} (open it in a browser; the folder can go to any static host)", file=sys.stderr)
 
 
@@ -186,7 +186,7 @@ def status(
 ) -> None:
     """How much of the league is played, and what a run would play: by configuration and by bot (new bots and
     new versions included)."""
-    from hexarena.leagues.results import store
+    from hexarena.leagues.results import definitions
     from hexarena.leagues.schedule.config import load_league
     from hexarena.leagues.running.runner import pending
 
@@ -197,7 +197,7 @@ def status(
         if to_play.definition.differences:
             print(f"note: {to_play.definition.refusal()}; counted here: this file's games")
     else:
-        league = store.league_config(ws, name)
+        league = definitions.league_config(ws, name)
         to_play = pending(ws, league, f"league {name}", verify=False)
     show_left(to_play, league.name)
 
@@ -212,11 +212,11 @@ def league_name(text: str) -> str:
 
 
 def league_tables(ws, name: str, which: str, by: str | None, fmt: str) -> str:
-    from hexarena.leagues.results import store
+    from hexarena.leagues.results import definitions, store
     from hexarena.leagues.results.ratings import ratings
     from hexarena.leagues.results.tables import crosstable, ranked, render
 
-    league = store.league_config(ws, name)
+    league = definitions.league_config(ws, name)
     tally = store.tally(ws, name)
     if not len(tally.games):
         raise ConfigError(f"league {name!r} has no finished games yet (run it with 'hexarena league run FILE')")

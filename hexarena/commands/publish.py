@@ -27,7 +27,7 @@ def publish(
     name = league_name(name)
     with Workspace(home) as ws:
         if out is None:
-            out = ws.home / "site" / name
+            out = ws.site_dir / name
         index = write_site(ws, name, out)
     print(f"wrote {index}")
     print(f"      {', '.join(str(out / f) for f in ('standings.md', 'standings.csv', 'standings.json', 'games.jsonl'))}")

@@ -1,7 +1,7 @@
 """The read API (JSON, no token): leagues, standings, games, one game's record, bots, the queue.
 
     GET /api/leagues                               every league of the workspace (and whether it runs here)
-    GET /api/leagues/{name}/standings              what the published standings.json holds (hexarena.leagues.site.publish)
+    GET /api/leagues/{name}/standings              what the published standings.json holds (hexarena.leagues.results.report)
     GET /api/leagues/{name}/games?bot=&config=&offset=&limit=    newest first, paged (limit at most 200)
     GET /api/games/{id}                            one game's record (no paths of the server's machine)
     GET /api/bots, GET /api/bots/{name}            registered bots, one bot's versions
@@ -20,7 +20,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict
 
 from hexarena.server.api_common import workspace
-from hexarena.leagues.results import store
+from hexarena.leagues.results import definitions, store
 from hexarena.leagues.registry.catalog import BotInfo, bot_history, get_bot, list_bots
 from hexarena.leagues.registry.snapshot import SHORT_HASH
 from hexarena.leagues.results.report import league_view, standings_payload, strip_paths, without_paths
@@ -122,7 +122,7 @@ def _check_league(request: Request, ws, name: str) -> None:
     if name in request.app.state.scheduler.runners:
         return
     try:
-        store.league_config(ws, name)
+        definitions.league_config(ws, name)
     except ConfigError as exc:
         raise _not_found(exc) from None
 
@@ -144,7 +144,7 @@ def leagues(request: Request) -> list[LeagueOut]:
 
 def _description(ws, name: str) -> str:
     try:
-        return store.league_config(ws, name).description
+        return definitions.league_config(ws, name).description
     except ConfigError:  # a garbled stored definition: listed all the same ('hexarena doctor' names it)
         return ""
 

@@ -39,6 +39,7 @@ from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES
 from hexarena.leagues.registry.submit import NameTaken, submit, submitted
 from hexarena.leagues.results.report import strip_paths
 from hexarena.protocol.errors import ConfigError, OutOfSpace
+from hexarena.referee.check import CheckItem
 
 router = APIRouter(tags=["write"])
 MULTIPART_SLACK = 64 * 1024  # bytes of multipart framing allowed beyond the archive itself
@@ -82,10 +83,16 @@ class UploadState:
             times.append(now)
 
 
-class CheckItem(BaseModel):
+class CheckItemOut(BaseModel):
+    """A check item (``hexarena.referee.check.CheckItem``) as the API answers it: its reason is ``detail``."""
+
     name: str
     passed: bool
     detail: str
+
+    @classmethod
+    def of(cls, item: CheckItem) -> CheckItemOut:
+        return cls(name=item.name, passed=item.passed, detail=item.reason)
 
 
 class UploadOut(BaseModel):
@@ -95,12 +102,12 @@ class UploadOut(BaseModel):
     status: str  # registered (a new bot), new_version, unchanged, reactivated
     message: str  # the line 'hexarena submit' prints
     author: str
-    checks: list[CheckItem]
+    checks: list[CheckItemOut]
 
 
 class Refused(BaseModel):
     detail: str
-    checks: list[CheckItem] = []
+    checks: list[CheckItemOut] = []
     build_log: str = ""
 
 
@@ -200,7 +207,7 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
         raise HTTPException(507, "the server's disk is full; nothing was registered: tell the organiser") from None
     except ConfigError as exc:
         raise HTTPException(422, str(exc).splitlines()[0]) from None
-    checks = [CheckItem(name=n, passed=p, detail=d) for n, p, d in result.checks]
+    checks = [CheckItemOut.of(item) for item in result.checks]
     if not result.accepted:
         body = Refused(detail=f"{result.name} was not registered: {strip_paths(result.reason)}", checks=checks,
                        build_log=strip_paths(result.build_log[-BUILD_LOG_TAIL:]))

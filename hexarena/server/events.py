@@ -273,9 +273,5 @@ def live_game(request: Request, game_id: str) -> LiveGameOut:
     game = hub_of(request).live_game(game_id)
     if game is None:
         raise HTTPException(404, f"no game in progress has the id {game_id!r} (a finished game is at /api/games/ID)")
-    return LiveGameOut(**game, board=board_geometry(BoardConfig.model_validate(game["config"])))
-
-
-def board_geometry(config: BoardConfig) -> dict:
-    """The board as the replay viewer draws it (the same as a published game file's ``board``)."""
-    return {"geometry": config.geometry, **config.board().to_json(border=config.border)}
+    config = BoardConfig.model_validate(game["config"])
+    return LiveGameOut(**game, board=config.board().drawing(border=config.border))  # as a published site's boards

@@ -30,7 +30,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 
 from hexarena.server.events import EventHub
 from hexarena.leagues.site.publish import MANIFEST, SITE, publish
-from hexarena.leagues.workspace.home import Workspace
+from hexarena.leagues.workspace.home import Layout, Workspace
 from hexarena.protocol.errors import ConfigError, HexarenaError
 from hexarena.referee.record import GameRecord
 
@@ -45,6 +45,7 @@ class LiveSite:
 
     def __init__(self, home: Path, leagues: list[str], hub: EventHub, debounce: float = DEBOUNCE) -> None:
         self.home = Path(home)
+        self.sites = Layout(home).site_dir
         self.leagues = list(dict.fromkeys(leagues))
         self.hub = hub
         self.debounce = debounce
@@ -56,7 +57,7 @@ class LiveSite:
         self.router = self._routes()
 
     def folder(self, league: str) -> Path:
-        return self.home / "site" / league
+        return self.sites / league
 
     # ---- publishing -------------------------------------------------------------------------------
 

@@ -1,4 +1,18 @@
-"""TODO docstring: part of the former hexarena.leagues.registry.submit."""
+"""Reading the registry: its bots, their versions, and the check that a snapshot is as it was registered.
+
+    list_bots(ws), get_bot(ws, name)    every registered bot (``BotInfo``), one bot
+    bot_history(ws, name)               every submission of a bot, oldest first (``VersionInfo``)
+    retire(ws, name)                    out of future leagues (its versions and games stay)
+    verify_snapshot(ws, name, digest)   the snapshot's folder, unchanged since it was built, or ConfigError
+
+Every snapshot is hashed again before it runs (``verify_snapshot``: ``resolve`` and ``active_bots`` call it)
+and refused if it changed since it was registered (its ``tree_hash`` against ``registry_meta``'s
+``built:<hash>``): the match or league does not start, since a rewritten registry means a breach the
+organiser must look at.
+
+This module holds the SQL that reads the registry's rows (tables bots, bot_versions, registry_meta), and
+retiring; registering is ``hexarena.leagues.registry.submit``'s.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +20,16 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.manifest import Manifest
-from hexarena.leagues.registry.snapshot import SHORT_HASH
-from hexarena.leagues.registry.snapshot import freeze, tree_hash
+from hexarena.leagues.registry.snapshot import SHORT_HASH, freeze, tree_hash
+
+if TYPE_CHECKING:
+    from hexarena.referee.check import CheckItem
+
 
 @dataclass(frozen=True)
 class BotInfo:
@@ -28,7 +46,7 @@ class VersionInfo:
     hash: str
     submitted: str
     manifest: Manifest
-    checks: list[tuple[str, bool, str]]
+    checks: list[CheckItem]
     build_log: str
     source: str
 
@@ -90,10 +108,15 @@ def retire(ws: Workspace, name: str) -> bool:
 
 
 def snapshot_folder(ws: Workspace, digest: str) -> Path:
+    """Where version ``digest``'s snapshot lies: ``ws.registry_dir/<hash>``."""
     return (ws.registry_dir / digest).resolve()
 
 
+# ---------------------------------------------------------------- rows (for the registry's other modules)
+
+
 def bot_row(ws: Workspace, name: str):
+    """The bot's row; ConfigError naming a few registered bots if there is none by that name."""
     row = ws.db.execute("SELECT * FROM bots WHERE name = ?", (name,)).fetchone()
     if row is None:
         names = [r["name"] for r in ws.db.execute("SELECT name FROM bots ORDER BY name LIMIT 9")]
@@ -102,17 +125,34 @@ def bot_row(ws: Workspace, name: str):
     return row
 
 
+def active_names(ws: Workspace) -> list[str]:
+    """The names of the bots that are not retired, in order."""
+    return [r["name"] for r in ws.db.execute("SELECT name FROM bots WHERE retired IS NULL ORDER BY name")]
+
+
 def latest_row(ws: Workspace, name: str):
+    """The bot's latest version row, or None."""
     return ws.db.execute("SELECT * FROM bot_versions WHERE bot = ? ORDER BY id DESC LIMIT 1", (name,)).fetchone()
 
 
 def version_row(ws: Workspace, digest: str):
+    """The latest version row of content ``digest`` (of any bot), or None."""
     return ws.db.execute("SELECT * FROM bot_versions WHERE hash = ? ORDER BY id DESC LIMIT 1", (digest,)).fetchone()
 
 
-def checks_of(version) -> list[tuple[str, bool, str]]:
-    return [tuple(item) for item in json.loads(version["checks"])]
+def prefix_rows(ws: Workspace, name: str, prefix: str) -> list:
+    """The bot's versions whose hash starts with ``prefix`` (lower case hex), the latest row of each."""
+    return ws.db.execute("SELECT * FROM bot_versions WHERE id IN (SELECT MAX(id) FROM bot_versions"
+                         " WHERE bot = ? AND hash LIKE ? || '%' GROUP BY hash)", (name, prefix)).fetchall()
+
+
+def checks_of(version) -> list[CheckItem]:
+    """A version row's check items, stored as a JSON list of ``[name, passed, reason]``."""
+    from hexarena.referee.check import CheckItem  # the referee's machinery: imported when checks are read
+
+    return [CheckItem(*item) for item in json.loads(version["checks"])]
 
 
 def utc_now() -> str:
+    """The registry's timestamps: UTC, ISO 8601, to the microsecond."""
     return datetime.now(UTC).isoformat(timespec="microseconds")

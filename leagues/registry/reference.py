@@ -1,4 +1,11 @@
-"""TODO docstring: part of the former hexarena.leagues.registry.submit."""
+"""The reference bots shipped with hexarena (``bots/``), and who owns a bot's name.
+
+A name has one owner: the author who first submitted it (``submit(..., author=)``: the organiser's
+``--author``, by default the OS user; the server's token's author), never the manifest's ``author`` field,
+which is informational. The reference bots' names (``reference_names``: the names in ``bots/*/bot.toml``)
+belong to ``REFERENCE_AUTHOR``, whoever submits first; no author of ``hexarena serve`` may be called that
+(``hexarena.leagues.registry.authors``). ``hexarena.leagues.registry.submit`` applies the rule (``NameTaken``).
+"""
 
 from __future__ import annotations
 

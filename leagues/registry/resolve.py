@@ -1,4 +1,14 @@
-"""TODO docstring: part of the former hexarena.leagues.registry.submit."""
+"""Reading a bot argument: every bot a command line or a league file names is resolved here.
+
+    resolve(ws, "greedy")           the latest version of a registered bot
+    resolve(ws, "greedy@1a2b")      the version whose hash starts so (``MIN_PREFIX`` hex digits at least)
+    resolve(ws, "path/to/bot")      an ad hoc folder (any argument with a '/', or a folder that exists), unregistered
+    active_bots(ws)                 every bot that is not retired, at its latest version ("all" in a league file)
+
+A registered bot resolves to its snapshot, hashed again first (``hexarena.leagues.registry.catalog.verify_snapshot``)
+unless ``verify=False`` (nothing will run it). ``ResolvedBot`` is what the referee and the leagues are given:
+its folder, its manifest, and the names it shows under (``label``, ``shown``, ``version``).
+"""
 
 from __future__ import annotations
 
@@ -9,9 +19,10 @@ from pathlib import Path
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.manifest import Manifest, load_manifest
-from hexarena.leagues.registry.catalog import bot_history, bot_row, latest_row, snapshot_folder, verify_snapshot
-from hexarena.leagues.registry.snapshot import source_hash
-from hexarena.leagues.registry.snapshot import SHORT_HASH
+from hexarena.leagues.registry.catalog import (
+    active_names, bot_history, bot_row, latest_row, prefix_rows, snapshot_folder, verify_snapshot,
+)
+from hexarena.leagues.registry.snapshot import SHORT_HASH, source_hash
 
 MIN_PREFIX = 4  # shortest hash prefix accepted in name@prefix
 
@@ -50,8 +61,7 @@ class ResolvedBot:
 def active_bots(ws: Workspace, verify: bool = True) -> list[ResolvedBot]:
     """Every bot that is not retired, at its latest version, by name ("all active bots" of a league).
     ``verify=False``: the versions only, their snapshots not checked (nothing will run them)."""
-    names = [r["name"] for r in ws.db.execute("SELECT name FROM bots WHERE retired IS NULL ORDER BY name")]
-    return [_resolved(ws, latest_row(ws, name), verify) for name in names]
+    return [_resolved(ws, latest_row(ws, name), verify) for name in active_names(ws)]
 
 
 def resolve(ws: Workspace | Callable[[], Workspace], text: str, *, verify: bool = True) -> ResolvedBot:
@@ -73,8 +83,7 @@ def resolve(ws: Workspace | Callable[[], Workspace], text: str, *, verify: bool 
         return _resolved(ws, latest_row(ws, row["name"]), verify)
     if len(prefix) < MIN_PREFIX or any(c not in "0123456789abcdef" for c in prefix.lower()):
         raise ConfigError(f"{text!r}: a version is name@HASH with at least {MIN_PREFIX} hex digits of the hash")
-    rows = ws.db.execute("SELECT * FROM bot_versions WHERE id IN (SELECT MAX(id) FROM bot_versions"
-                         " WHERE bot = ? AND hash LIKE ? || '%' GROUP BY hash)", (name, prefix.lower())).fetchall()
+    rows = prefix_rows(ws, name, prefix.lower())
     if len(rows) != 1:
         versions = ", ".join(dict.fromkeys(v.hash[:SHORT_HASH] for v in bot_history(ws, name)))
         problem = "matches no version" if not rows else "is ambiguous"

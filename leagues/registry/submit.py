@@ -1,37 +1,25 @@
-"""The bot registry: exact, versioned snapshots of submitted bot folders.
+"""Registering a bot: ``submit`` turns a bot folder into a new version of the registry, or says why not.
 
     submit(ws, folder)      manifest → copy the folder (hashing it) → build the copy → check the copy
                             → move it to ws.registry_dir/<hash>/ and record bot + version in ONE transaction
-    resolve(ws, text)       "greedy" (latest version), "greedy@1a2b" (hash prefix ≥ 4), or a folder path:
-                            every bot argument (CLI, league files) is read here
-    active_bots(ws)         every registered bot that is not retired, at its latest version
-    list_bots, bot_history, retire, ensure_reference_bots
+    submitted(ws, result)   the one line saying what an accepted submit did (the CLI prints it, the server answers it)
+    ensure_reference_bots   the reference bots (``bots/``) submitted once per workspace
+    remove_stale_staging    the staging copies of submits killed midway, removed
 
-What the content hash covers: every regular file, directory and symlink under the folder,
-in sorted order of relative path, each with its kind, its path, its exec bit and its bytes (a
-symlink: its target, relative to itself). Left out, because they are caches or an editor's rather
-than the bot: directories named in ``IGNORED_DIRS`` and ``*.pyc`` files. Left out of a submitted
-folder's hash AND of its copy: editor files (``EDITOR_FILES``) and what the folder's own ``.gitignore``
-lists (``hexarena.leagues.registry.gitignore``; never ``ALWAYS_SOURCES``), its build outputs: the build makes them again in the
-copy, so a folder built in place (``make`` run there, or ``hexarena match`` on it) hashes as it did
-before its build, and the reference bots hash the same from the repository (an editable install, where
-``bots/cbot/cbot`` may lie) as from a ``pip install .`` (which ships the ``.gitignore`` files too).
-Why ``.gitignore``: it is the list of build outputs authors already keep, and hexarena cannot tell
-outputs from sources otherwise. ``bot.toml`` is content too, so the bot's name and author are in the hash.
+The copy, not the author's folder, is built, checked and run from then on: what its content hash covers and
+what the copy keeps is ``hexarena.leagues.registry.snapshot``'s. A folder whose hash is the bot's latest version
+registers nothing (``unchanged``; a retired bot becomes active again); a return to an earlier version reuses
+that version's built and checked snapshot. The build and the check run in the staging copy
+(``ws.registry_dir/.staging-<pid>-<random>``), before the transaction; a failed one registers nothing
+(status ``rejected``, with the reason, the build log and the check's items). Once moved into place the
+snapshot is frozen and the hash of what it then holds, build outputs included, is kept (``registry_meta``,
+key ``built:<hash>``; ``hexarena.leagues.registry.catalog.verify_snapshot`` checks it before every run).
 
-The copy, not the author's folder, is built, checked and run from then on. A symlink is kept only
-if it leads inside the folder; a special file (socket, FIFO, device) is refused. Once built, the
-snapshot is made read-only (files and folders) and the hash of what it then holds, build outputs
-included, is kept (``registry_meta``, key ``built:<hash>``); every ``resolve`` and ``active_bots``
-hashes the snapshot again and refuses a changed one (ConfigError naming it: the match or league
-does not start, since a rewritten registry means a breach the organiser must look at).
+Who may submit a name is ``hexarena.leagues.registry.reference``'s rule, checked before the copy and again
+inside the transaction (concurrent submits take turns there: ``BEGIN IMMEDIATE``).
 
-A name has one owner: the author who first submitted it (``submit(..., author=)``: the organiser's
-``--author``, by default the OS user), never the manifest's ``author`` field, which is informational.
-The reference bots' names (``bots/``) belong to ``REFERENCE_AUTHOR``.
-
-This module owns the registry's rows (tables bots, bot_versions, registry_meta) and every SQL statement
-on them; their layout and its migrations are in ``hexarena.leagues.workspace.schema``, made when the workspace opens.
+This module writes the registry's rows (tables bots, bot_versions, registry_meta); reading them is
+``hexarena.leagues.registry.catalog``'s. Their layout and its migrations are in ``hexarena.leagues.workspace.schema``.
 """
 
 from __future__ import annotations
@@ -44,16 +32,20 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, HexarenaError, OutOfSpace, is_out_of_space
 from hexarena.referee.build import BUILD_TIMEOUT, BuildFailed, build, moved
 from hexarena.referee.manifest import Manifest, load_manifest
-from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, copy_and_hash, freeze, thaw, tree_hash
-from hexarena.leagues.registry.reference import REFERENCE_AUTHOR, REPO_BOTS, reference_names
-from hexarena.leagues.registry.snapshot import SHORT_HASH
 from hexarena.leagues.registry.catalog import bot_history, checks_of, latest_row, snapshot_folder, utc_now, version_row
+from hexarena.leagues.registry.reference import REFERENCE_AUTHOR, REPO_BOTS, reference_names
+from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, SHORT_HASH, copy_and_hash, freeze, thaw, tree_hash
 from hexarena.leagues.workspace.locks import pid_alive
+
+if TYPE_CHECKING:
+    from hexarena.referee.check import CheckItem
+
 
 @dataclass(frozen=True)
 class SubmitResult:
@@ -63,7 +55,7 @@ class SubmitResult:
     name: str
     version_hash: str
     folder: Path | None  # the snapshot; None when rejected
-    checks: list[tuple[str, bool, str]]
+    checks: list[CheckItem]
     build_log: str = ""
     reason: str = ""  # why it was rejected
 
@@ -165,7 +157,7 @@ def submit(
             build_log = _build(manifest, staging, build_timeout, sandboxed)  # the check and the games reuse it
             if check:
                 progress(f"checking {manifest.name} (hexarena check: a dozen crafted games)")
-            checks = run_check(staging, sandboxed) if check else [("conformance check", True, "skipped (reference bot)")]
+            checks = run_check(staging, sandboxed) if check else skipped_check()
         except _Rejected as rejected:
             return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,
                                 rejected.build_log, rejected.reason)
@@ -185,8 +177,6 @@ def _check_owner(ws: Workspace, name: str, author: str) -> None:
     if owner != author:
         raise NameTaken(f"bot name {name!r} is taken by author {owner!r} (you submit as {author!r}: "
                           "--author, by default your user name); choose another name")
-
-
 
 
 def _unchanged(ws: Workspace, latest, db=None) -> SubmitResult:
@@ -245,19 +235,26 @@ def _build(manifest: Manifest, folder: Path, timeout: float, sandboxed: bool = T
         raise _Rejected(failed.detail, failed.log) from None
 
 
-def run_check(folder: Path, sandboxed: bool = True) -> list[tuple[str, bool, str]]:
+def run_check(folder: Path, sandboxed: bool = True) -> list[CheckItem]:
     """The conformance check (``hexarena check``) on the built copy; raise _Rejected if it fails."""
-    from hexarena.referee.check import check_bot
+    from hexarena.referee.check import check_bot  # the referee's machinery: imported when a check runs
 
     try:
         report = check_bot(folder, sandboxed=sandboxed)
     except HexarenaError as exc:
         raise _Rejected(f"conformance check failed: {exc}") from None
-    checks = [(item.name, item.passed, item.reason) for item in report.items]
+    checks = list(report.items)
     if not report.passed:
         failed = [f"{name}: {reason}" for name, passed, reason in checks if not passed]
         raise _Rejected("conformance check failed: " + "; ".join(failed or ["see the check report"]), checks=checks)
     return checks
+
+
+def skipped_check() -> list[CheckItem]:
+    """The check items of a submit with ``check=False``: one, passed, saying so."""
+    from hexarena.referee.check import CheckItem
+
+    return [CheckItem("conformance check", True, "skipped (reference bot)")]
 
 
 # ---------------------------------------------------------------- reference bots

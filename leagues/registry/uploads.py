@@ -3,6 +3,7 @@
     with unpacked(data) as folder:      # a private temp folder, always removed; UploadRefused before any write
         registry.submit(ws, folder, ...)
     data = pack(folder)                 # the client's side: a folder as a .tar.gz (hexarena submit --server)
+                                        # (the registry's one archive: hexarena.leagues.registry.snapshot)
 
 ``read_archive`` is pure (bytes in, members out) and refuses, before anything is written: an archive that is
 neither a gzip'ed tar nor a zip, or is damaged or encrypted; an absolute path, a ``..`` part, a backslash or
@@ -10,7 +11,7 @@ NUL in a name, a name used twice or as both file and folder, an over-long name; 
 devices, FIFOs and every other special file; more than ``max_files`` entries; more than ``max_bytes`` of
 content once unpacked (counted while decompressing: a zip or gzip bomb stops at the cap, it is never
 inflated whole). The bot folder is the archive's top, or its one top folder when the top has no bot.toml
-(``tar czf bot.tar.gz mybot/``). The exec bit is kept (it is content: ``hexarena.leagues.registry.submit`` hashes it);
+(``tar czf bot.tar.gz mybot/``). The exec bit is kept (it is content: ``hexarena.leagues.registry.snapshot`` hashes it);
 owners, times and other mode bits are not.
 """
 
@@ -29,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, walk
+from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, UNLIMITED, megabytes, pack_snapshot
 from hexarena.protocol.errors import ConfigError
 
 MAX_ARCHIVE_BYTES = 20 * 2**20  # an upload's size as sent (compressed)
@@ -60,7 +61,7 @@ def read_archive(data: bytes, *, max_bytes: int = MAX_BOT_BYTES, max_files: int 
                  max_archive: int = MAX_ARCHIVE_BYTES) -> list[Member]:
     """The members of a ``.tar.gz`` or ``.zip`` archive, every check done (module docstring); UploadRefused if not."""
     if len(data) > max_archive:
-        raise UploadRefused(f"the archive is {_size(len(data))}, over the limit of {_size(max_archive)}",
+        raise UploadRefused(f"the archive is {megabytes(len(data))}, over the limit of {megabytes(max_archive)}",
                             too_large=True)
     if data[:2] == b"\x1f\x8b":
         members = _read_tar(_gunzip(data, max_bytes + _TAR_OVERHEAD * (max_files + 2)), max_bytes, max_files)
@@ -122,7 +123,7 @@ def _gunzip(data: bytes, limit: int) -> bytes:
         while pending and not inflate.eof:
             out += inflate.decompress(pending, limit + 1 - len(out))
             if len(out) > limit:
-                raise UploadRefused(f"the archive unpacks to more than the limit of {_size(limit)}", too_large=True)
+                raise UploadRefused(f"the archive unpacks to more than the limit of {megabytes(limit)}", too_large=True)
             pending = inflate.unconsumed_tail
     except zlib.error as exc:
         raise UploadRefused(f"the .tar.gz archive is damaged ({exc})") from None
@@ -223,7 +224,7 @@ def _count(members: list[Member], max_files: int) -> None:
 def _add_bytes(total: int, size: int, max_bytes: int) -> int:
     total += size
     if total > max_bytes:
-        raise UploadRefused(f"the archive unpacks to more than the limit of {_size(max_bytes)}", too_large=True)
+        raise UploadRefused(f"the archive unpacks to more than the limit of {megabytes(max_bytes)}", too_large=True)
     return total
 
 
@@ -241,34 +242,11 @@ def _check_tree(members: list[Member]) -> None:
                 raise UploadRefused(f"{'/'.join(parents[:depth])}: both a file and a folder in the archive")
 
 
-def _size(count: int) -> str:
-    return f"{count / 2**20:g} MB" if count >= 2**20 else f"{count:,} bytes"
-
-
 # ---------------------------------------------------------------- packing (the client)
 
 
 def pack(folder: Path) -> bytes:
-    """The bot folder as a ``.tar.gz`` with its content at the top (what ``read_archive`` takes), holding what a
-    local submit hashes and keeps (``registry.walk``'s sources: no build outputs the folder's ``.gitignore``
-    lists, no editor files). ConfigError for a link or special file."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
-        for rel in walk(folder, sources_only=True):
-            path = folder / rel
-            info = path.lstat()
-            if stat.S_ISLNK(info.st_mode):
-                raise ConfigError(f"{path}: a symlink; an upload holds regular files and folders only "
-                                  "(copy the file into the folder)")
-            if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-                raise ConfigError(f"{path}: not a regular file or folder; remove it from the bot folder")
-            entry = tarfile.TarInfo(rel)
-            entry.mode = 0o755 if stat.S_ISDIR(info.st_mode) or info.st_mode & 0o111 else 0o644
-            if stat.S_ISDIR(info.st_mode):
-                entry.type = tarfile.DIRTYPE
-                archive.addfile(entry)
-            else:
-                entry.size = info.st_size
-                with open(path, "rb") as handle:
-                    archive.addfile(entry, handle)
-    return buffer.getvalue()
+    """The bot folder as an upload: ``hexarena.leagues.registry.snapshot.pack_snapshot``'s archive (what a local
+    submit hashes and keeps, its content at the top: what ``read_archive`` takes), without symlinks (ConfigError:
+    an upload holds none) and without a size cap of its own (the server applies its limits)."""
+    return pack_snapshot(folder, links=False, max_bytes=UNLIMITED)[1]

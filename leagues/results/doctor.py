@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hexarena.leagues.workspace import schema
-from hexarena.leagues.results import store
+from hexarena.leagues.results import definitions, store
 from hexarena.leagues.schedule.config import LeagueConfig
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
@@ -108,7 +108,7 @@ def salvage(home: Path, new_home: Path) -> tuple[Report, int]:
         db = _open(report.database)
         try:
             for name, league in report.leagues.items():
-                store.copy_schedule(ws, league, store.scan_schedule(db, name), store.scan_edition(db, name))
+                definitions.save_rows(ws, league, store.scan_schedule(db, name), store.scan_edition(db, name))
         finally:
             db.close()
         copied = sum(store.save_game(ws, league, record) for league, record in report.games)

@@ -1,4 +1,16 @@
-"""TODO docstring: part of the former hexarena.leagues.site.publish."""
+"""A league's results as people see them: the view the server's read API and the published site both show.
+
+    league = league_view(ws, "demo")       the view of a stored league: standings with ratings, head to head,
+                                           per configuration, the games as a stream, faults, think times
+    league = compute("demo", records)      the same view of a list of records (no store)
+    standings_payload(league)              standings.json, and the API's GET /api/leagues/NAME/standings
+
+Nothing of the organiser's machine is shown: absolute folders are stripped from every text a bot or the
+referee wrote (``strip_paths``: fault details, log excerpts, build logs), and a participant given as a folder
+is shown by its bot's name. Each game has a file stem (``files``: its id made safe and distinct for file
+names), the key the site and its replay links use. Writing the site from this view is
+``hexarena.leagues.site.publish``'s; this module writes nothing.
+"""
 
 from __future__ import annotations
 
@@ -15,13 +27,19 @@ import pandas as pd
 from hexarena.leagues.results import tables
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
-from hexarena.referee.record import GameRecord
-from hexarena.referee.record import BoardConfig
+from hexarena.referee.record import BoardConfig, GameRecord
+
+THINK_GAMES = 2000  # a bot's think-time histogram from a store: its last this many games
+# the folders of an absolute path in a text (strip_paths): not after a word, a dot, '~', ':' or another '/'
+ABSOLUTE_DIRS = re.compile(r"(?<![\w.~:/\\-])/(?:[^\s/'\"`<>()\[\]{}:;,|=]+/)+")
+UNSAFE = re.compile(r"[^A-Za-z0-9_.\n-]")  # safe_stem's, but for the newlines that join the names in unique_stems
+Games = Callable[[], Iterator[tuple[str, dict]]]  # (record JSON, the same parsed, "moves": their count) per game
+
 
 @dataclass
 class LeagueReport:
-    """What the site shows: the tables, and the games as a stream (``games()``, read once while the site
-    is written) with what the bot pages need of them."""
+    """What the site and the read API show: the tables, and the games as a stream (``games()``, read once while
+    the site is written) with what the bot pages need of them."""
 
     name: str
     count: int  # games
@@ -49,9 +67,9 @@ class LeagueReport:
 def league_view(ws: Workspace, league: str) -> LeagueReport:
     """What the site of ``league`` shows, from the store (the server's read API shows the same);
     ConfigError for an unknown league or one without finished games."""
-    from hexarena.leagues.results import store
+    from hexarena.leagues.results import definitions, store
 
-    config = store.league_config(ws, league)
+    config = definitions.league_config(ws, league)
     tally = store.tally(ws, league)
     if not len(tally.games):
         raise ConfigError(f"league {league!r} has no finished games yet (run it with 'hexarena league run')")
@@ -85,9 +103,6 @@ def participant_label(text: str) -> str:
         return load_manifest(Path(text)).name
     except ConfigError:  # a folder that is no bot (any more): its last part
         return Path(text).name or text
-
-
-ABSOLUTE_DIRS = re.compile(r"(?<![\w.~:/\\-])/(?:[^\s/'\"`<>()\[\]{}:;,|=]+/)+")
 
 
 def strip_paths(text: str) -> str:
@@ -147,7 +162,8 @@ def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, d
 
 
 def tabled(name: str, tally: tables.Tally, flag_threshold: float, **fields) -> LeagueReport:
-    """The League of a tally (``hexarena.leagues.results.tables.Tally``): standings with ratings, head to head, per configuration."""
+    """The LeagueReport of a tally (``hexarena.leagues.results.rows.Tally``): standings with ratings, head to head,
+    per configuration."""
     from hexarena.leagues.results.ratings import ratings
 
     rated = ratings(tally.games)[["bot", "elo", "elo_low", "elo_high", "gap", "gap_low", "gap_high", "los"]]
@@ -169,28 +185,8 @@ def standings_payload(league: LeagueReport) -> dict:
     }
 
 
-def format_number(value: object, digits: int | None = None) -> str:
-    """Table cells: NaN as empty, floats to ``digits`` places (default: as short as exact, else 1 place)."""
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return ""
-    if not isinstance(value, float):
-        return str(value)
-    if digits is None:
-        return f"{value:g}" if value.is_integer() or (2 * value).is_integer() else f"{value:.1f}"
-    return f"{value:.{digits}f}"
-
-
-THINK_GAMES = 2000  # a bot's think-time histogram from a store: its last this many games
-
-
-Games = Callable[[], Iterator[tuple[str, dict]]]  # (record JSON, the same parsed, "moves": their count) per game
-
-
 def safe_stem(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", text).lstrip(".") or "_"
-
-
-UNSAFE = re.compile(r"[^A-Za-z0-9_.\n-]")  # safe_stem's, but for the newlines that join the names in unique_stems
 
 
 def unique_stems(names: list[str]) -> list[str]:
@@ -215,11 +211,6 @@ def unique_stems(names: list[str]) -> list[str]:
 def game_files(records: list[GameRecord]) -> dict[str, str]:
     """Game id → file stem: the ``?game=`` of the viewer (and the key of the game in its chunk)."""
     return dict(zip((r.id for r in records), unique_stems([r.id for r in records])))
-
-
-def bot_pages(bots: list[str]) -> dict[str, str]:
-    """Bot → its page, e.g. ``greedy@1a2b3c4d5e`` → ``bot-greedy_1a2b3c4d5e.html``."""
-    return {bot: f"bot-{stem}.html" for bot, stem in zip(bots, unique_stems(bots))}
 
 
 def gather_facts(league: LeagueReport) -> dict:

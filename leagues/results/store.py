@@ -1,6 +1,6 @@
 """League results in the workspace's SQLite database: every SQL statement on the store's tables.
 
-    leagues        one row per league: its validated file (JSON) as last run, its edition (``Definition``)
+    leagues        one row per league: its definition (the league file as JSON text) as last run, its edition
     league_games   the league's schedule as last run (game id, position, round, configuration, seats, seed)
     games          every finished game: indexed columns + the full record (JSON)
     moves          every move of every game
@@ -9,32 +9,34 @@
     tallied        by ``save_game`` for the leagues listed in ``tallied``, else folded when first read
 
 This module owns the rows of these tables and the statements that read and write them, for every
-caller (the league runner, the tables, ``hexarena replay``...). Their layout, its version and its
-migrations are in ``hexarena.leagues.workspace.schema``, made when the workspace opens. The store declares the columns
-it writes itself: ``RESULT_COLUMNS`` is the results table's layout, not the seat frame's column list
-(``hexarena.leagues.results.tables.SEAT_COLUMNS``, presentation), though it holds the same columns; a new seat-frame
-column (a new fault reason, say) needs a new schema version before the store can keep it.
+caller (the league runner, the tables, ``hexarena replay``...). It speaks rows: game records
+(``hexarena.referee.record``), the seat rows and tallies of ``hexarena.leagues.results.rows``, plain values and
+tuples; it parses no league file and shows nothing. A league's definition is JSON text to it
+(``hexarena.leagues.results.definitions`` reads and writes it as a ``LeagueConfig``). Their layout, its version
+and its migrations are in ``hexarena.leagues.workspace.schema``, made when the workspace opens. The store declares
+the columns it writes itself: ``RESULT_COLUMNS`` is the results table's layout, not the seat rows' column list
+(``hexarena.leagues.results.rows.SEAT_COLUMNS``), though it holds the same columns; a new seat column (a new
+fault reason, say) needs a new schema version before the store can keep it.
 
 A finished game is written in ONE transaction (game, moves, results), so a crash or SIGKILL loses at
 most the games still being played, never half a game. A league's tables and records cover the games
 of its current schedule: after a bot's new version, the old version's games stay stored but leave
-the tables, as the schedule no longer lists them.
+the tables, as the schedule no longer lists them. A garbled stored record is left out of what is read,
+with a warning logged (logger ``hexarena.leagues.results.store``; the CLI prints it as a
+``hexarena: warning:`` line): ``hexarena doctor`` reports every damaged row.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import pandas as pd
 
-from hexarena.leagues.schedule.config import LeagueConfig, differences, terms_differ
-from hexarena.leagues.schedule.games import ScheduledGame
-from hexarena.leagues.results.tables import SUM_COLUMNS, Tally, normalise, seat_rows
+from hexarena.leagues.results.rows import SUM_COLUMNS, Tally, normalise, seat_rows
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.record import GameRecord
@@ -43,65 +45,58 @@ FAULT_RESULT_COLUMNS = ("fault_no_connection", "fault_crashed", "fault_timeout",
                         "fault_malformed_message", "fault_wrong_request")
 RESULT_COLUMNS = ("game", "configuration", "players", "seat", "bot", "score", "against", "placement", "points",
                   "win", "draw", "loss", "moves", "think_ms", "faults", *FAULT_RESULT_COLUMNS)
+SEATS = 4  # the most players at a table (referee.record.BoardConfig)
+TOTALS_COLUMNS = ("league", "configuration", "bot", "games", "faulty", *SUM_COLUMNS)
+SHAPE_COLUMNS = ("league", "configuration", "players", *(f"{c}{i}" for i in range(SEATS) for c in ("bot", "placement")),
+                 "games")
+RECORD_KEYS = ("id", "config", "seats", "moves", "result")  # what a stored record must have to be read
+MOVES, RESULT = ',"moves":[', ',"result":'  # where a stored record's moves start and end (``_read_record``)
+# the stored games of a league's current schedule (s: its league_games rows, g: their games rows)
+SCHEDULED = "FROM league_games s JOIN games g ON g.id = s.game WHERE s.league = ?"
+# the results of a league's current schedule (s: its league_games rows, r: their results rows)
+SCHEDULED_RESULTS = "FROM league_games s JOIN results r ON r.game = s.game WHERE s.league = ?"
+log = logging.getLogger("hexarena.leagues.results.store")
 
 
-@dataclass(frozen=True)
-class Definition:
-    """A league file against the league of its name as stored.
-
-    ``differences``: what the file changes in the stored definition (``hexarena.leagues.schedule.config.differences``; empty when
-    the same, or nothing usable is stored). ``edition``: the edition its games are scheduled under once the file
-    is run (stored as ``leagues.edition``): the stored one, plus one when the file replaces the terms of play
-    (time control, fault policy, seed), so every game is played again under them; games of the same bots and
-    boards under the same terms keep their ids. ``games``: stored games of the league, of any definition.
-    """
-
-    name: str
-    differences: list[str]
-    edition: int
-    games: int
-
-    def refusal(self) -> str:
-        return (f"league {self.name!r} is stored with {'; and with '.join(self.differences)}: run with --replace "
-                f"to replace its definition (its {self.games} stored games are kept)")
+# ---------------------------------------------------------------- leagues and their schedules
 
 
-def definition(ws: Workspace, league: LeagueConfig) -> Definition:
-    """The file ``league`` against what is stored under its name (see ``Definition``). A garbled stored
-    definition differs in nothing: running the file stores it anew."""
-    row = ws.db.execute("SELECT config, edition FROM leagues WHERE name = ?", (league.name,)).fetchone()
-    games = ws.db.execute("SELECT COUNT(*) FROM games WHERE league = ?", (league.name,)).fetchone()[0]
-    if row is None:
-        return Definition(league.name, [], 0, games)
-    try:
-        stored = LeagueConfig.model_validate_json(row["config"])
-    except ValueError:
-        return Definition(league.name, [], row["edition"], games)
-    return Definition(league.name, differences(stored, league), row["edition"] + terms_differ(stored, league), games)
+def league_row(ws: Workspace, name: str) -> tuple[str, int] | None:
+    """The league's stored definition (the JSON text ``save_league`` was given) and edition; None if no league
+    of that name is stored."""
+    row = ws.db.execute("SELECT config, edition FROM leagues WHERE name = ?", (name,)).fetchone()
+    return (row["config"], row["edition"]) if row is not None else None
 
 
-def save_schedule(ws: Workspace, league: LeagueConfig, games: list[ScheduledGame], edition: int = 0) -> None:
-    """Record the league file, its edition and its current schedule (replacing the previous one), in one
-    transaction; when it schedules other games than before, the league's totals are folded anew (``tally``)."""
-    copy_schedule(ws, league, [(g.id, g.round, g.config.label, json.dumps(g.seats), g.seed) for g in games], edition)
+def league_names(ws: Workspace) -> list[str]:
+    """The names of every stored league, in order."""
+    return [r["name"] for r in ws.db.execute("SELECT name FROM leagues ORDER BY name")]
 
 
-def copy_schedule(ws: Workspace, league: LeagueConfig, rows: list[tuple], edition: int = 0) -> None:
-    """``save_schedule`` from rows (game, round, configuration, seats JSON, seed) in schedule order, as
-    ``scan_schedule`` reads them from another database."""
+def game_count(ws: Workspace, league: str) -> int:
+    """How many games of the league are stored (of any definition or schedule)."""
+    return ws.db.execute("SELECT COUNT(*) FROM games WHERE league = ?", (league,)).fetchone()[0]
+
+
+def save_league(ws: Workspace, name: str, definition: str, schedule: list[tuple], edition: int = 0) -> None:
+    """Record a league: its definition (JSON text), its edition and its current schedule, rows of (game, round,
+    configuration, seats JSON, seed) in schedule order (replacing the previous ones), in one transaction; when it
+    schedules other games than before, the league's totals are folded anew (``tally``)."""
     with ws.transaction() as db:
         db.execute("INSERT OR REPLACE INTO leagues (name, config, updated, edition) VALUES (?, ?, ?, ?)",
-                   (league.name, league.model_dump_json(exclude={"boards": {"__all__": {"players"}}}),
-                    datetime.now(UTC).isoformat(timespec="seconds"), edition))
-        before = {r[0] for r in db.execute("SELECT game FROM league_games WHERE league = ?", (league.name,))}
-        if before != {row[0] for row in rows}:
-            _forget_tally(db, league.name)
-        db.execute("DELETE FROM league_games WHERE league = ?", (league.name,))
+                   (name, definition, datetime.now(UTC).isoformat(timespec="seconds"), edition))
+        before = {r[0] for r in db.execute("SELECT game FROM league_games WHERE league = ?", (name,))}
+        if before != {row[0] for row in schedule}:
+            _forget_tally(db, name)
+        db.execute("DELETE FROM league_games WHERE league = ?", (name,))
         db.executemany(
             "INSERT INTO league_games (league, game, position, round, configuration, seats, seed)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(league.name, game, i, round_, configuration, seats, seed)
-             for i, (game, round_, configuration, seats, seed) in enumerate(rows)])
+            [(name, game, i, round_, configuration, seats, seed)
+             for i, (game, round_, configuration, seats, seed) in enumerate(schedule)])
+
+
+# ---------------------------------------------------------------- games
 
 
 def save_game(ws: Workspace, league: str, record: GameRecord) -> bool:
@@ -134,21 +129,8 @@ def _time(moment: datetime | None) -> str | None:
     return moment.isoformat() if moment else None
 
 
-def league_config(ws: Workspace, name: str) -> LeagueConfig:
-    """The league file as last run; ConfigError naming the known leagues if there is none of that name."""
-    row = ws.db.execute("SELECT config FROM leagues WHERE name = ?", (name,)).fetchone()
-    if row is None:
-        known = [r["name"] for r in ws.db.execute("SELECT name FROM leagues ORDER BY name")]
-        raise ConfigError(f"no league named {name!r} in workspace {ws.home} (leagues: {', '.join(known) or 'none yet'}; "
-                          "start one with 'hexarena league run FILE')")
-    try:
-        return LeagueConfig.model_validate_json(row["config"])
-    except ValueError as exc:  # a garbled row (pydantic's ValidationError is a ValueError)
-        raise ConfigError(f"league {name!r}: its stored definition is garbled ({_first_line(exc)}); run its league "
-                          "file again to store it anew ('hexarena league run FILE'), or see 'hexarena doctor'") from None
-
-
-def _first_line(exc: Exception) -> str:
+def first_line(exc: Exception) -> str:
+    """An exception's first line, at most 200 characters (a garbled row's problem, as a warning or error says it)."""
     return str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
 
 
@@ -178,12 +160,8 @@ def played_ids(ws: Workspace, league: str) -> set[str]:
 
 def records(ws: Workspace, league: str) -> list[GameRecord]:
     """The stored records of the league's current schedule, in schedule order. A garbled record is left out
-    with a warning line on stderr naming its game (``hexarena doctor`` reports every damaged row)."""
+    with a warning naming its game (see the module docstring)."""
     return _parsed(_rows(ws, f"SELECT g.id, g.record {SCHEDULED} ORDER BY s.position", (league,)), league)
-
-
-# the stored games of a league's current schedule (s: its league_games rows, g: their games rows)
-SCHEDULED = "FROM league_games s JOIN games g ON g.id = s.game WHERE s.league = ?"
 
 
 def _parsed(rows: list[tuple], league: str, *, warn: bool = True) -> list[GameRecord]:
@@ -199,11 +177,8 @@ def _parsed(rows: list[tuple], league: str, *, warn: bool = True) -> list[GameRe
 
 
 def _garbled(game: str, league: str, exc: Exception) -> None:
-    print(f"hexarena: warning: game {game} of league {league}: its stored record is garbled "
-          f"({_first_line(exc)}); left out (see 'hexarena doctor')", file=sys.stderr)
-
-
-RECORD_KEYS = ("id", "config", "seats", "moves", "result")
+    log.warning("game %s of league %s: its stored record is garbled (%s); left out (see 'hexarena doctor')",
+                game, league, first_line(exc))
 
 
 def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
@@ -225,9 +200,6 @@ def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
             _garbled(game, league, exc)
             continue
         yield text, data
-
-
-MOVES, RESULT = ',"moves":[', ',"result":'
 
 
 def _read_record(text: str) -> object:
@@ -269,7 +241,8 @@ def think_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]
 
 
 def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
-    """The seat frame (``hexarena.leagues.results.tables``) of the league's current schedule, straight from the results table."""
+    """The seat rows (``hexarena.leagues.results.rows``) of the league's current schedule as a normalised frame,
+    straight from the results table."""
     cursor = ws.db.cursor()
     cursor.row_factory = None  # plain tuples: much faster than sqlite3.Row for many rows
     columns = ", ".join(f"r.{c}" for c in RESULT_COLUMNS)
@@ -288,8 +261,11 @@ def time_per_move(ws: Workspace, league: str) -> tuple[float, int]:
     return (row[0] / row[1], row[1]) if row[1] else (0.0, 0)
 
 
+# ---------------------------------------------------------------- the tally
+
+
 def tally(ws: Workspace, league: str) -> Tally:
-    """The tally (``hexarena.leagues.results.tables.Tally``) of the league's current schedule, from its rows of the tables
+    """The tally (``hexarena.leagues.results.rows.Tally``) of the league's current schedule, from its rows of the tables
     ``totals`` and ``shapes`` (a few thousand rows for a million games): ``save_game`` keeps them, and they
     are folded from the results table when the league has none (its first read after the migration to
     schema 5, or after its schedule changed)."""
@@ -305,12 +281,6 @@ def tally(ws: Workspace, league: str) -> Tally:
     frame_types = {"players": "int64", "seat": "int64", "placement": "int64", "weight": "int64"}
     return Tally(sums.astype(counts | {"points": "float64", "think_ms": "float64"}),
                  normalise(games.astype(frame_types)))
-
-
-SEATS = 4  # the most players at a table (referee.record.BoardConfig)
-TOTALS_COLUMNS = ("league", "configuration", "bot", "games", "faulty", *SUM_COLUMNS)
-SHAPE_COLUMNS = ("league", "configuration", "players", *(f"{c}{i}" for i in range(SEATS) for c in ("bot", "placement")),
-                 "games")
 
 
 def _ensure_tallied(ws: Workspace, league: str) -> None:
@@ -343,10 +313,6 @@ def _fold(db: sqlite3.Connection, league: str) -> None:
     db.executemany(_insert("shapes", SHAPE_COLUMNS),
                    [(league, *row[:-1], *absent, row[-1]) for row in shapes])
     db.execute("INSERT INTO tallied (league) VALUES (?)", (league,))
-
-
-# the results of a league's current schedule (s: its league_games rows, r: their results rows)
-SCHEDULED_RESULTS = "FROM league_games s JOIN results r ON r.game = s.game WHERE s.league = ?"
 
 
 def _insert(table: str, columns: tuple[str, ...]) -> str:
@@ -382,6 +348,8 @@ def _rows(ws: Workspace, sql: str, params: tuple) -> list[tuple]:
     cursor.row_factory = None  # plain tuples
     return cursor.execute(sql, params).fetchall()
 
+
+# ---------------------------------------------------------------- the server's read API
 
 
 def schedule_counts(ws: Workspace) -> dict[str, tuple[int, int]]:
@@ -426,7 +394,6 @@ def games_page(ws: Workspace, league: str, *, bot: str | None = None, configurat
                      "termination": row["termination"], "offender": row["offender"], "started": row["started"],
                      "finished": row["finished"]})
     return total, page
-
 
 
 # ---------------------------------------------------------------- reading a damaged database (hexarena doctor)

@@ -1,113 +1,40 @@
 """League tables with pandas: standings and crosstables, pure functions over one frame of per-seat results.
 
-This module owns the tables' computations and their presentation, and no storage: it reads no database,
-and the store does not take its layout from here (``hexarena.leagues.results.store.RESULT_COLUMNS`` and ``hexarena.leagues.workspace.schema``
-declare the stored columns; ``SEAT_COLUMNS`` is the frame's column list, for the tables only).
-
-Everything starts from a *seat frame*: one row per seat of every game (``seat_frame(records)`` builds it
-from game records; ``hexarena.leagues.results.store.seat_frame`` reads one from the store's results table):
-
-    game, configuration, players, seat, bot,
-    score (cells taken), against (cells taken by the others at the table), placement (1 = first),
-    points, win, draw, loss (0/1), moves (own moves, not substituted), think_ms (their total),
-    faults (all of this seat's faults in the game), fault_<reason> for every reason in hexarena.referee.record.FAULTS
-
-Points by placing: at a table of k players a seat earns, against each of the k−1 others, 1 if it placed
-ahead, ½ if level, 0 if behind, and the sum is divided by k−1. With 2 players that is win 1, draw ½,
-loss 0; with 3–4 players, first alone = 1, last alone = 0. ``win`` means first place alone, ``draw``
-first place shared, ``loss`` anything else (``Outcome.result_for``).
+This module owns the tables' computations and their presentation, and no storage: it reads no database.
+Everything starts from a *seat frame*: one row per seat of every game, the rows and columns of
+``hexarena.leagues.results.rows`` (``seat_frame(records)`` builds one from game records;
+``hexarena.leagues.results.store.seat_frame`` reads one from the store's results table), or from a ``Tally``,
+the same rows folded per bot (``tally(frame)``, or ``hexarena.leagues.results.store.tally``).
 
 Standings rank by score % (points per game, so a bot that joined late is not behind for having played
 less), then points, then cell difference. A bot is *flagged* when the share of its games with at least
-one fault is above the league's threshold. Tables split by configuration with ``by_configuration``.
+one fault is above the league's threshold. Tables split by configuration with ``Tally.by_configuration``.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
-from hexarena.leagues.results.wording import markdown_table, result_for
-from hexarena.referee.record import FAULTS, GameRecord
-
-FAULT_COLUMNS = [f"fault_{reason}" for reason in FAULTS]
-SEAT_COLUMNS = ["game", "configuration", "players", "seat", "bot", "score", "against", "placement", "points",
-                "win", "draw", "loss", "moves", "think_ms", "faults", *FAULT_COLUMNS]
-
-
-def seat_rows(record: GameRecord) -> list[dict]:
-    """One dict per seat of a game, with the columns of the seat frame."""
-    placements, scores = record.result.placements, record.result.scores
-    players = len(record.seats)
-    total = sum(scores)
-    rows = []
-    for seat, bot in enumerate(record.seats):
-        mine = placements[seat]
-        ahead = sum(p > mine for p in placements)
-        level = sum(p == mine for p in placements) - 1
-        result = result_for(record, seat)
-        timed = [m.ms for m in record.moves if m.seat == seat and not m.substituted]
-        faults = {column: 0 for column in FAULT_COLUMNS}
-        for fault in record.result.forfeits:
-            if fault.seat == seat:
-                faults[f"fault_{fault.reason}"] += 1
-        rows.append({
-            "game": record.id, "configuration": record.config.label, "players": players, "seat": seat, "bot": bot,
-            "score": scores[seat], "against": total - scores[seat], "placement": mine,
-            "points": (ahead + level / 2) / (players - 1),
-            "win": int(result == "win"), "draw": int(result == "draw"), "loss": int(result == "loss"),
-            "moves": len(timed), "think_ms": float(sum(timed)), "faults": sum(faults.values()), **faults,
-        })
-    return rows
+from hexarena.leagues.results.rows import FAULT_COLUMNS, SEAT_COLUMNS, SUM_COLUMNS, Tally, normalise, seat_rows
+from hexarena.leagues.results.wording import markdown_table
+from hexarena.referee.record import GameRecord
 
 
 def seat_frame(records: Iterable[GameRecord]) -> pd.DataFrame:
-    """The seat frame of some game records (see the module docstring)."""
+    """The seat frame of some game records (``hexarena.leagues.results.rows``)."""
     rows = [row for record in records for row in seat_rows(record)]
     return normalise(pd.DataFrame(rows, columns=SEAT_COLUMNS))
-
-
-def normalise(frame: pd.DataFrame) -> pd.DataFrame:
-    """Categorical bot and configuration columns (fast grouping), rows ordered by game and seat."""
-    frame = frame.astype({"bot": "category", "configuration": "category"})
-    return frame.sort_values(["game", "seat"], kind="stable", ignore_index=True)
-
-
-@dataclass(frozen=True)
-class Tally:
-    """A league's results folded for the tables: ``sums`` as ``bot_sums`` gives them (for ``ranked``), and
-    ``games`` a seat frame of the columns game, configuration, players, seat, bot, placement and weight, one
-    game per distinct configuration, seats and placings standing for ``weight`` games (for ``head_to_head``,
-    ``crosstable`` and ``hexarena.leagues.results.ratings``). ``tally(frame)`` folds a seat frame; ``hexarena.leagues.results.store.tally``
-    folds the stored results in SQL."""
-
-    sums: pd.DataFrame
-    games: pd.DataFrame
-
-    def by_configuration(self) -> Iterator[tuple[str, Tally]]:
-        """``(configuration label, its tally)`` for each configuration that has games, in label order."""
-        for label, games in by_configuration(self.games):
-            yield label, Tally(self.sums[self.sums["configuration"].astype(str) == label], games)
 
 
 def tally(frame: pd.DataFrame) -> Tally:
     """The tally of a seat frame (each game its own, weight 1)."""
     games = frame[["game", "configuration", "players", "seat", "bot", "placement"]].assign(weight=1)
     return Tally(bot_sums(frame), games)
-
-
-def by_configuration(frame: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
-    """``(configuration label, its rows)`` for each configuration that has games, in label order."""
-    for label in sorted(frame["configuration"].astype(str).unique()):
-        yield label, frame[frame["configuration"] == label]
-
-
-SUM_COLUMNS = ["win", "draw", "loss", "points", "score", "against", "moves", "think_ms", "faults", *FAULT_COLUMNS]
 
 
 def bot_sums(frame: pd.DataFrame) -> pd.DataFrame:

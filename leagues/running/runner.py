@@ -29,7 +29,7 @@ from math import comb
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from hexarena.leagues.results import store
+from hexarena.leagues.results import definitions, store
 from hexarena.leagues.registry.resolve import ResolvedBot, active_bots, resolve
 from hexarena.leagues.schedule.config import ALL, MAX_TABLES, LeagueConfig
 from hexarena.leagues.running.jobs import Job
@@ -135,7 +135,7 @@ class Pending:
     games: list[ScheduledGame]
     todo: list[ScheduledGame]
     bots: dict[str, BotSpec]
-    definition: store.Definition
+    definition: definitions.Definition
 
     def left(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Games to play by configuration and by bot (a game counts once for each of its seats)."""
@@ -151,8 +151,8 @@ def pending(ws: Workspace, league: LeagueConfig, source: str = "<league>", repla
             verify: bool = True) -> Pending:
     """The resume logic: the schedule computed afresh, less the games already stored (of any earlier run).
     A file whose name is stored with another definition is refused (ConfigError naming the difference)
-    unless ``replace``: then its schedule, under the edition ``store.definition`` gives it, is what is played."""
-    known = store.definition(ws, league)
+    unless ``replace``: then its schedule, under the edition ``definitions.definition`` gives it, is what is played."""
+    known = definitions.definition(ws, league)
     if known.differences and not replace:
         raise ConfigError(f"{source}: {known.refusal()}")
     games, bots = planned(ws, league, source, known.edition, verify)
@@ -205,7 +205,7 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
     # store's tables), so the bots start meanwhile
     with closing(executor.run(jobs, observer) if observer is not None else executor.run(jobs)) as finished:
         try:
-            store.save_schedule(ws, league, games, to_play.definition.edition)
+            definitions.save_schedule(ws, league, games, to_play.definition.edition)
             display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None
             for record in finished:
                 played += store.save_game(ws, league.name, record)

@@ -48,6 +48,7 @@ from hexarena.leagues.schedule.seating import CYCLE, seat_orders
 from hexarena.protocol.errors import ConfigError
 from hexarena.protocol.validation import Style, describe_validation_error, plain_text
 from hexarena.referee.clock import TimeControl, TimeControlField
+from hexarena.referee.game import FaultPolicy
 from hexarena.referee.record import BoardConfig
 
 ALL = "all"
@@ -91,7 +92,7 @@ class LeagueConfig(BaseModel):
     games_per_pairing: int | None = Field(None, ge=1, le=1000)
     sample: int = Field(0, ge=0, le=MAX_TABLES)
     time_control: TimeControlField = TimeControl.parse("200ms")
-    fault_policy: Literal["forfeit", "substitute"] = "forfeit"
+    fault_policy: FaultPolicy = "forfeit"
     flag_threshold: float = Field(0.1, ge=0.0, le=1.0)
     concurrency: int | None = Field(None, ge=1, le=256)
     executor: Literal["local", "dask"] = Field("local", exclude_if=lambda value: value == "local")

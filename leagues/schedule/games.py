@@ -13,7 +13,7 @@ played in every seat order of every cycle (a seat-swapped pair with 2 players).
 
 Ids hash the league name, the configuration, the seat keys (``name@version-hash``) in seat order,
 the game index and, only when there is one, the start position, and, only when it is not 0, the league's
-edition (``hexarena.leagues.results.store.Definition``: its terms of play were replaced), and nothing else: adding a bot adds
+edition (``hexarena.leagues.results.definitions.Definition``: its terms of play were replaced), and nothing else: adding a bot adds
 games without changing any existing id, and a new version of a bot gives its games new ids (so they
 are played again).
 

@@ -1,5 +1,8 @@
 """Publishing a league: a static results site with a replay viewer, plus Markdown, CSV and JSON.
 
+This module writes the site and nothing else: what it shows is the league's ``LeagueReport``
+(``hexarena.leagues.results.report``, the view the server's read API shows too), written as pages and files.
+
     publish(ws, "demo", "site/")          reads the league's records from the store and writes:
 
     site/index.html        standings with ratings (95% intervals), rating chart, crosstable heat map,
@@ -22,8 +25,8 @@ The site needs no server: data files are scripts that assign a global, because b
 ``fetch`` (and HTTP ranges) on ``file://``; a chunk holds each game's record as a JSON string, so loading
 one parses only that game. Everything a bot named is escaped (bots are untrusted).
 
-A big store's site is written from the store in one pass over its records (``hexarena.leagues.results.store.stored_games``),
-with the tables from the store's tally; nothing holds every record at once.
+A big store's site is written in one pass over its records (``LeagueReport.games``: the store's
+``stored_games``), with the tables from the store's tally; nothing holds every record at once.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 from hexarena.referee.record import BoardConfig, GameRecord
 from hexarena.leagues.results.report import (
-    Facts, LeagueReport, board_of, bot_pages, format_number, league_view, standings_payload, strip_paths,
+    Facts, LeagueReport, board_of, league_view, standings_payload, strip_paths, unique_stems,
 )
 
 SITE = Path(__file__).parent  # the templates, scripts and stylesheet beside this module
@@ -56,6 +59,12 @@ LOG_EXCERPT = 1500  # characters of a bot's log shown beside a fault
 MANIFEST = ".hexarena-site.json"  # the files a publish wrote: the next one removes those it does not write
 GAMES_PER_CHUNK = 1000  # games per file of games/: the viewer loads one such file (1-3 MB) for one game
 LIST_PART = 10_000  # rows of the games list per data/games-<k>.js (a multiple of the page's 50)
+MARKDOWN_COLUMNS = [  # (column, header, format)
+    ("rank", "#", "{:d}"), ("bot", "Bot", "{}"), ("games", "Games", "{:d}"), ("wins", "W", "{:d}"),
+    ("draws", "D", "{:d}"), ("losses", "L", "{:d}"), ("points", "Points", "{:g}"),
+    ("score_pct", "Score %", "{:.1f}"), ("cells_diff", "Cells ±", "{:+d}"), ("elo", "Elo", "{:.0f}"),
+]
+_LOG_NAMES: dict[Path, tuple[int, list[str]]] = {}  # a logs folder → (its mtime, its sorted file names): _log_names
 
 
 def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
@@ -155,7 +164,22 @@ def _write_pages(out: Path, league: LeagueReport) -> None:
     write_exports(out, league)
 
 
-# ---- names of files -------------------------------------------------------------------------------
+# ---- names of files and numbers -------------------------------------------------------------------
+
+def bot_pages(bots: list[str]) -> dict[str, str]:
+    """Bot → its page, e.g. ``greedy@1a2b3c4d5e`` → ``bot-greedy_1a2b3c4d5e.html``."""
+    return {bot: f"bot-{stem}.html" for bot, stem in zip(bots, unique_stems(bots))}
+
+
+def format_number(value: object, digits: int | None = None) -> str:
+    """Table cells: NaN as empty, floats to ``digits`` places (default: as short as exact, else 1 place)."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return ""
+    if not isinstance(value, float):
+        return str(value)
+    if digits is None:
+        return f"{value:g}" if value.is_integer() or (2 * value).is_integer() else f"{value:.1f}"
+    return f"{value:.{digits}f}"
 
 
 # ---- the index ------------------------------------------------------------------------------------
@@ -281,9 +305,6 @@ def _log_names(logs_dir: Path) -> list[str]:
     return _LOG_NAMES[logs_dir][1]
 
 
-_LOG_NAMES: dict[Path, tuple[int, list[str]]] = {}
-
-
 # ---- data files for the scripts -------------------------------------------------------------------
 
 def write_game_data(out: Path, league: LeagueReport) -> dict:
@@ -312,7 +333,7 @@ def write_game_data(out: Path, league: LeagueReport) -> dict:
     chunks.close()
     labels = sorted({label for _, label in configs.values()})
     config_index = {c: i for i, c in enumerate(labels)}
-    boards = {label: {"geometry": c.geometry, **c.board().to_json(border=c.border)} for c, label in configs.values()}
+    boards = {label: c.board().drawing(border=c.border) for c, label in configs.values()}
     _write_js(out / "data" / "boards.js", "HEXARENA_BOARDS", boards)
     rows.sort(key=lambda row: (row[0], row[1]), reverse=True)
     listed = [row[2] for row in rows]  # the rows of the list, newest first, their configuration by its index
@@ -387,13 +408,6 @@ def _write_js(path: Path, name: str, value: object) -> None:
 
 
 # ---- standings.md / .csv / .json and games.jsonl ---------------------------------------------------
-
-MARKDOWN_COLUMNS = [  # (column, header, format)
-    ("rank", "#", "{:d}"), ("bot", "Bot", "{}"), ("games", "Games", "{:d}"), ("wins", "W", "{:d}"),
-    ("draws", "D", "{:d}"), ("losses", "L", "{:d}"), ("points", "Points", "{:g}"),
-    ("score_pct", "Score %", "{:.1f}"), ("cells_diff", "Cells ±", "{:+d}"), ("elo", "Elo", "{:.0f}"),
-]
-
 
 def standings_markdown(league: LeagueReport) -> str:
     """The standings as a GitHub Markdown table, with the 95% interval and fault counts."""

@@ -5,8 +5,9 @@
       registry/               bot snapshots, one folder per content hash
       logs/                   per-game bot logs
       locks/                  one flock file per league: one runner at a time (hexarena.leagues.workspace.locks)
+      site/NAME/              each league's results site, where ``hexarena publish`` and the server write it
 
-This module owns the folder's layout and the database connection: opening it (WAL, foreign keys),
+This module owns the folder's layout (``Layout``: every path above, spelled once) and the database connection: opening it (WAL, foreign keys),
 bringing its schema to the current version (``hexarena.leagues.workspace.schema.upgrade``, before anything reads a table;
 a database written by a newer hexarena is refused), and ``transaction``. It holds no table's layout
 (``hexarena.leagues.workspace.schema``) and reads or writes no rows (``hexarena.leagues.results.store``, ``hexarena.leagues.registry.submit``).
@@ -32,15 +33,45 @@ def default_home() -> Path:
     return Path(os.environ.get("HEXARENA_HOME") or DEFAULT_HOME)
 
 
-class Workspace:
-    """Paths and the database connection of one workspace folder, its schema at ``schema.VERSION``.
+class Layout:
+    """Where each part of the workspace at ``home`` lies (nothing is opened or made: ``Workspace`` opens it)."""
+
+    def __init__(self, home: str | Path | None = None) -> None:
+        self.home = Path(home) if home is not None else default_home()
+
+    @property
+    def database(self) -> Path:
+        return self.home / "hexarena.db"
+
+    @property
+    def registry_dir(self) -> Path:
+        return self.home / "registry"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.home / "logs"
+
+    @property
+    def locks_dir(self) -> Path:
+        """The league runners' lock files (``hexarena.leagues.workspace.locks``), made by the first runner."""
+        return self.home / "locks"
+
+    @property
+    def site_dir(self) -> Path:
+        """The leagues' results sites, one folder per league (``site_dir / NAME``): ``hexarena publish``'s default
+        folder, the demo's, and the one the server publishes and serves."""
+        return self.home / "site"
+
+
+class Workspace(Layout):
+    """Paths (``Layout``) and the database connection of one workspace folder, its schema at ``schema.VERSION``.
 
     ``migrated_from``: the schema version this open migrated the database from; None if it was current
     already or has just been created.
     """
 
     def __init__(self, home: str | Path | None = None) -> None:
-        self.home = Path(home) if home is not None else default_home()
+        super().__init__(home)
         if self.home.exists() and not self.home.is_dir():
             raise ConfigError(f"workspace {self.home}: is a file, not a folder (give --home or HEXARENA_HOME a folder; "
                               "a new one is made where none exists)")
@@ -77,10 +108,6 @@ class Workspace:
             raise
         self.db.row_factory = sqlite3.Row
 
-    @property
-    def database(self) -> Path:
-        return self.home / "hexarena.db"
-
     # The page check (``PRAGMA quick_check``) reads the whole file: 12 s for a million games. It runs when the
     # file changed since the last clean check (size or modification time of the database, size of its WAL;
     # every write transaction or checkpoint changes one of them), so reading commands after it are quick.
@@ -102,14 +129,6 @@ class Workspace:
             (self.home / self.CHECKED).write_text(stamp + "\n", encoding="ascii")
         except OSError:  # a read-only home: the next open checks again
             pass
-
-    @property
-    def registry_dir(self) -> Path:
-        return self.home / "registry"
-
-    @property
-    def logs_dir(self) -> Path:
-        return self.home / "logs"
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

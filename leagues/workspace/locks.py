@@ -3,7 +3,7 @@
     with league_lock(ws, "demo"):       # ConfigError naming the holder's pid if another process runs it
         ...
 
-The lock is ``fcntl.flock`` on ``HOME/locks/<league>.lock``, whose content is the holder's pid (for
+The lock is ``fcntl.flock`` on ``HOME/locks/<league>.lock`` (``ws.locks_dir``), whose content is the holder's pid (for
 the error message only: the flock is the lock). The kernel releases a flock when its process dies
 however it dies, SIGKILL included, so a killed runner never leaves a league locked; the file stays
 and is simply locked again by the next runner. Locks are advisory and per open file: a second
@@ -24,7 +24,7 @@ from hexarena.protocol.errors import ConfigError
 @contextmanager
 def league_lock(ws: Workspace, league: str) -> Iterator[None]:
     """Hold the league's lock for the block; ConfigError at once if another runner holds it."""
-    folder = ws.home / "locks"
+    folder = ws.locks_dir
     path = folder / f"{league}.lock"
     try:
         folder.mkdir(exist_ok=True)
