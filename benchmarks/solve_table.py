@@ -12,7 +12,8 @@ import argparse
 import platform
 import time
 
-from hexarena.bots.brains.solver import Solver, SolverTimeout, compiled
+from hexarena.bots.brains.solver import Solver, compiled
+from hexarena.bots.errors import SolverTimeout
 from hexarena.protocol.board import make_board
 from hexarena.protocol.rules import Options, Rules
 

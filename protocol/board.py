@@ -26,17 +26,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from hexarena.protocol.errors import ConfigError
+from hexarena.protocol.errors import BoardError
 
 GEOMETRIES = ("hex", "square")
 MIN_SIDE, MAX_SIDE = 1, 10
 PRESETS = ("2x2", "2x3", "3x3", "3x4", "4x4", "4x5", "5x5", "6x6")
 
 _SIZE = re.compile(r"^\s*([0-9]+)\s*[xX×]\s*([0-9]+)\s*$")
-
-
-class BoardError(ConfigError):
-    """A board size or geometry outside what hexarena plays."""
 
 
 @dataclass(frozen=True)

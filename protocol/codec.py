@@ -20,7 +20,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from hexarena.protocol.board import GEOMETRIES, Board, BoardError, parse_size
+from hexarena.protocol.board import GEOMETRIES, Board, parse_size
+from hexarena.protocol.errors import BoardError
 from hexarena.protocol.errors import ProtocolError
 
 VERSION = "v1"

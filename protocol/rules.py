@@ -19,11 +19,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from hexarena.protocol.board import Board
-from hexarena.protocol.errors import RulesError
-
-
-class IllegalMove(RulesError):
-    """A line that is out of range or already drawn."""
+from hexarena.protocol.errors import IllegalMove
 
 
 @dataclass(frozen=True)

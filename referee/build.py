@@ -26,11 +26,11 @@ import subprocess
 import threading
 from pathlib import Path
 
-from hexarena.protocol.errors import BotFault
 from hexarena.referee import sandbox
 from hexarena.referee.launch import bot_environment
 from hexarena.referee.limits import Limits
 from hexarena.referee.manifest import Manifest
+from hexarena.referee.errors import BuildFailed
 
 BUILD_TIMEOUT = 300.0  # seconds
 OUTPUT_TAIL = 4000  # characters of build output kept (a report, the registry's database)
@@ -38,14 +38,6 @@ OUTPUT_TAIL = 4000  # characters of build output kept (a report, the registry's 
 _outcomes: dict[Path, str | BuildFailed] = {}  # resolved folder → its build log, or how it failed
 _locks: dict[Path, threading.Lock] = {}
 _locks_lock = threading.Lock()
-
-
-class BuildFailed(BotFault):
-    """A bot's build could not start, failed or hung: a ``no_connection`` fault; ``log`` is its output's tail."""
-
-    def __init__(self, detail: str, log: str = "") -> None:
-        super().__init__("no_connection", detail)
-        self.log = log
 
 
 def build(folder: Path, manifest: Manifest, *, timeout: float = BUILD_TIMEOUT, sandboxed: bool = True) -> str:

@@ -27,7 +27,8 @@ from typing import Literal, Protocol, get_args
 
 from hexarena.protocol import codec
 from hexarena.protocol.errors import BotFault
-from hexarena.protocol.rules import IllegalMove, State, Step
+from hexarena.protocol.rules import State, Step
+from hexarena.protocol.errors import IllegalMove
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.observers import tell
 from hexarena.referee.record import BoardConfig, Forfeit, GameRecord, Result, move_records

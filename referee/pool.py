@@ -42,6 +42,7 @@ from hexarena.protocol.errors import HexarenaError
 from hexarena.referee.observers import tell
 from hexarena.referee.referee import Referee
 from hexarena.referee.settings import RefereeSettings
+from hexarena.referee.errors import WorkerLost
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -102,10 +103,6 @@ def referee_pool(settings: RefereeSettings, size: int, name: str = "referee") ->
     if size <= 1:
         return RefereePool(lambda: Referee(settings), size, name)
     return RefereeProcessPool(settings, size, name)
-
-
-class WorkerLost(HexarenaError):
-    """A referee worker process ended without being asked (killed, out of memory): one line."""
 
 
 class RefereeProcessPool:

@@ -50,6 +50,7 @@ from pathlib import Path
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee import namespaces, relay
 from hexarena.referee.limits import Limits
+from hexarena.referee.errors import SandboxMissing
 
 INSTALL = "apt-get install bubblewrap"
 UID = namespaces.UID  # nobody, inside the sandbox's own user namespace
@@ -65,10 +66,6 @@ SHARE = "HEXARENA_SANDBOX_SHARE"
 CHOICE = "HEXARENA_SANDBOX"  # "bwrap" or "unshare": the organiser forces a path; unset: bwrap where installed
 PATHS = ("bwrap", "unshare")
 MiB = 1024 * 1024
-
-
-class SandboxMissing(ConfigError):
-    """No sandbox can be made on this machine and the organiser did not pass --no-sandbox."""
 
 
 def bwrap() -> str | None:

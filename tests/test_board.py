@@ -5,7 +5,8 @@ import subprocess
 
 import pytest
 
-from hexarena.protocol.board import GEOMETRIES, PRESETS, BoardError, make_board, parse_size
+from hexarena.protocol.board import GEOMETRIES, PRESETS, make_board, parse_size
+from hexarena.protocol.errors import BoardError
 
 SIZES = [(r, c) for r in range(1, 11) for c in range(1, 11)]
 

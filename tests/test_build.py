@@ -11,7 +11,8 @@ import pytest
 from conftest import processes_with
 
 from hexarena.protocol.errors import BotFault
-from hexarena.referee.build import BuildFailed, build, moved
+from hexarena.referee.build import build, moved
+from hexarena.referee.errors import BuildFailed
 from hexarena.referee.manifest import Manifest
 
 

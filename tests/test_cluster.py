@@ -22,7 +22,8 @@ from hexarena.leagues.results import store
 from hexarena.leagues.registry.submit import submit
 from hexarena.leagues.running.executors import dask_driver
 from hexarena.leagues.running.executors.dask_driver import DaskExecutor, seat_cycles
-from hexarena.leagues.running.executors.dask_worker import CACHE_ENV, SnapshotMismatch, close_referees, snapshot
+from hexarena.leagues.running.executors.dask_worker import CACHE_ENV, close_referees, snapshot
+from hexarena.leagues.errors import SnapshotMismatch
 from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.running.runner import league_settings, run_league
 from hexarena.leagues.workspace.home import Workspace

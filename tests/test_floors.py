@@ -163,7 +163,24 @@ def test_the_wings_of_leagues_depend_one_way():
         wrong += [f"{path.relative_to(ROOT)}:{line} imports {name}" for line, name in imports_of(path)
                   if wing_of(name) not in (None, wing, *WINGS[wing])]
     assert wrong == []
-    assert {path.name for path in (ROOT / "leagues").iterdir() if path.suffix == ".py"} == {"__init__.py"}
+    assert {path.name for path in (ROOT / "leagues").iterdir() if path.suffix == ".py"} == {"__init__.py", "errors.py"}
+
+
+def test_each_floor_has_one_errors_module_and_defines_its_exceptions_there():
+    for floor in LOWER:
+        assert (ROOT / floor / "errors.py").is_file(), floor
+    wrong = []
+    for path in our_files():
+        if path.name == "errors.py" or path.parts[-3:-1] == ("referee", "legacy"):
+            continue
+        if path.relative_to(ROOT) == Path("referee/namespaces.py"):  # a program of its own (python -I -S): no imports
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            bases = [ast.unparse(base) for base in getattr(node, "bases", [])]
+            private = node.name.startswith("_") if isinstance(node, ast.ClassDef) else True  # one module's own signal
+            if not private and any(b.endswith(("Error", "Fault", "Exception")) for b in bases):
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno} class {node.name}({', '.join(bases)})")
+    assert wrong == []
 
 
 def test_no_files_import_each_other_in_a_circle():

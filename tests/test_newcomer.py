@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from hexarena.cli import register
 from hexarena.leagues.registry.submit import submit
+from hexarena.referee.errors import SandboxMissing
 
 HEXARENA = [sys.executable, "-m", "hexarena"]
 
@@ -206,7 +207,7 @@ def test_the_demo_runs_its_reference_bots_where_no_sandbox_can_be_made_but_nothi
     with Workspace(home) as ws:
         submit(ws, mine, check=False, author="alice")
     assert demo_without_sandbox(home) is False  # an author's bot: the refusal stands
-    with __import__("pytest").raises(sandbox.SandboxMissing):
+    with __import__("pytest").raises(SandboxMissing):
         sandbox.require()
 
 

@@ -20,7 +20,8 @@ from hexarena.protocol.errors import ConfigError
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.seats.inprocess import InProcessSpec
 from hexarena.referee.seats.process import BotSpec
-from hexarena.referee.pool import RefereePool, RefereeProcessPool, WorkerLost, referee_pool
+from hexarena.referee.pool import RefereePool, RefereeProcessPool, referee_pool
+from hexarena.referee.errors import WorkerLost
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
 from hexarena.referee.settings import RefereeSettings

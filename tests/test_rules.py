@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hexarena.protocol.board import make_board
-from hexarena.protocol.rules import IllegalMove, Options, Rules
+from hexarena.protocol.rules import Options, Rules
+from hexarena.protocol.errors import IllegalMove
 
 configs = st.builds(
     lambda geometry, rows, cols, players, misere, border: Rules(

@@ -33,6 +33,7 @@ from hexarena.referee.clock import TimeControl
 from hexarena.referee.seats.process import BotSpec
 from hexarena.referee.launch import Limits
 from hexarena.referee.record import BoardConfig
+from hexarena.referee.errors import SandboxMissing
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 RANDOM = BotSpec("random", BOTS / "random")
@@ -288,7 +289,7 @@ def test_a_stdio_flood_without_newlines_is_bounded(make_referee, sandbox_path):
 def test_no_sandbox_is_refused_with_how_to_install_it(monkeypatch, tmp_path):
     monkeypatch.setattr(sandbox, "bwrap", lambda: None)
     monkeypatch.setattr(sandbox, "user_namespaces", lambda: "unshare the user namespace: Operation not permitted")
-    with pytest.raises(sandbox.SandboxMissing) as refused:
+    with pytest.raises(SandboxMissing) as refused:
         sandbox.wrap(["true"], tmp_path, {}, Limits())
     assert str(refused.value) == (
         "cannot sandbox bots: bubblewrap (bwrap) is not installed, and user namespaces do not work here: unshare the "
@@ -296,7 +297,7 @@ def test_no_sandbox_is_refused_with_how_to_install_it(monkeypatch, tmp_path):
         "to run bots unconfined")
     monkeypatch.setenv(sandbox.CHOICE, "bwrap")  # forced, and missing: no quiet fallback
     monkeypatch.setattr(sandbox, "user_namespaces", lambda: None)
-    with pytest.raises(sandbox.SandboxMissing, match=r"^cannot sandbox bots: HEXARENA_SANDBOX=bwrap, and bubblewrap "):
+    with pytest.raises(SandboxMissing, match=r"^cannot sandbox bots: HEXARENA_SANDBOX=bwrap, and bubblewrap "):
         sandbox.wrap(["true"], tmp_path, {}, Limits())
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hexarena.bots.brains.solver import Solver, SolverTimeout, compiled, solve, symmetries
+from hexarena.bots.brains.solver import Solver, compiled, solve, symmetries
+from hexarena.bots.errors import SolverTimeout
 from hexarena.protocol.board import boards_with_few_free_lines, make_board
 from hexarena.protocol.rules import Options, Rules
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from hexarena.leagues.registry import uploads
 from hexarena.leagues.registry.snapshot import source_hash
-from hexarena.leagues.registry.uploads import Member, UploadRefused, read_archive
+from hexarena.leagues.registry.uploads import Member, read_archive
+from hexarena.leagues.errors import UploadRefused
 
 ROOT = Path(__file__).resolve().parent.parent
 PART = st.text(st.characters(codec="utf-8", exclude_characters="/\\\0", exclude_categories=("Cs",)),

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import time
 
-from hexarena.bots.brains.solver import Solver, SolverTimeout, compiled
+from hexarena.bots.brains.solver import Solver, compiled
+from hexarena.bots.errors import SolverTimeout
 from hexarena.protocol.rules import State
 
 SOLVE_FREE = 22  # the solver is tried from this many free lines down (2x3 hexagons, 27 lines, take ~4 s)

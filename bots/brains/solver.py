@@ -45,6 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hexarena.protocol.rules import Rules, State
+from hexarena.bots.errors import SolverTimeout
 
 try:  # the C search, built by pip where a compiler is found (pyproject.toml's ext-modules)
     from hexarena.bots.brains import _solvecore
@@ -63,10 +64,6 @@ def table_bits_for(mebibytes: int) -> int:
 def compiled() -> bool:
     """Whether the C search is installed (else every search runs in pure Python)."""
     return _solvecore is not None
-
-
-class SolverTimeout(Exception):
-    """The solver ran past its deadline."""
 
 
 @dataclass(frozen=True)

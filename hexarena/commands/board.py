@@ -10,7 +10,8 @@ import typer
 
 from hexarena.protocol.board import GEOMETRIES, make_board
 from hexarena.protocol.render import render
-from hexarena.protocol.rules import IllegalMove, Options, Rules, State
+from hexarena.protocol.rules import Options, Rules, State
+from hexarena.protocol.errors import IllegalMove
 
 
 def geometry_option(value: str) -> str:

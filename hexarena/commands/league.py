@@ -142,7 +142,7 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
                   replace: bool = False, sandboxed: bool = True):
     """Run the league to the end (its bots sandboxed unless ``sandboxed`` is False), print its tables; returns
     the workspace."""
-    from hexarena.leagues.running.executors.base import ExecutorLost
+    from hexarena.leagues.errors import ExecutorLost
     from hexarena.leagues.running.runner import league_settings, run_league
 
     ws = open_workspace(home, sandboxed)

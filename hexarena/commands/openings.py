@@ -63,7 +63,8 @@ def openings(
 
 def solved_values(config, positions: list, budget: float) -> list[tuple[tuple[int, ...], int, int]]:
     """(lines, value for the seat to move, index) of each position the solver settles within ``budget``."""
-    from hexarena.bots.brains.solver import Solver, SolverTimeout
+    from hexarena.bots.brains.solver import Solver
+    from hexarena.bots.errors import SolverTimeout
 
     rules = config.rules()
     solver = Solver(rules)

@@ -30,8 +30,10 @@ def solve(
     The value is seat 0's cells minus seat 1's at the end of the game, cells already
     taken included. Under --misere seat 0 wants it as low as possible.
     """
-    from hexarena.bots.brains.solver import Solver, SolverTimeout, table_bits_for
-    from hexarena.protocol.board import BoardError, make_board
+    from hexarena.bots.brains.solver import Solver, table_bits_for
+    from hexarena.bots.errors import SolverTimeout
+    from hexarena.protocol.board import make_board
+    from hexarena.protocol.errors import BoardError
     from hexarena.protocol.rules import Options, Rules
 
     if players != 2:

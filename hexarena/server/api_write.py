@@ -36,7 +36,8 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 from hexarena.server.api_common import author_of, workspace
 from hexarena.leagues.registry import uploads
 from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES
-from hexarena.leagues.registry.submit import NameTaken, submit, submitted
+from hexarena.leagues.registry.submit import submit, submitted
+from hexarena.leagues.errors import NameTaken, UploadRefused
 from hexarena.leagues.results.report import strip_paths
 from hexarena.protocol.errors import ConfigError, OutOfSpace
 from hexarena.referee.check import CheckItem
@@ -199,7 +200,7 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
                                          source=f"upload by {author}")
             except ConfigError as exc:  # the manifest, the copy: name the archive's files, not the temp folder
                 raise type(exc)(_relative(str(exc), folder)) from None
-    except uploads.UploadRefused as exc:
+    except UploadRefused as exc:
         raise HTTPException(413 if exc.too_large else 422, str(exc)) from None
     except NameTaken as exc:
         raise HTTPException(403, str(exc)) from None

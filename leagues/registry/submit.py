@@ -36,12 +36,14 @@ from typing import TYPE_CHECKING
 
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, HexarenaError, OutOfSpace, is_out_of_space
-from hexarena.referee.build import BUILD_TIMEOUT, BuildFailed, build, moved
+from hexarena.referee.build import BUILD_TIMEOUT, build, moved
+from hexarena.referee.errors import BuildFailed
 from hexarena.referee.manifest import Manifest, load_manifest
 from hexarena.leagues.registry.catalog import bot_history, checks_of, latest_row, snapshot_folder, utc_now, version_row
 from hexarena.leagues.registry.reference import REFERENCE_AUTHOR, REPO_BOTS, reference_names
 from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, SHORT_HASH, copy_and_hash, freeze, thaw, tree_hash
 from hexarena.leagues.workspace.locks import pid_alive
+from hexarena.leagues.errors import NameTaken
 
 if TYPE_CHECKING:
     from hexarena.referee.check import CheckItem
@@ -78,10 +80,6 @@ def submitted(ws: Workspace, result: SubmitResult) -> str:
         "unchanged": f"unchanged: {result.label} is already the latest version; nothing registered",
         "reactivated": f"reactivated {result.label}: the bot was retired and takes part in leagues again",
     }[result.status]
-
-
-class NameTaken(ConfigError):
-    """The bot's name belongs to another author (the server answers 403)."""
 
 
 class _Rejected(Exception):

@@ -31,21 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, UNLIMITED, megabytes, pack_snapshot
-from hexarena.protocol.errors import ConfigError
+from hexarena.leagues.errors import UploadRefused
 
 MAX_ARCHIVE_BYTES = 20 * 2**20  # an upload's size as sent (compressed)
 MAX_FILES = 2000  # entries (files and folders) of one archive
 MAX_NAME_BYTES = 255  # one part of a path
 MAX_PATH_BYTES = 1024  # a whole path
 _TAR_OVERHEAD = 1536  # bytes of tar stream per entry beyond its content (header, padding; pax records)
-
-
-class UploadRefused(ConfigError):
-    """An archive refused before anything was written. ``too_large``: over a size or count cap (HTTP 413)."""
-
-    def __init__(self, message: str, *, too_large: bool = False) -> None:
-        super().__init__(message)
-        self.too_large = too_large
 
 
 @dataclass(frozen=True)

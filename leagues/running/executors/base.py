@@ -11,13 +11,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 
 from hexarena.leagues.running.jobs import Job
-from hexarena.protocol.errors import HexarenaError
 from hexarena.referee.game import GameObserver
 from hexarena.referee.record import GameRecord
-
-
-class ExecutorLost(HexarenaError):
-    """An executor lost what plays its games (a cluster's scheduler): one line; the games stored so far are kept."""
 
 
 class Executor(ABC):

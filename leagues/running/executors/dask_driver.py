@@ -40,7 +40,8 @@ from concurrent.futures import CancelledError
 from pathlib import Path
 
 from hexarena.leagues.registry.snapshot import pack_snapshot
-from hexarena.leagues.running.executors.base import Executor, ExecutorLost
+from hexarena.leagues.running.executors.base import Executor
+from hexarena.leagues.errors import ExecutorLost
 from hexarena.leagues.running.executors.dask_worker import PLUGIN, RefereePlugin, WireJob, play_cycle
 from hexarena.leagues.running.jobs import Job
 from hexarena.protocol.errors import ConfigError

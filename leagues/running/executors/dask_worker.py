@@ -35,11 +35,12 @@ from pathlib import Path
 from hexarena.leagues.registry.snapshot import copy_and_hash
 from hexarena.leagues.running.jobs import Job, play_job
 from hexarena.leagues.workspace.locks import pid_alive
-from hexarena.protocol.errors import ConfigError, HexarenaError
+from hexarena.protocol.errors import ConfigError
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
 from hexarena.referee.seats.process import BotSpec
 from hexarena.referee.settings import RefereeSettings
+from hexarena.leagues.errors import SnapshotMismatch
 
 try:  # the plugin's base class; without distributed the module still imports (and DaskExecutor says why not)
     from distributed import WorkerPlugin as _PluginBase
@@ -47,10 +48,6 @@ except ImportError:
     _PluginBase = object
 CACHE_ENV = "HEXARENA_BOT_CACHE"
 PLUGIN = "hexarena-referees"
-
-
-class SnapshotMismatch(HexarenaError):
-    """A bot snapshot fetched from the driver does not have the content hash the task named."""
 
 
 @dataclass(frozen=True)
