@@ -5,7 +5,7 @@
 
 BRAIN is chains, mcts or perfect (bots/brains/); TIME is a fixed limit per move in ms
 (``200``) or a bank plus increment in ms (``10000+100``). Each game runs in the referee's one game
-loop with in-process seats (``referee/inprocess.py``): the same clocks, and a brain out of time loses.
+loop with in-process seats (``referee/seats/inprocess.py``): the same clocks, and a brain out of time loses.
 Two games run at once (one per core). Prints BRAIN_A's wins, draws and losses, as the first and as
 the second player, the mean thinking time per game and any bot that lost on time.
 """

@@ -27,7 +27,7 @@ from hexarena.protocol import codec
 from hexarena.protocol.errors import ProtocolError
 from hexarena.protocol.rules import Options, Rules, State
 
-# a remote seat over tcp (referee/remote.py): the referee's public key and this bot's CURVE key pair
+# a remote seat over tcp (referee/seats/remote.py): the referee's public key and this bot's CURVE key pair
 CURVE_VARIABLES = ("HEXARENA_SERVER_KEY", "HEXARENA_PUBLIC_KEY", "HEXARENA_SECRET_KEY")
 
 
@@ -114,7 +114,7 @@ Choose = Callable[[GameInfo, State], int]
 class Player:
     """A bot's side of a conversation, without the socket: follows GAME, DRAWN, FORFEIT and END,
     answers each TURN with ``choose``. ``play`` drives it from a connection; the referee's
-    in-process seats (``referee/inprocess.py``) drive it directly."""
+    in-process seats (``referee/seats/inprocess.py``) drive it directly."""
 
     def __init__(self, choose: Choose, on_end: Callable[[GameInfo, codec.End], None] | None = None) -> None:
         self.choose = choose

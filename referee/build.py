@@ -4,7 +4,7 @@
     log = build(folder, manifest, sandboxed=False)   # the organiser's --no-sandbox: the build runs unconfined
 
 Everything that needs a built bot calls this: the referee before a bot's first launch, the
-conformance check, the registry when a bot is submitted (``leagues/registry.py``). The outcome,
+conformance check, the registry when a bot is submitted (``leagues/registry/submit.py``). The outcome,
 success or failure, is remembered per folder (its resolved path), so the registry's build of a
 submitted copy is the one its conformance check and its games use; a folder nobody may write (a registry
 snapshot, frozen once built) is never built again, in any process. Threads share it: the first

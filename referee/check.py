@@ -10,7 +10,7 @@ The checker is a set of scenarios fed to the one game loop (``referee/game.py``)
 the real ``Referee`` (same build, launch, handshake and fault detection as a match):
 positions of its own making as a game's prelude (an extra move after a capture, a
 pre-drawn border, misère, 3 and 4 players with a forfeit, squares, a nearly full board),
-the other seats played by seeded random movers in this process (``referee/inprocess.py``),
+the other seats played by seeded random movers in this process (``referee/seats/inprocess.py``),
 each reply awaited ``GRACE`` past its limit so that lateness fails the time item alone.
 A bot that faults in one game is restarted for the next, so each item fails for its own reason only.
 """

@@ -13,7 +13,7 @@ client with any other key is refused during the handshake; it never reaches the
 referee, so it can neither take the seat nor read the game. The token still has to
 match (PROTOCOL.md §3), as for a local bot.
 
-``RemoteSeat`` is the seat (``referee/seat.py``) of such a bot: it has no process of ours.
+``RemoteSeat`` is the seat (``referee/seats/base.py``) of such a bot: it has no process of ours.
 """
 
 from __future__ import annotations

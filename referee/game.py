@@ -3,7 +3,7 @@
     record = Game(seats, config, game_id="g1", seed=7, time_control=tc).run()
 
 Every game hexarena plays — a match, a league, the conformance check's crafted games, a
-duel between brains, the tests — runs here, over seats of any kind (``referee/seat.py``).
+duel between brains, the tests — runs here, over seats of any kind (``referee/seats/base.py``).
 Faults are results (PROTOCOL.md §7): with two players the offender loses and the game
 ends; with three or four it is put out and the others play on; under the ``substitute``
 policy the referee draws a random line for the faulting seat and the bot plays on.

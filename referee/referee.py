@@ -10,7 +10,7 @@ policy, limits, sandboxed or not, logs folder...); the keyword arguments ``endpo
 ``announce`` only wire it into this process.
 
 A referee belongs to one thread. It owns a ``Hub`` (the ROUTER socket and the one poller,
-``referee/hub.py``) and one warm seat per seat spec (``referee/seat.py``): seats are
+``referee/hub.py``) and one warm seat per seat spec (``referee/seats/base.py``): seats are
 launched on first use, kept across games, and made afresh after a fault. Each game is
 played by the one game loop (``referee/game.py``). Faults are results
 (``GameRecord.result``), never exceptions: the referee raises only ``ConfigError`` (a seat

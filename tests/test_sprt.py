@@ -1,4 +1,4 @@
-"""``leagues/sprt.py`` against a reference written here from the formulas, and ``hexarena sprt`` as a user runs it."""
+"""``leagues/results/sprt.py`` against a reference written here from the formulas, and ``hexarena sprt`` as a user runs it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Uploaded bot archives (leagues/uploads.py): both formats round-trip, every unsafe entry is refused before
+"""Uploaded bot archives (leagues/registry/uploads.py): both formats round-trip, every unsafe entry is refused before
 anything is written, and no byte string ever gets another error than UploadRefused."""
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ def resolve_bot(text: str, home: Path | None = None, sandboxed: bool = True):
     from hexarena.referee.seats.process import BotSpec
     from hexarena.referee.manifest import NAME_PATTERN
 
-    if text.startswith("remote:"):  # a bot started by hand elsewhere joins over tcp (referee/remote.py)
+    if text.startswith("remote:"):  # a bot started by hand elsewhere joins over tcp (referee/seats/remote.py)
         name = text.removeprefix("remote:")
         if not re.fullmatch(NAME_PATTERN, name):
             raise ConfigError(f"{text!r}: a remote seat is remote:NAME, NAME of a-z, 0-9, '-' and '_' (1-40)")

@@ -1,7 +1,7 @@
 """``hexarena sprt NEW OLD``: is NEW better than OLD? Seat-swapped pairs until a sequential test decides.
 
 Each pair is one start position played twice on one referee (one thread), NEW first then OLD
-first; ``--concurrency`` pairs are played at once, and the test (``leagues/sprt.py``) is updated
+first; ``--concurrency`` pairs are played at once, and the test (``leagues/results/sprt.py``) is updated
 after each whole batch, so the stopping point does not depend on which game finished first.
 """
 

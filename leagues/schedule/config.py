@@ -4,7 +4,7 @@
     participants = ["all"]              # "all" (every active bot), or names: "greedy", "greedy@1a2b", a folder
     players = 2                         # per table: 2, 3 or 4
     games_per_pairing = 2               # per pairing (table), board configuration and start position: every
-                                        #   seat order in turn (leagues/seating.py), so a multiple of 2 (2 players),
+                                        #   seat order in turn (leagues/schedule/seating.py), so a multiple of 2 (2 players),
                                         #   6 (3: every order) or 4 (4: the balanced 4 of the 24 orders; a multiple
                                         #   of 24 plays all 24). Default: 2, 6, 24 (4 with a sample)
     sample = 0                          # 3–4 players: play this many tables per configuration, drawn so that
@@ -24,7 +24,7 @@
     geometry = "hex"                    # "hex" or "square"
     misere = false
     border = false                      # pre-draw the lines that belong to one cell only
-    openings = 8                        # optional: 8 random start positions (leagues/openings.py, from the seed),
+    openings = 8                        # optional: 8 random start positions (leagues/schedule/openings.py, from the seed),
                                         #   or "book.txt" (one comma-separated line list per row, beside the file);
                                         #   each is played in every seat order
 

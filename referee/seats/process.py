@@ -1,7 +1,7 @@
 """Seats for bots the referee starts itself: a process from a bot folder, over ZeroMQ or the stdio bridge.
 
     BotSpec("greedy", Path("bots/greedy"))          # a folder with bot.toml
-    BotSpec("alice", None, remote=True)             # a remote seat (referee/remote.py)
+    BotSpec("alice", None, remote=True)             # a remote seat (referee/seats/remote.py)
 
 The manifest is read when the seat is made, right before its launch, so a broken one
 loses that bot its game (``no_connection``) instead of raising out of ``Referee.play``.
