@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 LADDER = """
 name = "short-ladder"
 participants = ["random", "greedy", "chains", "perfect"]

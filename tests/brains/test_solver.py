@@ -16,7 +16,7 @@ from hexarena.bots.brains.solver import Solver, SolverTimeout, compiled, solve, 
 from hexarena.protocol.board import boards_with_few_free_lines, make_board
 from hexarena.protocol.rules import Options, Rules
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @cache

@@ -195,7 +195,7 @@ def test_perfect_puts_a_share_of_its_bank_into_the_solve():
 @pytest.mark.parametrize("bot", ["chains", "mcts", "perfect"])
 def test_bot_process_beats_random_in_a_short_match(bot):
     """The real bot: started by the referee, speaking the protocol, seats swapped."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     code = "from hexarena.cli import main; main()"
     command = [sys.executable, "-c", code, "match", f"bots/{bot}", "bots/random", "--size", "2x2",
                "--games", "2", "--time", "2s", "--seed", "8", "--json"]

@@ -3,10 +3,12 @@
 import re
 import subprocess
 
+from helpers import HEXARENA
+
 
 def test_demo_league_runs_prints_its_table_and_publishes_the_site(tmp_path):
     home = tmp_path / "home"
-    first = subprocess.run(["hexarena", "demo", "--home", str(home)], capture_output=True, text=True, check=False, timeout=300)
+    first = subprocess.run([*HEXARENA, "demo", "--home", str(home)], capture_output=True, text=True, check=False, timeout=300)
     assert first.returncode == 0, first.stderr
     from hexarena.referee import sandbox
 
@@ -21,6 +23,6 @@ def test_demo_league_runs_prints_its_table_and_publishes_the_site(tmp_path):
     assert (site / "index.html").is_file() and (site / "standings.md").is_file()
     assert len((site / "games.jsonl").read_text().splitlines()) == int(played[1])
 
-    again = subprocess.run(["hexarena", "demo", "--home", str(home)], capture_output=True, text=True, check=False, timeout=300)
+    again = subprocess.run([*HEXARENA, "demo", "--home", str(home)], capture_output=True, text=True, check=False, timeout=300)
     assert again.returncode == 0
     assert f"league demo: {played[1]} of {played[1]} games played (0 now)" in again.stderr  # nothing replayed

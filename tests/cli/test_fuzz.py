@@ -239,7 +239,7 @@ def test_command_lines_exit_0_1_or_2_without_a_traceback(args: list[str], empty_
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
-    from test_leagues import make_workspace
+    from helpers import make_workspace
 
     make_workspace(tmp_path / "home").close()
     return tmp_path / "home"

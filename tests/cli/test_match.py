@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from conftest import BOTS, ROOT, TEST_BOTS
+from helpers import BOTS, HEXARENA, ROOT, TEST_BOTS
 
 from hexarena.cli import main
 from hexarena.commands.match import rotations
@@ -16,7 +16,7 @@ GREEDY, RANDOM = str(BOTS / "greedy"), str(BOTS / "random")
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["hexarena", *args], check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    return subprocess.run([*HEXARENA, *args], check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
 def test_a_match_prints_each_game_and_a_summary_and_writes_records(tmp_path):

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_leagues import league_text, make_workspace, per_game, stored_ids
+from helpers import HEXARENA, league_text, make_workspace, per_game, stored_ids
 
 from hexarena.leagues.registry.snapshot import pack_snapshot as pack
 from hexarena.leagues.registry.submit import submit
@@ -28,7 +28,7 @@ from hexarena.leagues.workspace.home import Workspace
 
 distributed = pytest.importorskip("distributed")
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 HAVE_CBOT = bool(shutil.which("cc")) and Path("/usr/include/zmq.h").exists()
 LOOPBACK = "127.0.0.1"
 
@@ -86,18 +86,20 @@ def test_cli_on_scheduler_and_workers_survives_a_killed_worker(tmp_path):
     make_workspace(reference).close()
     file = tmp_path / "league.toml"
     file.write_text(league_text("killed", boards=(("2x2", "hex"), ("1x2", "hex")), games_per_pairing=6, seed=2))
-    dask = shutil.which("dask") or "dask"
+    # `dask scheduler` and `dask worker`, run by this interpreter (no `dask` looked up on PATH)
+    scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    worker = [sys.executable, "-m", "distributed.cli.dask_worker"]
     spawned = []
     try:
-        spawned.append(subprocess.Popen([dask, "scheduler", "--host", LOOPBACK, "--port", str(port), "--no-dashboard"],
+        spawned.append(subprocess.Popen([*scheduler, "--host", LOOPBACK, "--port", str(port), "--no-dashboard"],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         for _ in range(2):
             spawned.append(subprocess.Popen(
-                [dask, "worker", address, "--host", LOOPBACK, "--nthreads", "1", "--resources", "seat=2",
+                [*worker, address, "--host", LOOPBACK, "--nthreads", "1", "--resources", "seat=2",
                  "--no-nanny", "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         with distributed.Client(address, timeout=30) as client:
             client.wait_for_workers(2, timeout=30)
-        run = subprocess.Popen(["hexarena", "--home", str(home), "league", "run", str(file), "--scheduler", address],
+        run = subprocess.Popen([*HEXARENA, "--home", str(home), "league", "run", str(file), "--scheduler", address],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         spawned.append(run)
         deadline = time.monotonic() + 60

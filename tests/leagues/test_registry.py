@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from helpers import HEXARENA, RANDOM, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +24,7 @@ from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.board import make_board
 from hexarena.protocol.errors import ConfigError
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 RANDOM_BOT = REPO / "bots" / "random"
 
 
@@ -322,20 +323,20 @@ def test_a_failed_check_is_not_registered(ws: Workspace, tmp_path: Path) -> None
 def test_the_registry_copy_plays_after_the_folder_is_deleted(tmp_path: Path) -> None:
     home = tmp_path / "home"
     folder = playing_bot(tmp_path / "src", name="survivor")
-    run = subprocess.run(["hexarena", "submit", str(folder), "--home", str(home)],
+    run = subprocess.run([*HEXARENA, "submit", str(folder), "--home", str(home)],
                          capture_output=True, text=True, check=False, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("registered survivor@")
     version = run.stdout.split()[1].rstrip(":")
     shutil.rmtree(folder)
 
-    listing = subprocess.run(["hexarena", "bots", "--home", str(home)], capture_output=True, text=True, check=False, timeout=120)
+    listing = subprocess.run([*HEXARENA, "bots", "--home", str(home)], capture_output=True, text=True, check=False, timeout=120)
     assert listing.returncode == 0, listing.stderr
     rows = {line.split()[0]: line.split() for line in listing.stdout.splitlines()[1:]}
     assert rows["survivor"][:3] == ["survivor", "1", version.split("@")[1]]
     assert {"random", "greedy"} <= rows.keys()  # the reference bots came with the new workspace
 
-    played = subprocess.run(["hexarena", "match", version, "random", "--size", "2x2", "--games", "1", "--seed", "1",
+    played = subprocess.run([*HEXARENA, "match", version, "random", "--size", "2x2", "--games", "1", "--seed", "1",
                              "--json", "--home", str(home)], capture_output=True, text=True, check=False, timeout=120)
     assert played.returncode == 0, played.stderr
     record = json.loads(played.stdout)
@@ -407,3 +408,84 @@ def test_a_submit_killed_midway_leaves_no_staging_copy_behind(ws: Workspace, tmp
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+# ---- reference bots hash the same however hexarena was installed (issue 14, item 12) ---------------
+
+def installed_bots(dest: Path) -> Path:
+    """The reference bots as ``pip install .`` lays them out: the files the package data globs of pyproject.toml
+    take (setuptools reads them with glob, which skips hidden files unless a pattern names them)."""
+    import glob
+    import tomllib
+
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["bots"]
+    for pattern in globs:
+        for rel in glob.glob(pattern, root_dir=ROOT / "bots", recursive=True):
+            if (ROOT / "bots" / rel).is_file():
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / "bots" / rel, dest / rel)
+    return dest
+
+
+def with_leftovers(bots: Path) -> Path:
+    """Build outputs, caches and editor files, as they lie in a working copy that has been used."""
+    import py_compile
+
+    subprocess.run(["make", "-s"], cwd=bots / "cbot", check=True, capture_output=True, timeout=120)
+    py_compile.compile(str(bots / "greedy" / "bot.py"), cfile=str(bots / "greedy" / "__pycache__" / "bot.cpython-311.pyc"))
+    (bots / "random" / "bot.py~").write_text("an editor's backup")
+    (bots / "random" / ".bot.py.swp").write_bytes(b"\0swap")
+    return bots
+
+
+def test_reference_bots_hash_the_same_from_the_repository_and_as_installed(tmp_path: Path):
+    from hexarena.leagues.registry.snapshot import source_hash
+
+    installed = with_leftovers(installed_bots(tmp_path / "site-packages" / "bots"))
+    worn = with_leftovers(Path(shutil.copytree(ROOT / "bots", tmp_path / "repo" / "bots")))
+    assert (installed / "cbot" / "cbot").is_file() and (installed / "cbot" / ".gitignore").is_file()
+    names = sorted(p.parent.name for p in (ROOT / "bots").glob("*/bot.toml"))
+    assert len(names) == 7
+    expected = {name: source_hash(ROOT / "bots" / name) for name in names}
+    assert {name: source_hash(installed / name) for name in names} == expected
+    assert {name: source_hash(worn / name) for name in names} == expected
+
+
+def test_a_snapshot_never_includes_what_its_own_build_produced(tmp_path: Path):
+    from hexarena.leagues.registry.snapshot import source_hash, tree_hash
+    from hexarena.leagues.workspace.home import Workspace
+    from hexarena.referee.build import build
+    from hexarena.referee.manifest import load_manifest
+
+    bot = tmp_path / "maker"
+    shutil.copytree(RANDOM, bot)
+    (bot / "bot.toml").write_text('name = "maker"\ncommand = ["python3", "bot.py"]\n'
+                                  'build = ["sh", "-c", "test ! -e out/model.bin && mkdir -p out && echo built > out/model.bin"]\n')
+    (bot / ".gitignore").write_text("# build outputs\nout/\n")
+    before = source_hash(bot)
+    build(bot, load_manifest(bot))  # the author builds in place
+    assert (bot / "out" / "model.bin").read_text() == "built\n"
+    assert source_hash(bot) == before != tree_hash(bot)
+    with Workspace(tmp_path / "home") as ws:
+        result = submit(ws, bot, check=False)
+    assert result.status == "registered", result.reason  # its build ran in a copy without the author's out/
+    assert result.version_hash == before
+    assert (result.folder / "out" / "model.bin").read_text() == "built\n"  # made by the snapshot's own build
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.from_regex(r"[a-z0-9_.]{1,6}", fullmatch=True).filter(lambda n: n not in (".", "..")),
+                min_size=1, max_size=3, unique=True),
+       st.text(alphabet="ab*?[]!/\\#. \n-z", max_size=30))
+def test_a_gitignore_lists_what_it_names_and_never_fails(parts, noise):
+    from hexarena.leagues.registry.gitignore import matcher
+
+    rel = "/".join(parts)
+    name = parts[-1]
+    assert matcher(name)(rel, False)  # a name alone matches at any depth
+    assert matcher(f"/{rel}")(rel, False) and (len(parts) == 1 or not matcher(f"/{name}")(rel, False))
+    assert not matcher(f"{name}\n!{name}")(rel, False)  # the last rule decides
+    assert not matcher(f"{name}/")(rel, False) and matcher(f"{name}/")(rel, True)  # a folder only
+    assert matcher(f"{parts[0]}/")(rel, False) == (len(parts) > 1)  # under a listed folder
+    assert matcher("**/" + name)(rel, False) and not matcher(f"# {name}")(rel, False)
+    matcher(noise)(rel, False)  # any text: a matcher, never an exception

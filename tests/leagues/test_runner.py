@@ -1,8 +1,8 @@
-"""Leagues: league files, schedules, the store, tables, and whole leagues of real bot processes."""
+"""Running leagues (leagues/running/runner.py): whole leagues of real bot processes, their tables from the store,
+SIGKILL and rerun, faults, one-line errors. League files and schedules: test_schedule.py."""
 
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -15,46 +15,23 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import GREEDY, HEXARENA, LEAGUE_BOTS, RANDOM, league_file, league_text, make_workspace, per_game, stored_ids
 
 from hexarena.leagues.results import store
-from hexarena.leagues.registry.reference import REFERENCE_AUTHOR
-from hexarena.leagues.registry.submit import ensure_reference_bots, submit
+from hexarena.leagues.registry.submit import submit
 from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.results.ratings import ratings
 from hexarena.leagues.running.runner import resolve_entrants, run_league
-from hexarena.leagues.schedule.games import Entrant, schedule
 from hexarena.leagues.results.tables import by_configuration, crosstable, ranked, seat_frame, standings
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.record import GameRecord
 
-REPO = Path(__file__).resolve().parent.parent
-BOTS = ("greedy", "greedy2", "random", "random2")
-
-
-def league_text(name: str, participants=BOTS, boards=(("2x2", "hex"),), **fields) -> str:
-    lines = [f'name = "{name}"', f"participants = {json.dumps(list(participants))}", 'time_control = "5s"']
-    lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]
-    for size, geometry in boards:
-        lines += ["", "[[boards]]", f'size = "{size}"', f'geometry = "{geometry}"']
-    return "\n".join(lines) + "\n"
-
-
-def make_workspace(home: Path) -> Workspace:
-    """A workspace with four registered Python bots: the reference random and greedy, and renamed copies."""
-    ws = Workspace(home)
-    ensure_reference_bots(ws, bots_dir=home / "no-reference-bots")  # mark seeded: register ours only
-    for name in BOTS:
-        folder = home.parent / f"src-{home.name}" / name
-        shutil.copytree(REPO / "bots" / name.rstrip("2"), folder)
-        manifest = folder / "bot.toml"
-        manifest.write_text(manifest.read_text().replace(f'name = "{name.rstrip("2")}"', f'name = "{name}"'))
-        assert submit(ws, folder, check=False, author=REFERENCE_AUTHOR).accepted  # their names
-    return ws
+BOTS = LEAGUE_BOTS
 
 
 def hexarena(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["hexarena", *args], check=False, capture_output=True, text=True, timeout=120)
+    return subprocess.run([*HEXARENA, *args], check=False, capture_output=True, text=True, timeout=120)
 
 
 def assert_the_tally_gives_the_same_tables(ws: Workspace, league: str, records: list[GameRecord]) -> None:
@@ -87,20 +64,6 @@ def independent_counts(records: list[GameRecord]) -> dict[str, Counter]:
     return counts
 
 
-def per_game(home: Path, league: str) -> dict[str, tuple]:
-    with Workspace(home) as ws:
-        return {r.id: (tuple(r.seats), tuple(r.result.scores), tuple(r.result.placements), r.result.termination)
-                for r in store.records(ws, league)}
-
-
-def stored_ids(home: Path) -> list[str]:
-    try:
-        with sqlite3.connect(home / "hexarena.db", timeout=30) as db:
-            return [row[0] for row in db.execute("SELECT id FROM games")]
-    except sqlite3.OperationalError:  # no games table yet
-        return []
-
-
 def json_tables(home: Path, league: str) -> dict:
     done = hexarena("league", "table", league, "--format", "json", "--home", str(home))
     assert done.returncode == 0, done.stderr
@@ -108,86 +71,6 @@ def json_tables(home: Path, league: str) -> dict:
     for row in tables["standings"]:
         del row["think_ms"]  # measured time: the one column two runs do not share
     return tables
-
-
-# ---------------------------------------------------------------- league files
-
-
-@pytest.mark.parametrize("text, message", [
-    ('name = "x"\ncolour = "red"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: unknown key 'colour' (allowed: name,"),
-    ('name = "x"\n[[boards]]\nsize = "3x3"\nmisere = "yes"\n', "x.toml:4: boards[0].misere: Input should be a valid boolean"),
-    ('name = "x"\n[[boards]]\nsize = "3x3"\n[[boards]]\nsize = "0x4"\n', "x.toml:5: boards[1].size: board size '0x4': rows must be 1-10"),
-    ('name = "x"\nplayers = 3\ngames_per_pairing = 4\n[[boards]]\nsize = "3x3"\n', "x.toml:3: games_per_pairing: must be a multiple of 6 with 3 players"),
-    ('name = "x"\nfault_policy = "ignore"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: fault_policy: Input should be 'forfeit' or 'substitute', got 'ignore'"),
-    ('name = "x"\n', "x.toml: boards is missing"),
-    ('name = "x"\ntime_control = "fast"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: time_control: time 'fast' is not a duration"),
-])
-def test_bad_league_files_are_one_line(text, message):
-    with pytest.raises(ConfigError) as error:
-        parse_league(text, "x.toml")
-    assert str(error.value).startswith(message) and "\n" not in str(error.value)
-
-
-def test_shipped_league_files_are_valid():
-    for path in sorted((REPO / "leagues").glob("*.toml")):
-        league = parse_league(path.read_text(), str(path))
-        assert league.configs and all(c.players == league.players for c in league.configs)
-
-
-# ---------------------------------------------------------------- schedules
-
-
-def entrants(count: int) -> list[Entrant]:
-    return [Entrant(f"bot{i}", f"bot{i}@{i:064x}") for i in range(count)]
-
-
-def test_two_player_schedule_pairs_every_bot_both_ways_from_the_same_seed():
-    league = parse_league(league_text("s", boards=[("3x3", "hex"), ("2x2", "square")], games_per_pairing=4))
-    games = schedule(league, entrants(5))
-    assert len(games) == 10 * 2 * 4 and len({g.id for g in games}) == len(games)
-    for config in league.configs:
-        for a, b in combinations([f"bot{i}" for i in range(5)], 2):
-            seatings = Counter(g.seats for g in games if g.config == config and set(g.seats) == {a, b})
-            assert seatings == {(a, b): 2, (b, a): 2}
-    seeds = Counter((g.config, frozenset(g.seats), g.seed) for g in games)
-    assert set(seeds.values()) == {2}  # each seed serves a game and its seat-swapped twin
-    assert schedule(league, entrants(5)) == games  # deterministic
-
-
-def test_rounds_interleave_so_partial_results_are_balanced():
-    games = schedule(parse_league(league_text("s")), entrants(8))
-    assert {g.round for g in games} == set(range(7))  # 8 bots: 7 rounds (circle method)
-    for number in range(7):  # each bot plays once a round, in each seat
-        in_round = [g for g in games if g.round == number]
-        assert Counter(bot for g in in_round for bot in g.seats) == {f"bot{i}": 2 for i in range(8)}
-    assert [g.round for g in games] == sorted(g.round for g in games)
-    played = Counter(bot for g in games[: len(games) // 2] for bot in g.seats)
-    assert max(played.values()) - min(played.values()) <= 2
-
-
-def test_adding_a_bot_keeps_every_existing_id_and_seed():
-    league = parse_league(league_text("s", boards=[("3x3", "hex"), ("3x3", "square")]))
-    before, after = schedule(league, entrants(4)), schedule(league, entrants(5))
-    old = {g.id: g for g in before}
-    new = [g for g in after if g.id not in old]
-    assert old.keys() <= {g.id for g in after}
-    assert all(g.seed == old[g.id].seed for g in after if g.id in old)
-    assert len(new) == 4 * 2 * 2 and all("bot4" in g.seats for g in new)
-
-
-def test_multiplayer_tables_play_every_rotation_and_samples_are_balanced():
-    league = parse_league(league_text("m", players=4, games_per_pairing=4))
-    games = schedule(league, entrants(5))
-    assert len(games) == 5 * 4  # C(5, 4) tables, four rotations each
-    for bot in (f"bot{i}" for i in range(5)):
-        assert Counter(g.seats.index(bot) for g in games if bot in g.seats) == {0: 4, 1: 4, 2: 4, 3: 4}
-    sampled = schedule(parse_league(league_text("m", players=3, games_per_pairing=6, sample=30)), entrants(10))
-    tables = {frozenset(g.seats) for g in sampled}
-    assert len(tables) == 30 and len(sampled) == 180
-    meets = Counter(pair for t in tables for pair in combinations(sorted(t), 2))
-    assert len(meets) == 45 and max(meets.values()) - min(meets.values()) <= 2  # every pair meets, 2 on average
-    plays = Counter(b for t in tables for b in t)
-    assert len(plays) == 10 and max(plays.values()) - min(plays.values()) <= 1  # 9 on average
 
 
 # ---------------------------------------------------------------- whole leagues with real bots
@@ -265,7 +148,7 @@ def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_pa
 
 def interrupt_run(league_file: Path, home: Path, marker: str, signum: int, after: int) -> tuple[int, str]:
     """Start `hexarena league run`, send ``signum`` once ``after`` games are stored; its exit status and stderr."""
-    run = subprocess.Popen(["hexarena", "league", "run", str(league_file), "--home", str(home)], text=True,
+    run = subprocess.Popen([*HEXARENA, "league", "run", str(league_file), "--home", str(home)], text=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "LEAGUE_TEST": marker})
     deadline = time.monotonic() + 60
     while len(stored_ids(home)) < after and run.poll() is None and time.monotonic() < deadline:
@@ -412,3 +295,36 @@ def test_a_dask_league_without_a_scheduler_or_with_a_half_address_is_one_line(re
     pytest.importorskip("distributed")
     with Workspace(registered) as ws, pytest.raises(ConfigError, match=r"'tcp://\[::1' is not a Dask scheduler address"):
         run_league(ws, league, source="dask.toml", progress=False, scheduler="tcp://[::1")  # was distributed's traceback
+
+
+# ---------------------------------------------------------------- a league's definition replaced
+
+def test_replace_keeps_every_game_and_the_tables_show_the_new_definitions_schedule(tmp_path: Path):
+    import pytest
+
+    from hexarena.leagues.results import store
+    from hexarena.leagues.schedule.config import load_league
+    from hexarena.leagues.results.doctor import salvage
+    from hexarena.leagues.running.runner import pending, run_league
+    from hexarena.leagues.workspace.home import Workspace
+    from hexarena.protocol.errors import ConfigError
+
+    file = tmp_path / "club.toml"
+    with Workspace(tmp_path / "home") as ws:
+        first = run_league(ws, load_league(league_file(file, "club", [RANDOM, GREEDY])), progress=False)
+        assert (first.total, first.played) == (2, 2)
+        wider = load_league(league_file(file, "club", [RANDOM, GREEDY], boards=("1x2", "1x1")))
+        with pytest.raises(ConfigError, match="boards 1x2 hex; this file has 1x2 hex, 1x1 hex: run with --replace"):
+            run_league(ws, wider, progress=False)
+        added = run_league(ws, wider, progress=False, replace=True)
+        assert (added.total, added.already, added.played) == (4, 2, 2)  # the shared games are the same games
+        slower = load_league(league_file(file, "club", [RANDOM, GREEDY], boards=("1x2", "1x1"), time_control="2s"))
+        again = run_league(ws, slower, progress=False, replace=True)
+        assert (again.total, again.already, again.played) == (4, 0, 4)  # new terms of play: every game anew
+        assert ws.db.execute("SELECT COUNT(*) FROM games WHERE league = 'club'").fetchone()[0] == 8  # all kept
+        assert {str(r.time_control) for r in store.records(ws, "club")} == {"2s"}
+        assert len(store.seat_frame(ws, "club")) == 8  # the tables: the 4 games of this definition, 2 seats each
+        assert run_league(ws, slower, progress=False).played == 0  # the same file again: nothing to replace
+    salvage(tmp_path / "home", tmp_path / "salvaged")  # hexarena doctor --salvage keeps the edition
+    with Workspace(tmp_path / "salvaged") as ws:
+        assert (len(pending(ws, slower).todo), store.definition(ws, slower).edition) == (0, 1)

@@ -1,4 +1,5 @@
-"""Fair games: every seat order at 3-4 player tables, gauntlets, start positions played in every seat order."""
+"""Schedules (leagues/schedule/): league files, who plays whom in which round, and fair games: every seat order at
+3-4 player tables, gauntlets, start positions played in every seat order."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from collections import Counter
 from itertools import combinations, permutations
 
 import pytest
-from conftest import BOTS, ROOT, bot
+from helpers import BOTS, HEXARENA, ROOT, bot, league_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.schedule.openings import check_opening, parse_openings, random_openings, safe_lines
@@ -72,7 +75,7 @@ def test_a_gauntlet_naming_no_participant_is_one_line_and_exit_2(tmp_path):
     path = tmp_path / "g.toml"
     folders = [str(BOTS / "greedy"), str(BOTS / "random")]
     path.write_text(league(participants=folders, gauntlet="mcts"))
-    done = subprocess.run(["hexarena", "league", "run", str(path), "--home", str(tmp_path / "home")], cwd=ROOT,
+    done = subprocess.run([*HEXARENA, "league", "run", str(path), "--home", str(tmp_path / "home")], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     last = done.stderr.splitlines()[-1]  # after the workspace's first words: the reference bots registered
     assert done.returncode == 2 and last.startswith(f"hexarena: error: {path}: gauntlet: 'mcts' is not a participant")
@@ -119,7 +122,7 @@ def test_a_capturing_line_in_a_league_book_is_one_line(tmp_path):
     (tmp_path / "book.txt").write_text(",".join(map(str, sides)) + "\n")
     path = tmp_path / "x.toml"
     path.write_text(league(boards='[[boards]]\nsize = "1x1"\nopenings = "book.txt"\n'))
-    done = subprocess.run(["hexarena", "league", "run", str(path), "--home", str(tmp_path / "home")], cwd=ROOT,
+    done = subprocess.run([*HEXARENA, "league", "run", str(path), "--home", str(tmp_path / "home")], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and done.stderr.startswith("hexarena: error: ")
     assert f"boards[0].openings: {tmp_path / 'book.txt'}: row 1: line {sides[-1]} captures" in done.stderr
@@ -140,12 +143,12 @@ def test_a_records_start_position_replays(make_referee):
 def test_match_plays_every_seat_order_and_reports_the_difference(tmp_path):
     greedy, random_bot = str(BOTS / "greedy"), str(BOTS / "random")
     out = tmp_path / "games.jsonl"
-    done = subprocess.run(["hexarena", "match", greedy, random_bot, random_bot, "--size", "1x2", "--time", "1s",
+    done = subprocess.run([*HEXARENA, "match", greedy, random_bot, random_bot, "--size", "1x2", "--time", "1s",
                            "--seed", "1", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     seats = [tuple(GameRecord.model_validate_json(line).seats) for line in out.read_text().splitlines()]
     assert sorted(seats) == sorted(permutations(("greedy", "random", "random#2")))  # all 6 orders
-    done = subprocess.run(["hexarena", "match", greedy, random_bot, "--size", "2x2", "--time", "1s", "--seed", "1",
+    done = subprocess.run([*HEXARENA, "match", greedy, random_bot, "--size", "2x2", "--time", "1s", "--seed", "1",
                            "--openings", "3", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     records = [GameRecord.model_validate_json(line) for line in out.read_text().splitlines()]
@@ -158,20 +161,116 @@ def test_match_plays_every_seat_order_and_reports_the_difference(tmp_path):
 
 def test_openings_command_writes_positions_and_replay_shows_them_pre_drawn(tmp_path):
     book = tmp_path / "book.txt"
-    done = subprocess.run(["hexarena", "openings", "2x2", "--count", "3", "--balanced", "--budget", "5", "--out",
+    done = subprocess.run([*HEXARENA, "openings", "2x2", "--count", "3", "--balanced", "--budget", "5", "--out",
                            str(book)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     config = BoardConfig(size="2x2")
     positions = parse_openings(book.read_text(), config, "book.txt")
     assert len(positions) == 3 and all("# value" in row for row in book.read_text().splitlines())
     out = tmp_path / "games.jsonl"
-    done = subprocess.run(["hexarena", "match", str(BOTS / "greedy"), str(BOTS / "random"), "--size", "2x2",
+    done = subprocess.run([*HEXARENA, "match", str(BOTS / "greedy"), str(BOTS / "random"), "--size", "2x2",
                            "--openings", str(book), "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert [tuple(GameRecord.model_validate_json(line).opening) for line in out.read_text().splitlines()] == [
         p for p in positions for _ in range(2)]
-    done = subprocess.run(["hexarena", "replay", "game1", "--file", str(out), "--delay", "0"], cwd=ROOT,
+    done = subprocess.run([*HEXARENA, "replay", "game1", "--file", str(out), "--delay", "0"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].endswith(f"pre-drawn: lines {', '.join(map(str, positions[0]))}")
+
+
+# ---------------------------------------------------------------- league files
+
+
+@pytest.mark.parametrize("text, message", [
+    ('name = "x"\ncolour = "red"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: unknown key 'colour' (allowed: name,"),
+    ('name = "x"\n[[boards]]\nsize = "3x3"\nmisere = "yes"\n', "x.toml:4: boards[0].misere: Input should be a valid boolean"),
+    ('name = "x"\n[[boards]]\nsize = "3x3"\n[[boards]]\nsize = "0x4"\n', "x.toml:5: boards[1].size: board size '0x4': rows must be 1-10"),
+    ('name = "x"\nplayers = 3\ngames_per_pairing = 4\n[[boards]]\nsize = "3x3"\n', "x.toml:3: games_per_pairing: must be a multiple of 6 with 3 players"),
+    ('name = "x"\nfault_policy = "ignore"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: fault_policy: Input should be 'forfeit' or 'substitute', got 'ignore'"),
+    ('name = "x"\n', "x.toml: boards is missing"),
+    ('name = "x"\ntime_control = "fast"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: time_control: time 'fast' is not a duration"),
+])
+def test_bad_league_files_are_one_line(text, message):
+    with pytest.raises(ConfigError) as error:
+        parse_league(text, "x.toml")
+    assert str(error.value).startswith(message) and "\n" not in str(error.value)
+
+
+def test_shipped_league_files_are_valid():
+    for path in sorted((ROOT / "leagues").glob("*.toml")):
+        league = parse_league(path.read_text(), str(path))
+        assert league.configs and all(c.players == league.players for c in league.configs)
+
+
+# ---------------------------------------------------------------- schedules
+
+
+def test_two_player_schedule_pairs_every_bot_both_ways_from_the_same_seed():
+    league = parse_league(league_text("s", boards=[("3x3", "hex"), ("2x2", "square")], games_per_pairing=4))
+    games = schedule(league, entrants(5))
+    assert len(games) == 10 * 2 * 4 and len({g.id for g in games}) == len(games)
+    for config in league.configs:
+        for a, b in combinations([f"bot{i}" for i in range(5)], 2):
+            seatings = Counter(g.seats for g in games if g.config == config and set(g.seats) == {a, b})
+            assert seatings == {(a, b): 2, (b, a): 2}
+    seeds = Counter((g.config, frozenset(g.seats), g.seed) for g in games)
+    assert set(seeds.values()) == {2}  # each seed serves a game and its seat-swapped twin
+    assert schedule(league, entrants(5)) == games  # deterministic
+
+
+def test_rounds_interleave_so_partial_results_are_balanced():
+    games = schedule(parse_league(league_text("s")), entrants(8))
+    assert {g.round for g in games} == set(range(7))  # 8 bots: 7 rounds (circle method)
+    for number in range(7):  # each bot plays once a round, in each seat
+        in_round = [g for g in games if g.round == number]
+        assert Counter(bot for g in in_round for bot in g.seats) == {f"bot{i}": 2 for i in range(8)}
+    assert [g.round for g in games] == sorted(g.round for g in games)
+    played = Counter(bot for g in games[: len(games) // 2] for bot in g.seats)
+    assert max(played.values()) - min(played.values()) <= 2
+
+
+def test_adding_a_bot_keeps_every_existing_id_and_seed():
+    league = parse_league(league_text("s", boards=[("3x3", "hex"), ("3x3", "square")]))
+    before, after = schedule(league, entrants(4)), schedule(league, entrants(5))
+    old = {g.id: g for g in before}
+    new = [g for g in after if g.id not in old]
+    assert old.keys() <= {g.id for g in after}
+    assert all(g.seed == old[g.id].seed for g in after if g.id in old)
+    assert len(new) == 4 * 2 * 2 and all("bot4" in g.seats for g in new)
+
+
+def test_multiplayer_tables_play_every_rotation_and_samples_are_balanced():
+    league = parse_league(league_text("m", players=4, games_per_pairing=4))
+    games = schedule(league, entrants(5))
+    assert len(games) == 5 * 4  # C(5, 4) tables, four rotations each
+    for bot in (f"bot{i}" for i in range(5)):  # noqa: F402 - a name here, not helpers' bot()
+        assert Counter(g.seats.index(bot) for g in games if bot in g.seats) == {0: 4, 1: 4, 2: 4, 3: 4}
+    sampled = schedule(parse_league(league_text("m", players=3, games_per_pairing=6, sample=30)), entrants(10))
+    tables = {frozenset(g.seats) for g in sampled}
+    assert len(tables) == 30 and len(sampled) == 180
+    meets = Counter(pair for t in tables for pair in combinations(sorted(t), 2))
+    assert len(meets) == 45 and max(meets.values()) - min(meets.values()) <= 2  # every pair meets, 2 on average
+    plays = Counter(b for t in tables for b in t)
+    assert len(plays) == 10 and max(plays.values()) - min(plays.values()) <= 1  # 9 on average
+
+
+# ---------------------------------------------------------------- what differs between two definitions
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=2, max_size=4, unique=True),
+       st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=2, max_size=4, unique=True),
+       st.sampled_from([2, 4]), st.sampled_from([2, 4]), st.sampled_from(["1s", "300ms", "10s+1s"]))
+def test_a_definition_differs_exactly_where_the_files_do(bots_a, bots_b, games_a, games_b, control):
+    from hexarena.leagues.schedule.config import differences, parse_league
+
+    def league(bots, games, control="1s"):
+        return parse_league(f'name = "x"\nparticipants = {json.dumps(bots)}\ngames_per_pairing = {games}\n'
+                            f'time_control = "{control}"\n[[boards]]\nsize = "2x2"\n')
+
+    found = differences(league(bots_a, games_a), league(bots_b, games_b, control))
+    expected = [f"bots {', '.join(bots_a)}; this file has {', '.join(bots_b)}"] * (bots_a != bots_b)
+    expected += [f"games per pairing {games_a}; this file has {games_b}"] * (games_a != games_b)
+    expected += [f"time control 1s; this file has {control}"] * (control != "1s")
+    assert found == expected

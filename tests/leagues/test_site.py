@@ -11,7 +11,6 @@ import csv
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from helpers import GREEDY, RANDOM, ROOT, console_errors, fixture_home, league_file, needs_browser, replay_url
 
 from hexarena.leagues.results import store
 from hexarena.leagues.schedule.config import parse_league
@@ -36,11 +36,7 @@ from hexarena.referee.seats.inprocess import InProcessSpec
 from hexarena.referee.record import BoardConfig, GameRecord
 from hexarena.referee.referee import Referee
 
-GOLDEN = Path(__file__).parent / "golden" / "standings.md"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-needs_browser = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
-                                   reason="no chromium + chromedriver here (CI installs Debian's chromium)")
+GOLDEN = Path(__file__).parents[1] / "golden" / "standings.md"
 
 BOTS = ["greedy@1a2b3c4d5e", "random@99aa00bb11", "chain@cafe0123ab", 'odd<b>"&\'name']
 CONFIGS = [BoardConfig(size="3x3"), BoardConfig(size="2x3", geometry="square"),
@@ -120,32 +116,7 @@ def site(records, tmp_path_factory) -> Path:
     return out
 
 
-# ---- the browser -----------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if not (CHROMIUM and CHROMEDRIVER):
-        pytest.skip("no chromium + chromedriver here (CI installs Debian's chromium)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--window-size=1280,900", f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
-    driver.set_page_load_timeout(20)
-    yield driver
-    driver.quit()
-
-
-def console_errors(driver) -> list[str]:
-    """Console errors, uncaught exceptions and failed loads since the last call."""
-    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
-
+# ---- the browser (the fixture is in conftest.py) ---------------------------------------------------------
 
 def text(driver, element_id: str) -> str:
     return driver.find_element("id", element_id).text
@@ -168,11 +139,6 @@ def click_move(driver, number: int) -> None:
     row = driver.find_element("css selector", f"#moves tr[data-move='{number}']")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
     row.click()
-
-
-def replay_url(site: Path, record: GameRecord, files: dict[str, str], move: int | None = None) -> str:
-    url = (site / "replay.html").as_uri() + f"?game={files[record.id]}"
-    return url + (f"&move={move}" if move is not None else "")
 
 
 @needs_browser
@@ -667,3 +633,41 @@ def test_publishing_over_an_older_site_removes_its_per_game_files(records, tmp_p
     write_site(out, compute("demo", records))
     assert sorted(p.name for p in (out / "games").iterdir()) == ["chunk-0.js", "mine.js"]
     assert len(list(out.rglob("*"))) < 30  # pages, data, static files: not one file per game
+
+
+# ---- versions on the replay page (issue 14, item 9) -----------------------------------------------
+
+@needs_browser
+def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):  # noqa: F811
+    from hexarena.leagues.results import store
+    from hexarena.leagues.schedule.config import load_league
+    from hexarena.leagues.results.report import game_files
+    from hexarena.leagues.site.publish import publish
+    from hexarena.leagues.registry.snapshot import source_hash
+    from hexarena.leagues.running.runner import run_league
+    from hexarena.leagues.workspace.home import Workspace
+    from hexarena.referee.record import GameRecord
+
+    with Workspace(tmp_path / "new") as ws:
+        run_league(ws, load_league(league_file(tmp_path / "v.toml", "versions", [RANDOM, GREEDY])), progress=False)
+        records = store.records(ws, "versions")
+        publish(ws, "versions", tmp_path / "site")
+    versions = {name: f"{name}@{source_hash(ROOT / 'bots' / name)[:10]}" for name in ("random", "greedy")}
+    assert [r.versions for r in records] == [[versions[s] for s in r.seats] for r in records] and len(records) == 2
+    exported = [GameRecord.model_validate_json(line) for line in (tmp_path / "site" / "games.jsonl").read_text().splitlines()]
+    assert [r.versions for r in exported] == [r.versions for r in records]
+    browser.get(replay_url(tmp_path / "site", records[0], game_files(records)))
+    shown = [e.text for e in browser.find_elements("css selector", "#scores li")]
+    assert [line.split("\n")[0] for line in shown] == [
+        f"{'AB'[seat]} · {name} {versions[name][len(name):]}" for seat, name in enumerate(records[0].seats)]
+    assert console_errors(browser) == []
+
+    old = fixture_home(tmp_path)  # records of an older release: no versions; they load and render as before
+    with Workspace(old) as ws:
+        old_records = store.records(ws, "tiny")
+        publish(ws, "tiny", tmp_path / "old-site")
+    assert old_records and all(r.versions == [] for r in old_records)
+    browser.get(replay_url(tmp_path / "old-site", old_records[0], game_files(old_records)))
+    shown = [e.text.split("\n")[0] for e in browser.find_elements("css selector", "#scores li")]
+    assert shown == [f"{'AB'[seat]} · {name}" for seat, name in enumerate(old_records[0].seats)]
+    assert console_errors(browser) == []

@@ -7,7 +7,7 @@ import math
 import subprocess
 
 import pytest
-from conftest import BOTS, ROOT
+from helpers import BOTS, HEXARENA, ROOT
 
 from hexarena.leagues.results import sprt
 from hexarena.protocol.errors import ConfigError
@@ -93,7 +93,7 @@ def test_bad_hypotheses(kwargs, message):
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["hexarena", *args], check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    return subprocess.run([*HEXARENA, *args], check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
 def test_a_strong_bot_accepts_h1_well_before_max_pairs(tmp_path):
@@ -143,7 +143,7 @@ def test_ctrl_c_prints_the_state_so_far():
     import signal
     import time
 
-    run = subprocess.Popen(["hexarena", "sprt", GREEDY, RANDOM, "--size", "3x3", "--time", "300ms", "--seed", "2"],
+    run = subprocess.Popen([*HEXARENA, "sprt", GREEDY, RANDOM, "--size", "3x3", "--time", "300ms", "--seed", "2"],
                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal's Ctrl-C
     try:

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import (AUTHOR_TABLES, FIXTURE, OLD_BOTS, OLD_BY_CONFIGURATION, OLD_TABLE, REGISTRY_TABLES, STORE_TABLES,
+                     TALLY_TABLES, cli, tables, user_version)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hexarena.cli import main
 from hexarena.leagues.workspace import schema
 from hexarena.leagues.results import store
 from hexarena.leagues.registry.catalog import list_bots
@@ -23,73 +24,6 @@ from hexarena.leagues.results.tables import SEAT_COLUMNS, Tally, ranked, seat_fr
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.record import FAULTS, BoardConfig, Forfeit, GameRecord, MoveRecord, Result
-
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "workspace-957ae21"
-STORE_TABLES = {"leagues", "league_games", "games", "moves", "results"}
-TALLY_TABLES = {"totals", "shapes", "tallied"}  # schema 5 (leagues.store.tally)
-REGISTRY_TABLES = {"bots", "bot_versions", "registry_meta"}
-AUTHOR_TABLES = {"authors"}  # schema 3 (leagues.authors)
-
-# What the code of commit 957ae21 printed for the fixture (`league table tiny`, `league table tiny --by
-# configuration --table standings`, `bots list`), byte for byte.
-OLD_TABLE = "\n".join([
-    "standings",
-    " rank    bot  games  wins  draws  losses  points  score_pct  cells_for  cells_against  cells_diff  faults  think_ms  flagged",
-    "    1 greedy      4     3      1       0     3.5       87.5         16              4          12       0      0.16    False",
-    "    2 random      4     0      1       3     0.5       12.5          4             16         -12       0      0.16    False",
-    "",
-    "crosstable",
-    "   bot greedy random",
-    "greedy         3.5/4",
-    "random  0.5/4       ",
-    "",
-    "ratings (Elo: Bradley-Terry for 2 players, Plackett-Luce for 3-4; 95% interval; gap = Elo over the next bot, "
-    "with its 95% interval; los = likelihood of superiority over the next bot, %)",
-    " rank    bot  games  elo  elo_low  elo_high gap gap_low gap_high  los",
-    "    1 greedy      4 1637     1430      1844 273    -141      687 90.2",
-    "    2 random      4 1363     1156      1570                          ",
-    "",
-])
-OLD_BY_CONFIGURATION = "\n".join([
-    "standings — 2x2 hex",
-    " rank    bot  games  wins  draws  losses  points  score_pct  cells_for  cells_against  cells_diff  faults  think_ms  flagged",
-    "    1 greedy      2     1      1       0     1.5       75.0          6              2           4       0      0.26    False",
-    "    2 random      2     0      1       1     0.5       25.0          2              6          -4       0      0.17    False",
-    "",
-    "standings — 2x3 hex",
-    " rank    bot  games  wins  draws  losses  points  score_pct  cells_for  cells_against  cells_diff  faults  think_ms  flagged",
-    "    1 greedy      2     2      0       0     2.0      100.0         10              2           8       0      0.09    False",
-    "    2 random      2     0      0       2     0.0        0.0          2             10          -8       0      0.15    False",
-    "",
-])
-OLD_BOTS = "\n".join([
-    "NAME     VERSIONS  LATEST      SUBMITTED                AUTHOR    STATUS",
-    "cbot     1         46bd4dc585  2026-12-01 10:08:13 UTC  hexarena  active",
-    "chains   1         9828f5bfc9  2026-12-01 10:08:13 UTC  hexarena  active",
-    "greedy   1         7269031468  2026-12-01 10:08:13 UTC  hexarena  active",
-    "mcts     1         a2e703fd89  2026-12-01 10:08:13 UTC  hexarena  active",
-    "nodebot  1         0d17942a35  2026-12-01 10:08:13 UTC  hexarena  active",
-    "perfect  1         7ed29e123a  2026-12-01 10:08:13 UTC  hexarena  active",
-    "random   1         2ecc31a4c7  2026-12-01 10:08:13 UTC  hexarena  active",
-    "",
-])
-
-
-def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exit_:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return exit_.value.code, out, err
-
-
-def user_version(home: Path) -> int:
-    with sqlite3.connect(home / "hexarena.db") as db:
-        return db.execute("PRAGMA user_version").fetchone()[0]
-
-
-def tables(home: Path) -> set[str]:
-    with sqlite3.connect(home / "hexarena.db") as db:
-        return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
 @pytest.fixture

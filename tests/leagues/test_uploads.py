@@ -18,7 +18,7 @@ from hexarena.leagues.registry import uploads
 from hexarena.leagues.registry.snapshot import source_hash
 from hexarena.leagues.registry.uploads import Member, UploadRefused, read_archive
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PART = st.text(st.characters(codec="utf-8", exclude_characters="/\\\0", exclude_categories=("Cs",)),
                min_size=1, max_size=12).filter(lambda p: p not in (".", ".."))
 FILES = st.dictionaries(st.lists(PART, min_size=1, max_size=3).map("/".join), st.tuples(st.binary(max_size=200),

@@ -14,8 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_leagues import league_text, make_workspace, stored_ids
-from test_store import AUTHOR_TABLES, FIXTURE, REGISTRY_TABLES, STORE_TABLES, TALLY_TABLES, tables, user_version
+from helpers import (AUTHOR_TABLES, FIXTURE, REGISTRY_TABLES, STORE_TABLES, TALLY_TABLES, league_text, make_workspace,
+                     stored_ids, tables, user_version)
 
 from hexarena.leagues.workspace import schema
 from hexarena.leagues.registry.catalog import bot_history, get_bot, list_bots
@@ -26,7 +26,7 @@ from hexarena.leagues.running.runner import run_league
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def start_league_run(league_file: Path, home: Path) -> subprocess.Popen[str]:

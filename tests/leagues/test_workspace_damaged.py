@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from test_store import FIXTURE, OLD_TABLE, cli
+from helpers import FIXTURE, OLD_TABLE, cli
 
 from hexarena.leagues.workspace import schema
 from hexarena.leagues.workspace.home import Workspace

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_leagues import league_text, make_workspace, stored_ids
+from helpers import league_text, make_workspace, stored_ids
 
 SMALL = "3m"
 

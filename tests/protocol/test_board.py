@@ -4,6 +4,7 @@ import json
 import subprocess
 
 import pytest
+from helpers import HEXARENA
 
 from hexarena.protocol.board import GEOMETRIES, PRESETS, BoardError, make_board, parse_size
 
@@ -70,7 +71,7 @@ def test_bad_sizes(text):
 
 
 def run(*args):
-    return subprocess.run(["hexarena", *args], capture_output=True, text=True, check=False, timeout=60)
+    return subprocess.run([*HEXARENA, *args], capture_output=True, text=True, check=False, timeout=60)
 
 
 def test_board_command_draws_every_line_number():

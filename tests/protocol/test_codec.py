@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import bot
+from helpers import bot
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,8 +20,8 @@ from hexarena.referee.clock import TimeControl
 from hexarena.referee.record import FAULTS, BoardConfig
 from hexarena.referee.referee import Referee
 
-GOLDEN = Path(__file__).parent / "golden"
-SPEC = Path(__file__).resolve().parent.parent / "protocol" / "PROTOCOL.md"
+GOLDEN = Path(__file__).parents[1] / "golden"
+SPEC = Path(__file__).resolve().parents[2] / "protocol" / "PROTOCOL.md"
 
 numbers = st.integers(0, 999_999_999)
 number_lists = st.lists(numbers, max_size=6).map(tuple)

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import processes_with
+from helpers import processes_with
 
 from hexarena.protocol.errors import BotFault
 from hexarena.referee.build import BuildFailed, build, moved

@@ -6,7 +6,7 @@ logged (PROTOCOL §3.3), and what a bot writes in answer to END lands in that ga
 
 from __future__ import annotations
 
-from conftest import bot
+from helpers import bot
 
 from hexarena.protocol import codec
 from hexarena.protocol.errors import BotFault

@@ -13,7 +13,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from conftest import FAST, ROOT, processes_with, survivors_of_a_killed, wait_for, wait_until
+from helpers import FAST, ROOT, processes_with, survivors_of_a_killed, wait_for, wait_until
 
 from hexarena.leagues.running.jobs import Job, play_job
 from hexarena.protocol.errors import ConfigError
@@ -185,11 +185,12 @@ def test_a_worker_killed_mid_run_is_one_line_and_its_bots_die_with_it(monkeypatc
 
 def test_workers_and_their_bots_die_with_a_killed_pool_process(tmp_path):
     marker = f"pool-{os.getpid()}-{time.monotonic_ns()}"
-    script = ("import sys; sys.path.insert(0, sys.argv[1]); import test_pool as t; from hexarena.referee.pool import "
+    script = ("import sys; sys.path[:0] = sys.argv[1:]; import test_pool as t; from hexarena.referee.pool import "
               "RefereeProcessPool; pool = RefereeProcessPool(t.OPTIONS, 2); "
               "[print(r.id, flush=True) for r in pool.map(t.play_job, t.jobs(10000))]")
     env = {**os.environ, "BROKEN_MARKER": marker}
-    owner = subprocess.Popen([sys.executable, "-c", script, str(Path(__file__).parent)], env=env,
+    here = Path(__file__).parent  # this module's folder, and tests/ (helpers)
+    owner = subprocess.Popen([sys.executable, "-c", script, str(here), str(here.parent)], env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert owner.stdout.readline().startswith(b"g")  # games are being played
     # every bot up (bwrap, its init and the bot, each): bubblewrap has its own window while it starts (docs/security.md)
@@ -208,7 +209,8 @@ def mark_and_wait(referee: Referee, item: tuple) -> int:
 
 
 def test_close_stops_a_worker_before_the_item_it_holds_ahead(tmp_path, monkeypatch):
-    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))
+    # the worker imports this module as pytest named it (tests.referee.test_pool), and it imports helpers
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(str(Path(__file__).parents[n]) for n in (2, 1)))
     pool = RefereeProcessPool(OPTIONS, 1)
     results = pool.map(mark_and_wait, [(str(tmp_path), n) for n in range(10)])
     assert next(results) == 0

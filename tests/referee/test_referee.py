@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import zmq
-from conftest import bot, processes_with, survivors_of_a_killed, wait_until
+from helpers import HEXARENA, bot, processes_with, survivors_of_a_killed, wait_until
 
 from hexarena.protocol import codec
 from hexarena.protocol.errors import ConfigError
@@ -224,7 +224,7 @@ def test_bots_die_with_a_referee_that_was_killed(tmp_path):
     marker = str(tmp_path / "pid")
     env = {**os.environ, "BROKEN_PIDS": marker, "HEXARENA_HOME": str(tmp_path / "home")}
     match = subprocess.Popen(
-        ["hexarena", "match", str(bot("timeout").folder), str(RANDOM.folder), "--size", "6x6", "--games", "500"],
+        [*HEXARENA, "match", str(bot("timeout").folder), str(RANDOM.folder), "--size", "6x6", "--games", "500"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     # the bot itself, not only its sandbox, seen twice (it faults each game and is restarted): the referee is killed

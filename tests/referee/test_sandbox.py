@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import BOTS, processes_with, survivors_of_a_killed, wait_until
+from helpers import BOTS, HEXARENA, processes_with, survivors_of_a_killed, wait_until
 
 from hexarena.leagues.registry.catalog import bot_history
 from hexarena.leagues.registry.resolve import resolve
@@ -34,7 +34,7 @@ from hexarena.referee.seats.process import BotSpec
 from hexarena.referee.launch import Limits
 from hexarena.referee.record import BoardConfig
 
-HOSTILE = Path(__file__).resolve().parent / "hostile"
+HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 RANDOM = BotSpec("random", BOTS / "random")
 
 
@@ -156,7 +156,7 @@ def test_daemons_of_a_bot_stopped_for_a_fault_die_by_the_end_of_the_game(make_re
 
 def test_daemons_die_with_a_referee_that_was_killed(tmp_path, marked, sandbox_path):
     env = {**os.environ, "HEXARENA_HOME": str(tmp_path / "home")}
-    match = subprocess.Popen(["hexarena", "match", str(HOSTILE / "daemons"), str(RANDOM.folder), "--size", "6x6",
+    match = subprocess.Popen([*HEXARENA, "match", str(HOSTILE / "daemons"), str(RANDOM.folder), "--size", "6x6",
                               "--games", "500", "--time", "1s"], env=env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     seen = []  # the count of the last look, right before the kill
@@ -302,8 +302,8 @@ def test_no_sandbox_is_refused_with_how_to_install_it(monkeypatch, tmp_path):
 
 def test_doctor_with_a_malformed_sandbox_choice_says_so_and_still_checks_the_database(tmp_path):
     env = {**os.environ, sandbox.CHOICE: "nope", "HEXARENA_HOME": str(tmp_path / "home")}
-    subprocess.run(["hexarena", "bots"], env=env, capture_output=True, timeout=120, check=True)  # a workspace
-    doctor = subprocess.run(["hexarena", "doctor"], env=env, capture_output=True, text=True, timeout=60, check=False)
+    subprocess.run([*HEXARENA, "bots"], env=env, capture_output=True, timeout=120, check=True)  # a workspace
+    doctor = subprocess.run([*HEXARENA, "doctor"], env=env, capture_output=True, text=True, timeout=60, check=False)
     lines = doctor.stdout.splitlines()
     assert lines[0].startswith("sandbox: HEXARENA_SANDBOX='nope': not a sandbox path; allowed: bwrap, unshare")
     assert lines[-1].endswith("nothing wrong found") and doctor.returncode == 0, doctor.stdout + doctor.stderr
@@ -316,7 +316,7 @@ def test_without_bubblewrap_the_kernels_namespaces_sandbox_the_bots(tmp_path):
     env = {**os.environ, "PATH": os.path.dirname(sys.executable), "HEXARENA_HOME": str(tmp_path / "home"),
            "HEXARENA_PASS_ENV": "", "HOSTILE_SECRET": "cloud-key"}  # not forwarded
     env.pop(sandbox.CHOICE, None)
-    hexarena = [os.path.join(os.path.dirname(sys.executable), "hexarena")]
+    hexarena = HEXARENA
     doctor = subprocess.run([*hexarena, "doctor"], env=env, capture_output=True, text=True, timeout=60, check=False)
     assert doctor.stdout.splitlines()[0] == "sandbox: kernel namespaces (referee/namespaces.py: no bubblewrap needed)"
     match = subprocess.run([*hexarena, "match", str(HOSTILE / "steal"), str(RANDOM.folder), "--size", "2x2", "--games",
@@ -329,7 +329,7 @@ def test_without_bubblewrap_the_kernels_namespaces_sandbox_the_bots(tmp_path):
 
 
 def test_a_forced_path_must_be_one_of_the_two(tmp_path):
-    done = subprocess.run(["hexarena", "match", str(RANDOM.folder), str(RANDOM.folder), "--size", "1x1"],
+    done = subprocess.run([*HEXARENA, "match", str(RANDOM.folder), str(RANDOM.folder), "--size", "1x1"],
                           env={**os.environ, sandbox.CHOICE: "firejail", "HEXARENA_HOME": str(tmp_path / "home")},
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2
@@ -338,7 +338,7 @@ def test_a_forced_path_must_be_one_of_the_two(tmp_path):
 
 
 def test_no_sandbox_on_the_command_line_warns_and_runs_unconfined(tmp_path, any_sandbox):
-    done = subprocess.run(["hexarena", "match", str(RANDOM.folder), str(BOTS / "greedy"), "--size", "1x1", "--games",
+    done = subprocess.run([*HEXARENA, "match", str(RANDOM.folder), str(BOTS / "greedy"), "--size", "1x1", "--games",
                            "1", "--no-sandbox"], check=False, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "HEXARENA_HOME": str(tmp_path / "home"), "PATH": os.environ["PATH"]})
     assert done.returncode == 0, done.stderr

@@ -1,9 +1,9 @@
-"""Bots in any language: the C bot, the stdio bridge (Node.js bot), remote seats over tcp+CURVE, hexarena check."""
+"""Seats of bots in any language: the C bot, the stdio bridge (Node.js bot), remote seats over tcp+CURVE.
+`hexarena check`: test_check.py."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -11,24 +11,20 @@ from pathlib import Path
 
 import pytest
 import zmq
+from helpers import needs_c, needs_node
 
 from hexarena.protocol import codec
-from hexarena.referee.check import BORDER, EXTRA_MOVE, FOUR, HANDSHAKE, ITEMS, MISERE, QUITS, SEVERAL, SQUARES, THREE, TIME_LIMIT, TRACKS, check_bot
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.seats.process import BotSpec
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
-BROKEN = Path(__file__).resolve().parent / "bots_broken"
+BROKEN = Path(__file__).resolve().parents[1] / "bots_broken"
 HEXARENA = [sys.executable, "-c", "from hexarena.cli import main; main()"]
 QUICK = TimeControl.parse("300ms,startup=5s")  # roomy enough for a loaded CI machine
 
-has_libzmq_headers = shutil.which("cc") is not None and any(
-    Path(folder, "zmq.h").exists() for folder in ("/usr/include", "/usr/local/include"))
-needs_c = pytest.mark.skipif(not has_libzmq_headers, reason="libzmq headers (libzmq3-dev) not installed")
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
 
 
 def spec(folder: Path) -> BotSpec:
@@ -91,56 +87,6 @@ def test_a_bridged_bot_that_hangs_or_dies_gets_the_same_termination_as_a_native_
     # and the next game runs normally with a fresh bridged bot and the same opponent
     record = referee.play([spec(BOTS / "greedy"), spec(BOTS / "random")], BoardConfig(size="2x2"), game_id="after")
     assert record.result.termination == "completed"
-
-
-# ---- hexarena check -------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("folder", [
-    pytest.param(BOTS / "cbot", marks=needs_c),
-    pytest.param(BOTS / "nodebot", marks=needs_node),
-    BOTS / "greedy",
-])
-def test_the_shipped_bots_pass_every_check(folder):
-    report = check_bot(folder)  # 1 s per move, as leagues play: passing must not depend on the machine's load
-    assert [item.name for item in report.items] == list(ITEMS)
-    assert report.passed, [item for item in report.items if not item.passed]
-
-
-@pytest.mark.parametrize("folder, failing, reason", [
-    ("bad_build", set(ITEMS), "failed with exit status 1: bot.c:1: error: expected declaration"),
-    ("old_version", {HANDSHAKE}, "malformed_message: HELLO names protocol 'v0', not v1 (§3.5)"),
-    ("slow_start", {TIME_LIMIT}, "ms past the limit of 300 ms + 50 ms margin"),
-    ("alternation", {EXTRA_MOVE}, "crashed: exited with status 1: TURN out of turn"),
-    ("no_border", {BORDER}, "is already drawn"),
-    ("no_misere", {MISERE}, "crashed: exited with status 1: misère is not supported"),
-    ("two_players", {THREE, FOUR}, "crashed: exited with status 1: only two players are supported"),
-    ("hex_only", {SQUARES}, "crashed: exited with status 1: only hexagons are supported"),
-    ("stale", {TRACKS}, "is already drawn — the bot's view of the board is stale"),
-    ("one_game", {SEVERAL}, "game 2: crashed: exited with status 0"),
-    ("no_quit", {QUITS}, "still running 1 s after BYE (§8)"),
-])
-def test_check_fails_each_broken_bot_on_the_right_item_with_its_reason(folder, failing, reason):
-    report = check_bot(BROKEN / folder, time_control=QUICK)
-    assert not report.passed
-    failed = {item.name for item in report.items if not item.passed}
-    assert failing <= failed, report.to_text()
-    assert reason in report.item(min(failing, key=ITEMS.index)).reason
-    if folder in ("slow_start", "no_border", "no_misere", "two_players", "hex_only", "one_game", "no_quit"):
-        assert failed == failing, report.to_text()  # a single flaw fails its own item only
-
-
-def test_hexarena_check_prints_the_checklist_and_sets_the_exit_status():
-    run = lambda folder: subprocess.run(
-        [*HEXARENA, "check", str(folder), "--time", "300ms"],
-        capture_output=True, text=True, cwd=ROOT, check=False, timeout=60)
-    good, bad = run(BOTS / "greedy"), run(BROKEN / "one_game")
-    assert good.returncode == 0, good.stdout + good.stderr
-    assert good.stdout.count("PASS  ") == len(ITEMS) and "greedy: all checks passed" in good.stdout
-    assert bad.returncode == 1
-    assert "FAIL  several games on one connection  game 2: crashed: exited with status 0" in bad.stdout
-    assert "one_game: 1 of 12 checks failed" in bad.stdout
-    missing = run(BROKEN / "no_such_bot")
-    assert missing.returncode == 2 and missing.stderr.startswith("hexarena: error: ")
 
 
 # ---- remote seats over tcp with CURVE -------------------------------------------------------------
@@ -224,3 +170,49 @@ def test_remote_seat_names_are_checked():
                           capture_output=True, text=True, cwd=ROOT, check=False, timeout=30)
     assert done.returncode == 2
     assert done.stderr.startswith("hexarena: error: 'remote:Not OK': a remote seat is remote:NAME")
+
+
+# ---- remote seats that never join (issue 14, item 4) ---------------------------------------------
+
+def test_a_remote_seat_that_never_joined_is_not_waited_for_again_and_its_own_wait_is_honoured():
+    import time
+
+    from hexarena.referee.clock import TimeControl
+    from hexarena.referee.seats.process import BotSpec
+    from hexarena.referee.record import BoardConfig
+    from hexarena.referee.referee import Referee
+
+    absent = BotSpec("absent", None, remote=True, startup=0.3)  # shorter than the bots' 10 s startup allowance
+    random_bot = BotSpec("random", ROOT / "bots" / "random")
+    announced = []
+    with Referee(time_control=TimeControl.parse("1s,startup=10s"), announce=announced.append) as referee:
+        began = time.perf_counter()
+        first = referee.play([absent, random_bot], BoardConfig(size="1x2"), game_id="r1", seed=1)
+        waited = time.perf_counter() - began
+        began = time.perf_counter()
+        second = referee.play([random_bot, absent], BoardConfig(size="1x2"), game_id="r2", seed=2)
+        again = time.perf_counter() - began
+    assert (first.result.termination, first.result.offender) == ("no_connection", 0)
+    assert "no HELLO within the startup allowance of 0.3 s" in first.result.forfeits[0].detail
+    assert 0.25 < waited < 5  # its own 0.3 s, not the 10 s of the time control
+    assert (second.result.termination, second.result.offender) == ("no_connection", 1)
+    assert "did not join in an earlier game: not waited for again" in second.result.forfeits[0].detail
+    assert again < waited and len(announced) == 1  # no second wait, no second set of keys
+
+
+def test_remote_retry_waits_again_before_every_game():
+    from hexarena.referee.clock import TimeControl
+    from hexarena.referee.seats.process import BotSpec
+    from hexarena.referee.record import BoardConfig
+    from hexarena.referee.referee import Referee
+
+    absent = BotSpec("absent", None, remote=True, startup=0.2)
+    random_bot = BotSpec("random", ROOT / "bots" / "random")
+    announced = []
+    with Referee(time_control=TimeControl.parse("1s,startup=10s"), announce=announced.append,
+                 remote_retry=True) as referee:
+        records = [referee.play([absent, random_bot], BoardConfig(size="1x2"), game_id=f"r{n}", seed=n)
+                   for n in (1, 2)]
+    assert [r.result.forfeits[0].detail.startswith("no HELLO within the startup allowance of 0.2 s")
+            for r in records] == [True, True]
+    assert len(announced) == 2  # new credentials, announced for each wait

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import BOTS, TEST_BOTS
+from helpers import BOTS, HEXARENA, TEST_BOTS
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -85,7 +85,7 @@ def test_a_malformed_transport_is_one_line_naming_the_allowed_values(tmp_path):
     folder = tmp_path / "udp"
     folder.mkdir()
     (folder / "bot.toml").write_text('name = "udp"\ncommand = ["python3", "bot.py"]\ntransport = "udp"\n')
-    done = subprocess.run(["hexarena", "submit", str(folder), "--home", str(tmp_path / "home")], capture_output=True,
+    done = subprocess.run([*HEXARENA, "submit", str(folder), "--home", str(tmp_path / "home")], capture_output=True,
                           text=True, timeout=60, check=False)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (f"hexarena: error: {folder}/bot.toml: field 'transport': Input should be 'zmq', 'tcp' or "

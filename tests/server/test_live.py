@@ -21,10 +21,9 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import wait_for
+from helpers import HEXARENA, console_errors, wait_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_publish import browser, console_errors  # noqa: F401 - the shared headless Chromium fixture
 
 from hexarena.server.events import EventHub
 from hexarena.server.site import LiveSite
@@ -289,7 +288,7 @@ class EventReader(threading.Thread):
 
 
 def hexarena(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run(["hexarena", *args], capture_output=True, text=True, timeout=120, check=False, **kwargs)
+    return subprocess.run([*HEXARENA, *args], capture_output=True, text=True, timeout=120, check=False, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -306,7 +305,7 @@ def server(tmp_path_factory):
     (root / "live.toml").write_text(LEAGUE)
     port = free_port()
     with open(root / "server.log", "w") as log:
-        process = subprocess.Popen(["hexarena", "serve", "--league", str(root / "live.toml"), "--port", str(port),
+        process = subprocess.Popen([*HEXARENA, "serve", "--league", str(root / "live.toml"), "--port", str(port),
                                     "--home", str(home)], stdout=log, stderr=subprocess.STDOUT,
                                    env={**os.environ, "PYTHONUNBUFFERED": "1"})
         reader = EventReader(port)

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import wait_for
+from helpers import HEXARENA, wait_for
 
 from hexarena.leagues.registry import authors, uploads
 from hexarena.leagues.workspace.home import Workspace
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TINY = """name = "tiny"
 participants = ["random", "greedy", "alpha"]
 games_per_pairing = 2
@@ -78,7 +78,7 @@ def free_port() -> int:
 def start(home: Path, *args: str) -> Server:
     port = free_port()
     with open(home.parent / f"serve-{port}.log", "wb") as log:
-        process = subprocess.Popen([shutil.which("hexarena"), "serve", "--home", str(home), "--port", str(port),
+        process = subprocess.Popen([*HEXARENA, "serve", "--home", str(home), "--port", str(port),
                                     *args], stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
     server = Server(f"http://127.0.0.1:{port}", home, process, {})
     deadline = time.monotonic() + 60
@@ -408,7 +408,7 @@ def processes_running_from(home: Path) -> list[int]:
 
 def test_submit_server_end_to_end(served, tmp_path):
     folder = bot_folder(tmp_path, "delta")
-    command = [shutil.which("hexarena"), "submit", str(folder), "--server", served.url]
+    command = [*HEXARENA, "submit", str(folder), "--server", served.url]
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=180,
                           env={**os.environ, "HEXARENA_TOKEN": served.tokens["bob"]})
     assert done.returncode == 0, done.stderr
@@ -429,7 +429,7 @@ def test_submit_server_bad_urls_are_one_line(tmp_path, served):
     env = {**os.environ, "HEXARENA_TOKEN": "x"}
     for server, said in (("http://[", "not a URL"), (served.url + "/api/bots/nope/", "refused the bot (404)"),
                          ("http://127.0.0.1:1", "no answer")):
-        done = subprocess.run([shutil.which("hexarena"), "submit", str(folder), "--server", server],
+        done = subprocess.run([*HEXARENA, "submit", str(folder), "--server", server],
                               capture_output=True, text=True, check=False, timeout=60, env=env)
         assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
         assert said in done.stderr.splitlines()[-1], done.stderr
@@ -460,7 +460,7 @@ def test_submit_server_malformed_answers_and_local_options_are_one_line(tmp_path
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}"
     folder = bot_folder(tmp_path, "foxtrot")
-    command = [shutil.which("hexarena"), "submit", str(folder), "--server", url, "--token", "x"]
+    command = [*HEXARENA, "submit", str(folder), "--server", url, "--token", "x"]
     try:
         for said in ("refused the bot (404): HTTP 404", "the answer is not a hexarena server's",
                      "the answer is not a hexarena server's", "the answer is not a hexarena server's"):
@@ -479,7 +479,7 @@ def test_submit_server_malformed_answers_and_local_options_are_one_line(tmp_path
 
 def test_serve_on_a_port_in_use_is_one_line_before_anything_starts(served, tmp_path):
     port = served.url.rsplit(":", 1)[1]
-    done = subprocess.run([shutil.which("hexarena"), "serve", "--home", str(tmp_path / "home"), "--port", port],
+    done = subprocess.run([*HEXARENA, "serve", "--home", str(tmp_path / "home"), "--port", port],
                           capture_output=True, text=True, check=False, timeout=60)
     assert (done.returncode, done.stderr) == (2, f"hexarena: error: cannot listen on 127.0.0.1:{port}: Address "
                                                  "already in use\n")
@@ -530,7 +530,7 @@ def test_authors_add_prints_a_token_once_and_stores_only_its_hash(tmp_path, caps
 def test_serve_refuses_a_bad_league_file_in_one_line(tmp_path):
     (tmp_path / "open.toml").write_text('name = "open"\nparticipants = ["all"]\nsandbox = false\n[[boards]]\n'
                                         'size = "2x2"\n')
-    done = subprocess.run([shutil.which("hexarena"), "serve", "--home", str(tmp_path / "home"), "--port",
+    done = subprocess.run([*HEXARENA, "serve", "--home", str(tmp_path / "home"), "--port",
                            str(free_port()), "--league", str(tmp_path / "open.toml")], capture_output=True, text=True,
                           check=False, timeout=60)
     assert done.returncode == 2 and done.stderr == (f"hexarena: error: --league {tmp_path / 'open.toml'}: sandbox = "
