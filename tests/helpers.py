@@ -1,6 +1,7 @@
 """What tests of several folders share: paths, the test bots, the command line, processes, leagues, the 957ae21
 workspace, the browser's helpers. Fixtures are in the ``conftest.py`` files; this is a plain module
-(``from helpers import ...``: pyproject's pytest ``pythonpath`` puts ``tests/`` on the path)."""
+(``from helpers import ...``: pyproject's pytest ``pythonpath`` puts ``tests/`` on the path). It imports little
+at its top (worker processes import test modules too); the rest inside the helpers that need it."""
 
 from __future__ import annotations
 
@@ -14,11 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from hexarena.cli import main
-from hexarena.leagues.registry.reference import REFERENCE_AUTHOR
-from hexarena.leagues.registry.submit import ensure_reference_bots, submit
-from hexarena.leagues.results import store
-from hexarena.leagues.workspace.home import Workspace
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.seats.process import BotSpec
 
@@ -103,8 +99,12 @@ def league_text(name: str, participants=LEAGUE_BOTS, boards=(("2x2", "hex"),), *
     return "\n".join(lines) + "\n"
 
 
-def make_workspace(home: Path) -> Workspace:
+def make_workspace(home: Path):
     """A workspace with four registered Python bots: the reference random and greedy, and renamed copies."""
+    from hexarena.leagues.registry.reference import REFERENCE_AUTHOR
+    from hexarena.leagues.registry.submit import ensure_reference_bots, submit
+    from hexarena.leagues.workspace.home import Workspace
+
     ws = Workspace(home)
     ensure_reference_bots(ws, bots_dir=home / "no-reference-bots")  # mark seeded: register ours only
     for name in LEAGUE_BOTS:
@@ -124,6 +124,9 @@ def league_file(path: Path, name: str, bots: list[str], boards=("1x2",), time_co
 
 
 def per_game(home: Path, league: str) -> dict[str, tuple]:
+    from hexarena.leagues.results import store
+    from hexarena.leagues.workspace.home import Workspace
+
     with Workspace(home) as ws:
         return {r.id: (tuple(r.seats), tuple(r.result.scores), tuple(r.result.placements), r.result.termination)
                 for r in store.records(ws, league)}
@@ -199,6 +202,8 @@ def fixture_home(tmp_path: Path) -> Path:
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     """``hexarena ARGS`` in this process: its exit status, stdout and stderr."""
+    from hexarena.cli import main
+
     with pytest.raises(SystemExit) as exit_:
         main(list(args))
     out, err = capsys.readouterr()

@@ -28,6 +28,7 @@ def hexarena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
                           timeout=timeout, cwd=REPO)
 
 
+@pytest.mark.slow
 def test_short_ladder_league_ranks_each_step_above_the_one_below(tmp_path):
     league = tmp_path / "short.toml"
     league.write_text(LADDER)
@@ -51,6 +52,7 @@ def test_short_ladder_league_ranks_each_step_above_the_one_below(tmp_path):
     assert {"gap", "gap_low", "gap_high", "los"} <= set(ratings[0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("opponent", "time"), [("chains", "3s+50ms"), ("mcts", "2s+50ms")])
 def test_perfect_keeps_the_solved_value_of_hexagons_2x3(opponent, time):
     """2x3 is -2 (docs/solved.md) and perfect solves it from the first move: as the second player it wins

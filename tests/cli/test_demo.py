@@ -3,9 +3,11 @@
 import re
 import subprocess
 
+import pytest
 from helpers import HEXARENA
 
 
+@pytest.mark.slow
 def test_demo_league_runs_prints_its_table_and_publishes_the_site(tmp_path):
     home = tmp_path / "home"
     first = subprocess.run([*HEXARENA, "demo", "--home", str(home)], capture_output=True, text=True, check=False, timeout=300)

@@ -111,6 +111,7 @@ league_files = mostly(
     st.text(max_size=200))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(text=league_files)
 def test_league_files_are_read_or_refused_in_one_line(text: str) -> None:
@@ -136,6 +137,7 @@ manifests = mostly(st.builds(lambda top, more, lim: toml_text({**top, **more}, {
     st.text(max_size=120))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(text=manifests)
 def test_manifests_are_read_or_refused_in_one_line(text: str, tmp_path: Path) -> None:
@@ -224,6 +226,7 @@ def command_lines(draw) -> list[str]:
     return [arg.replace("\0", "") if draw(st.booleans()) else arg for arg in args]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(args=command_lines())
 @example(args=["publish", "a\0b"])  # found by this test: the default folder holds the name (was a ValueError)

@@ -89,6 +89,7 @@ def test_a_broken_manifest_is_a_one_line_error(tmp_path):
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_a_fault_shows_in_the_game_line_and_the_summary(capsys, monkeypatch):
     monkeypatch.delenv("BROKEN_MARKER", raising=False)  # this test bot then never connects
     with pytest.raises(SystemExit) as exit:

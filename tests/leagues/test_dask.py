@@ -52,6 +52,7 @@ def kill(process: subprocess.Popen) -> None:
     process.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_local_cluster_plays_the_same_games_as_the_local_executor(tmp_path):
     participants = ["greedy", "random", str(REPO / "tests" / "bots_broken" / "bad_build")]
     homes = {"local": tmp_path / "local", "dask": tmp_path / "dask"}
@@ -78,6 +79,7 @@ def test_local_cluster_plays_the_same_games_as_the_local_executor(tmp_path):
     assert logs["dask"] == logs["local"]  # the bots' logs (if they wrote any) travelled back with the records
 
 
+@pytest.mark.slow
 def test_cli_on_scheduler_and_workers_survives_a_killed_worker(tmp_path):
     port = free_port()
     address = f"tcp://{LOOPBACK}:{port}"
@@ -240,6 +242,7 @@ def test_seat_cycles_group_the_rotations_of_one_table_board_and_seed(tmp_path):
     ws.close()
 
 
+@pytest.mark.slow
 def test_closing_the_iterator_cancels_the_pending_cycles(tmp_path):
     from hexarena.leagues.running.runner import Job, plan
     from hexarena.referee.seats.process import BotSpec
@@ -269,6 +272,7 @@ def test_closing_the_iterator_cancels_the_pending_cycles(tmp_path):
             executor.close()
 
 
+@pytest.mark.slow
 def test_a_cycle_that_kills_three_workers_is_reported_not_retried_forever(tmp_path, capsys, monkeypatch):
     from hexarena.referee import sandbox
 

@@ -89,6 +89,7 @@ def uninterrupted(tmp_path_factory):
     return root, league_file, done
 
 
+@pytest.mark.slow
 def test_league_table_matches_counts_from_the_stored_records(uninterrupted):
     root, _, done = uninterrupted
     assert "league four: 24 of 24 games played (24 now)" in done.stderr
@@ -113,6 +114,7 @@ def test_league_table_matches_counts_from_the_stored_records(uninterrupted):
     assert list(crosstable) == ["crosstable"] and len(crosstable["crosstable"]) == len(BOTS)
 
 
+@pytest.mark.slow
 def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_path):
     root, league_file, _ = uninterrupted
     home = tmp_path / "home"

@@ -141,6 +141,7 @@ def click_move(driver, number: int) -> None:
     row.click()
 
 
+@pytest.mark.slow
 @needs_browser
 def test_every_page_loads_without_console_errors_and_every_link_resolves(browser, site, records):
     root = site.resolve()
@@ -173,6 +174,7 @@ def test_every_page_loads_without_console_errors_and_every_link_resolves(browser
     assert len([p for p in pages if p.startswith("bot-")]) == len(BOTS)
 
 
+@pytest.mark.slow
 @needs_browser
 def test_viewer_controls_change_the_board_and_the_move_counter(browser, site, records):
     record = next(r for r in records if r.config == CONFIGS[0] and r.result.termination == "completed")
@@ -219,6 +221,7 @@ def test_viewer_controls_change_the_board_and_the_move_counter(browser, site, re
     assert console_errors(browser) == []
 
 
+@pytest.mark.slow
 @needs_browser
 def test_final_position_of_every_game_shows_the_recorded_scores(browser, site, records):
     files = game_files(records)
@@ -233,6 +236,7 @@ def test_final_position_of_every_game_shows_the_recorded_scores(browser, site, r
     assert console_errors(browser) == []
 
 
+@pytest.mark.slow
 @needs_browser
 def test_border_is_drawn_before_the_first_move(browser, site, records):
     record = next(r for r in records if r.config.border)
@@ -244,6 +248,7 @@ def test_border_is_drawn_before_the_first_move(browser, site, records):
     assert drawn_lines(browser) == border + 1
 
 
+@pytest.mark.slow
 @needs_browser
 def test_untrusted_bot_names_are_text_not_markup(browser, site):
     browser.get((site / "index.html").as_uri())
@@ -252,6 +257,7 @@ def test_untrusted_bot_names_are_text_not_markup(browser, site):
         "xpath", "//*[@id='standings']//a/b")
 
 
+@pytest.mark.slow
 @needs_browser
 def test_bot_page_shows_faults_with_log_excerpt_and_think_times(browser, site, records):
     faulty = next(r for r in records if r.result.forfeits)
@@ -266,6 +272,7 @@ def test_bot_page_shows_faults_with_log_excerpt_and_think_times(browser, site, r
     assert sorted(opponents) == sorted(b for b in BOTS if b != bot)
 
 
+@pytest.mark.slow
 @needs_browser
 def test_games_list_filters_and_paginates_thousands_of_games(browser, tmp_path):
     records = big_league(2000)
@@ -536,6 +543,7 @@ def right_edges(driver, selectors: list[str]) -> dict[str, float | None]:
         " null)]))", selectors)
 
 
+@pytest.mark.slow
 @needs_browser
 @pytest.mark.parametrize("width", [400, 1280])
 def test_the_site_on_a_phone_and_on_a_desktop(browser, site, faulty_site, records, width):
@@ -589,6 +597,7 @@ def wait_text(driver, element_id: str, expected: str, seconds: float = 10) -> No
     assert text(driver, element_id) == expected
 
 
+@pytest.mark.slow
 @needs_browser
 def test_games_in_many_chunks_and_the_list_in_parts_load_from_file_urls(browser, tmp_path, monkeypatch):
 
@@ -637,8 +646,9 @@ def test_publishing_over_an_older_site_removes_its_per_game_files(records, tmp_p
 
 # ---- versions on the replay page (issue 14, item 9) -----------------------------------------------
 
+@pytest.mark.slow
 @needs_browser
-def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):  # noqa: F811
+def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):
     from hexarena.leagues.results import store
     from hexarena.leagues.schedule.config import load_league
     from hexarena.leagues.results.report import game_files

@@ -39,6 +39,7 @@ def start_league_run(league_file: Path, home: Path) -> subprocess.Popen[str]:
     return running
 
 
+@pytest.mark.slow
 def test_a_second_runner_of_a_league_is_refused_naming_the_first_pid(tmp_path: Path) -> None:
     make_workspace(tmp_path / "home").close()
     league_file = tmp_path / "dup.toml"
@@ -155,6 +156,7 @@ def test_migration_2_removes_the_doubled_rows_of_a_race_and_keeps_returns_to_ear
     assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES
 
 
+@pytest.mark.slow
 def test_a_backup_taken_during_a_league_run_is_a_sound_workspace(tmp_path: Path) -> None:
     make_workspace(tmp_path / "home").close()
     league_file = tmp_path / "b.toml"

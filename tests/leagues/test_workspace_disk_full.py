@@ -54,6 +54,7 @@ def one_line(done: subprocess.CompletedProcess, path: Path) -> None:
     assert line.startswith(f"hexarena: error: out of space writing {path}") and " free there)" in line, line
 
 
+@pytest.mark.slow
 def test_a_league_run_on_a_full_disk_stops_in_one_line_and_resumes(tmpfs: Path, tmp_path: Path) -> None:
     home = tmpfs / "home"
     make_workspace(home).close()

@@ -255,6 +255,7 @@ def test_a_tampered_snapshot_is_refused_by_name(tmp_path, capsys, any_sandbox):
     assert exit_.value.code == 2 and err.count("\n") == 1 and "registry snapshot random@" in err
 
 
+@pytest.mark.slow
 def test_an_unauthenticated_flood_neither_stalls_the_game_nor_floods_the_log(make_referee, caplog, sandbox_path):
     referee = make_referee()
     records, slowest = [], 0.0
@@ -272,6 +273,7 @@ def test_an_unauthenticated_flood_neither_stalls_the_game_nor_floods_the_log(mak
     assert 1 <= len(warnings) <= 2  # one line per 5 s at most
 
 
+@pytest.mark.slow
 def test_a_stdio_flood_without_newlines_is_bounded(make_referee, sandbox_path):
     def rss_mb() -> float:
         return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20

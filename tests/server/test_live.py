@@ -332,6 +332,7 @@ def server(tmp_path_factory):
         print((root / "server.log").read_text()[-3000:], file=sys.stderr)
 
 
+@pytest.mark.slow
 def test_an_sse_client_sees_a_game_start_its_moves_and_its_end_with_the_stored_scores(server):
     events, port = server["events"], server["port"]
     assert events.status == (200, "text/event-stream; charset=utf-8")
@@ -359,6 +360,7 @@ def status_of(port: int, path: str) -> int:
     return get(port, path)[0]
 
 
+@pytest.mark.slow
 def test_the_served_site_has_the_live_script_and_the_published_site_on_disk_has_none(server):
     port, home = server["port"], server["home"]
     wait_for(lambda: (home / "site" / "live" / "index.html").is_file(), 60, "the site is published")
@@ -384,7 +386,8 @@ def games_of(driver, bot: str) -> int | None:
     return None if row is None else int(row.find_elements("css selector", "td")[2].get_attribute("textContent"))
 
 
-def test_the_standings_page_changes_in_place_when_a_game_ends(server, browser):  # noqa: F811
+@pytest.mark.slow
+def test_the_standings_page_changes_in_place_when_a_game_ends(server, browser):
     port, events = server["port"], server["events"]
     browser.get(f"http://127.0.0.1:{port}/leagues/live/index.html")
     wait_for(lambda: games_of(browser, "slowpoke"), 60, "the standings show a game (the first page reloads once)")
@@ -416,7 +419,8 @@ def _epoch(text: str) -> float:
     return datetime.fromisoformat(text).timestamp()
 
 
-def test_the_games_page_lists_games_in_progress_and_a_spectator_sees_moves_appear(server, browser):  # noqa: F811
+@pytest.mark.slow
+def test_the_games_page_lists_games_in_progress_and_a_spectator_sees_moves_appear(server, browser):
     port, events = server["port"], server["events"]
     browser.get(f"http://127.0.0.1:{port}/leagues/live/games.html")
 

@@ -175,6 +175,7 @@ def league_settled(server: Server, games: int):
 # ---------------------------------------------------------------- uploads and the continuous league
 
 
+@pytest.mark.slow
 def test_the_upload_lifecycle_and_the_league_that_plays_each_new_version(served, tmp_path):
     # alpha is not registered yet: the league cannot run, says why, and the server keeps answering
     first = served.get("/api/queue")[1][0]
@@ -268,6 +269,7 @@ def test_a_broken_manifest_and_a_failed_check_are_422_with_the_cli_line(served, 
     assert served.get("/api/bots/silent")[0] == 404
 
 
+@pytest.mark.slow
 def test_reads_are_answered_while_an_upload_builds(served, tmp_path):
     folder = bot_folder(tmp_path, "slowbuild")
     manifest = folder / "bot.toml"
@@ -316,6 +318,7 @@ def test_unknown_names_are_404s_and_bad_parameters_422s(served):
         assert record["id"] == game[0]["id"] and record["seats"] == game[0]["seats"]
 
 
+@pytest.mark.slow
 def test_a_fuzz_run_from_the_openapi_schema_finds_no_500_and_no_traceback(served):
     import schemathesis
     from hypothesis import HealthCheck, given, settings
@@ -343,6 +346,7 @@ def test_a_fuzz_run_from_the_openapi_schema_finds_no_500_and_no_traceback(served
 # ---------------------------------------------------------------- a crash and a restart
 
 
+@pytest.mark.slow
 def test_sigkill_and_sigterm_during_a_league_and_restarts_lose_and_double_nothing(tmp_path):
     home = tmp_path / "home"
     (tmp_path / "long.toml").write_text("""name = "long"
