@@ -1,4 +1,4 @@
-"""The fuzz campaign of tests/test_fuzz.py, long, with its counts (issue 15).
+"""The fuzz campaign of tests/cli/test_fuzz.py, long, with its counts (issue 15).
 
     python3 benchmarks/fuzz.py              # hypothesis profile "long": 2,000 examples a campaign (minutes)
     python3 benchmarks/fuzz.py --profile default    # what CI runs: 100 a campaign
@@ -27,9 +27,9 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "fuzz.json"
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "tests" / "test_fuzz.py"),
-                               f"--hypothesis-profile={args.profile}"], cwd=ROOT,
-                              env={**os.environ, "HEXARENA_FUZZ_REPORT": str(report)}, check=False)
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               str(ROOT / "tests" / "cli" / "test_fuzz.py"), f"--hypothesis-profile={args.profile}"],
+                              cwd=ROOT, env={**os.environ, "HEXARENA_FUZZ_REPORT": str(report)}, check=False)
         counts = json.loads(report.read_text()) if report.is_file() else {}
     for campaign, outcomes in sorted(counts.items()):
         total = sum(outcomes.values())

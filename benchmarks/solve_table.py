@@ -89,7 +89,7 @@ def table(geometry: str, sizes: list[str], limit: float, published: dict | None 
 NOTES = [
     "## How the values are checked",
     "",
-    "`tests/test_solver.py` compares the solver with a plain memoised search over every line on every board",
+    "`tests/brains/test_solver.py` compares the solver with a plain memoised search over every line on every board",
     "(sizes up to 10×10, both geometries, with and without border, normal and misère) that has at most 16",
     "free lines: the values and the complete sets of best first lines must be equal. Each reduction the",
     "solver makes (interchangeable border lines, free captures, the chain rules) is also checked against",

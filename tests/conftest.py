@@ -1,73 +1,16 @@
-"""Shared fixtures: bot specs for the reference and broken test bots, and referees that always close."""
+"""Fixtures for every test: the test bots' variables forwarded, referees that always close, a
+headless browser. Plain helpers (paths, the test bots, processes, leagues...) are in ``helpers.py``."""
 
 from __future__ import annotations
 
-import subprocess
-import time
-from pathlib import Path
-
 import pytest
+from helpers import CHROMEDRIVER, CHROMIUM, FAST, SHARED, TEST_BOTS
 from hypothesis import settings
 
-from hexarena.referee.clock import TimeControl
-from hexarena.referee.seats.process import BotSpec
 from hexarena.referee.referee import Referee
 
-# `pytest --hypothesis-profile=long`: the fuzz campaign (tests/test_fuzz.py) and every property test, 20x longer
+# `pytest --hypothesis-profile=long`: the fuzz campaign (tests/cli/test_fuzz.py) and every property test, 20x longer
 settings.register_profile("long", max_examples=2000)
-
-ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "bots"
-TEST_BOTS = Path(__file__).resolve().parent / "bots"
-SHARED = ("bots", "bots_broken", "hostile")
-FAST = TimeControl.parse("1s,startup=10s")  # generous: CI machines are shared and noisy
-
-
-def bot(name: str) -> BotSpec:
-    """A reference bot (``bots/NAME``) or a broken test bot (``tests/bots/NAME``)."""
-    folder = BOTS / name if (BOTS / name).is_dir() else TEST_BOTS / name
-    return BotSpec(name, folder)
-
-
-def processes_with(variable: str, value: str, command: str = "") -> list[int]:
-    """Pids of the live processes whose environment has ``variable=value`` (a test's marker, forwarded to its bots:
-    in the sandbox a bot's own pids are its pid namespace's, meaningless outside) and whose command line has
-    ``command``."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and f"{variable}={value}".encode() in (proc / "environ").read_bytes().split(b"\0") \
-                    and command.encode() in (proc / "cmdline").read_bytes() \
-                    and (proc / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z":
-                found.append(int(proc.name))
-        except (OSError, IndexError):
-            pass
-    return found
-
-
-def wait_until(condition, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.05)
-
-
-def wait_for(condition, seconds: float, what: str, every: float = 0.05):
-    """``condition()``'s first true value within ``seconds``; AssertionError naming ``what`` if none comes."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError(f"not within {seconds} s: {what}")
-
-
-def survivors_of_a_killed(process: subprocess.Popen, variable: str, value: str) -> list[int]:
-    """SIGKILL ``process`` (no cleanup code of it runs); the marked processes still alive 5 s later."""
-    process.kill()
-    process.wait()
-    wait_until(lambda: not processes_with(variable, value), 5)
-    return processes_with(variable, value)
 
 
 @pytest.fixture(autouse=True)
@@ -94,3 +37,24 @@ def make_referee(tmp_path):
     yield make
     for referee in referees:
         referee.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """Debian's chromium, headless, driven by Selenium through /usr/bin/chromedriver; one per test module."""
+    if not (CHROMIUM and CHROMEDRIVER):
+        pytest.skip("no chromium + chromedriver here (CI installs Debian's chromium)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--window-size=1280,900", f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+    driver.set_page_load_timeout(20)
+    yield driver
+    driver.quit()

@@ -33,7 +33,7 @@ The search runs in C (``bots/brains/_solvecore.c``, the same algorithm line for 
 table of bounds instead of a dict) when pip could build it, on boards of up to 128 lines; Python
 keeps MTD(f) and the root's best lines. ``Solver(rules, compiled=False)`` forces pure Python.
 
-``tests/test_solver.py`` checks each reduction against plain exhaustive search in
+``tests/brains/test_solver.py`` checks each reduction against plain exhaustive search in
 every position of several small boards (a proof by enumeration on those boards, not
 in general) and the whole solver on every board with up to 16 free lines.
 """

@@ -1,4 +1,4 @@
-"""Hostile test bots for tests/test_sandbox.py: ``python3 ../hostile.py ATTACK`` from a folder here.
+"""Hostile test bots for tests/referee/test_sandbox.py: ``python3 ../hostile.py ATTACK`` from a folder here.
 
 Each bot tries its attack when it starts, writes one line ``hostile ATTACK: <what happened>`` on
 stderr (the test reads it from the game's log), then plays random lines like any bot, unless the

@@ -1,0 +1,270 @@
+"""The solver against plain exhaustive search, and against published Dots and Boxes values."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from hexarena.bots.brains.solver import Solver, compiled, solve, symmetries
+from hexarena.bots.errors import SolverTimeout
+from hexarena.protocol.board import boards_with_few_free_lines, make_board
+from hexarena.protocol.rules import Options, Rules
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@cache
+def exhaustive_for(geometry: str, size: str, misere: bool, border: bool):
+    """``exhaustive`` of a board, kept for the tests that enumerate the same board."""
+    return exhaustive(Rules(make_board(size, geometry), Options(2, misere, border)))
+
+
+def exhaustive(rules: Rules):
+    """Plain memoised negamax over every line: the mover's future margin (misère: negated)."""
+    sign = -1 if rules.options.misere else 1
+    full, touches = rules.full, rules.touches
+
+    @cache
+    def value(drawn: int) -> int:
+        if drawn == full:
+            return 0
+        return max(move_value(drawn, line) for line in range(full.bit_length()) if not drawn >> line & 1)
+
+    def move_value(drawn: int, line: int) -> int:
+        after = drawn | 1 << line
+        closed = sum(1 for _, mask in touches[line] if after & mask == mask)
+        return closed * sign + value(after) if closed else -value(after)
+
+    return value, move_value
+
+
+def small_boards(max_free: int = 16):
+    """Every board (sizes 1-10 × 1-10, with or without border) with 1 to ``max_free`` free lines."""
+    for board, border in boards_with_few_free_lines(max_free):
+        name = f"{board.geometry}-{board.size}{'-border' if border else ''}"
+        yield pytest.param(board.geometry, board.rows, board.cols, border, id=name)
+
+
+@pytest.mark.parametrize("misere", [False, True], ids=["normal", "misere"])
+@pytest.mark.parametrize(("geometry", "rows", "cols", "border"), list(small_boards()))
+def test_solver_equals_exhaustive_search(geometry, rows, cols, border, misere):
+    rules = Rules(make_board((rows, cols), geometry), Options(2, misere, border))
+    value, move_value = exhaustive(rules)
+    start = rules.start()
+    sign = -1 if misere else 1
+    solution = solve(start)
+    assert solution.value == sign * value(start.drawn)
+    # best moves are exactly those that keep the value: none loses to any reply
+    expected = value(start.drawn)
+    assert solution.best == tuple(line for line in start.legal_moves() if move_value(start.drawn, line) == expected)
+
+
+@pytest.mark.parametrize(
+    ("geometry", "size", "border", "misere"),
+    [("hex", "1x3", False, False), ("hex", "3x1", False, True), ("square", "2x2", False, False),
+     ("square", "2x2", False, True), ("hex", "3x3", True, False), ("square", "2x6", True, False)],
+)
+def test_solver_equals_exhaustive_search_in_mid_game(geometry, size, border, misere):
+    """Random positions, cells already taken: the value adds the scores to the future."""
+    rules = Rules(make_board(size, geometry), Options(2, misere, border))
+    value, _ = exhaustive(rules)
+    sign = -1 if misere else 1
+    solver = Solver(rules)
+    rng = random.Random(8)
+    for _ in range(40):
+        state = rules.start()
+        for _ in range(rng.randrange(len(state.legal_moves()))):
+            state = state.apply(rng.choice(state.legal_moves())).state
+        future = sign * value(state.drawn)
+        solution = solver.solve(state)
+        assert solution.future == future
+        mover_margin = future if state.to_move == 0 else -future
+        assert solution.value == state.scores[0] - state.scores[1] + mover_margin
+
+
+ENUMERATED = [("hex", "1x3", False), ("square", "2x2", False), ("hex", "3x3", True), ("hex", "2x4", True),
+              ("square", "3x3", True), ("square", "2x6", True)]
+
+
+def every_position(rules: Rules):
+    """Every set of drawn lines (any subset of the free lines can occur)."""
+    free = [line for line in range(len(rules.board.lines)) if not rules.predrawn >> line & 1]
+    for subset in range(1 << len(free)):
+        yield rules.predrawn | sum(1 << line for i, line in enumerate(free) if subset >> i & 1)
+
+
+@pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED)
+def test_free_captures_are_optimal_in_every_position(geometry, size, border):
+    """Proof by enumeration of the free-capture rule: taking those cells never costs."""
+    rules = Rules(make_board(size, geometry), Options(2, False, border))
+    value, _ = exhaustive_for(geometry, size, False, border)
+    solver = Solver(rules)
+    applied = 0
+    for drawn in every_position(rules):
+        after, gain = solver.take_free(drawn)
+        if after != drawn:
+            applied += 1
+            assert value(drawn) == gain + value(after)
+    assert applied > 1000
+
+
+@pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED)
+def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, border):
+    """Proof by enumeration of the chain rules: take a chain, or double-deal at its last two cells."""
+    rules = Rules(make_board(size, geometry), Options(2, False, border))
+    value, move_value = exhaustive_for(geometry, size, False, border)
+    solver = Solver(rules)
+    applied = 0
+    for drawn in every_position(rules):
+        moves = solver.chain_moves(drawn)
+        if moves is not None:
+            applied += 1
+            assert value(drawn) == max(move_value(drawn, line) for line in moves)
+    assert applied > 50
+
+
+@pytest.mark.parametrize("misere", [False, True])
+@pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED[:2])
+def test_border_lines_of_a_cell_are_interchangeable(geometry, size, border, misere):
+    rules = Rules(make_board(size, geometry), Options(2, misere, border))
+    value, _ = exhaustive_for(geometry, size, misere, border)
+    solver = Solver(rules)
+    for drawn in every_position(rules):
+        assert value(drawn) == value(solver.canonical(drawn))
+
+
+@pytest.mark.parametrize("misere", [False, True])
+def test_reductions_do_not_change_values(misere):
+    rules = Rules(make_board("2x2", "hex"), Options(2, misere))
+    plain = Solver(rules, use_symmetry=False, chain_rules=False).solve(rules.start())
+    full = Solver(rules).solve(rules.start())
+    assert (full.value, full.best) == (plain.value, plain.best)
+    assert full.nodes < plain.nodes
+
+
+def test_square_1x1_second_player_wins_1_0():
+    rules = Rules(make_board("1x1", "square"))
+    assert solve(rules.start()).value == -1
+
+
+def test_square_2x2_first_player_wins_3_1():
+    rules = Rules(make_board("2x2", "square"))
+    assert solve(rules.start()).value == 2
+
+
+def test_square_3x3_second_player_wins_6_3():
+    """Barker & Korf (2012): 3×3 boxes is a second-player win by 3 (about 4 s here)."""
+    rules = Rules(make_board("3x3", "square"))
+    assert solve(rules.start()).value == -3
+
+
+@pytest.mark.parametrize(
+    ("geometry", "size", "count"),
+    [("square", "3x3", 8), ("square", "2x3", 4), ("hex", "2x3", 2), ("hex", "3x2", 2), ("hex", "1x3", 2),
+     ("hex", "3x3", 2)],
+)
+def test_symmetries_are_automorphisms(geometry, size, count):
+    rules = Rules(make_board(size, geometry))
+    owners = rules.board.line_cells()
+    perms = symmetries(rules)
+    assert len(perms) == count
+    assert perms[0] == tuple(range(len(rules.board.lines)))
+    for perm in perms:
+        assert sorted(perm) == list(range(len(perm)))
+        for line, cells in enumerate(owners):
+            assert len(owners[perm[line]]) == len(cells)
+
+
+def test_deadline_stops_the_search():
+    rules = Rules(make_board("3x3", "square"))
+    with pytest.raises(SolverTimeout):
+        solve(rules.start(), deadline=time.monotonic() + 0.05)
+
+
+def test_the_c_search_is_built():
+    """pip builds bots/brains/_solvecore.c where a compiler is found (CI has one): fail if it was skipped."""
+    assert compiled(), "hexarena.bots.brains._solvecore is missing: pip could not build bots/brains/_solvecore.c"
+
+
+@pytest.mark.parametrize(
+    ("geometry", "size", "border", "misere"),
+    [("hex", "2x2", False, False), ("hex", "2x2", False, True), ("hex", "1x4", False, True),
+     ("square", "2x2", False, False), ("square", "3x2", True, False), ("hex", "3x3", True, True)],
+)
+def test_c_and_python_searches_agree(geometry, size, border, misere):
+    """Same value, same best lines and, with nothing evicted from the C table, the same nodes, in random positions."""
+    rules = Rules(make_board(size, geometry), Options(2, misere, border))
+    in_c, in_python = Solver(rules), Solver(rules, compiled=False)
+    assert in_c.core is not None and in_python.core is None
+    rng = random.Random(5)
+    for _ in range(6):
+        state = rules.start()
+        while not state.is_over():
+            a, b = in_c.solve(state), in_python.solve(state)
+            assert (a.value, a.future, a.best, a.nodes) == (b.value, b.future, b.best, b.nodes)
+            state = state.apply(rng.choice(state.legal_moves())).state
+
+
+def test_c_search_keeps_a_cpu_deadline():
+    rules = Rules(make_board("3x3"))
+    started = time.process_time()
+    with pytest.raises(SolverTimeout):
+        Solver(rules).solve(rules.start(), deadline=started + 0.05, clock=time.process_time)
+    assert time.process_time() - started < 0.3
+
+
+def test_boards_past_the_c_limits_use_the_python_search():
+    rules = Rules(make_board("8x8"))
+    assert len(rules.board.lines) > 128
+    assert Solver(rules).core is None
+
+
+def test_two_players_only():
+    rules = Rules(make_board("1x1"), Options(players=3))
+    with pytest.raises(ValueError, match="two players"):
+        solve(rules.start())
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    code = "from hexarena.cli import main; main()"
+    command = [sys.executable, "-c", code, "solve", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=ROOT, check=False)
+
+
+def test_cli_prints_value_and_best_moves_as_json():
+    result = run_cli("3x3", "--geometry", "square", "--border", "--moves", "12", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    rules = Rules(make_board("3x3", "square"), Options(border=True))
+    expected = solve(rules.replay([12]))
+    assert (data["value"], data["best"]) == (expected.value, list(expected.best))
+    assert data["nodes"] > 0 and data["seconds"] >= 0
+
+
+def test_cli_gives_up_at_its_timeout_and_names_the_search():
+    result = run_cli("3x3", "--timeout", "0.2", "--memory", "16")  # hexagons 3x3 takes minutes
+    assert (result.returncode, result.stderr) == (1, "hexarena: error: not solved within 0.2 s\n")
+    done = run_cli("2x2", "--memory", "16")
+    assert done.returncode == 0 and done.stdout.splitlines()[-1].endswith(
+        "(C search)" if compiled() else "(pure-Python search)")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["11x2"], "rows must be 1-10"), (["2x2", "--memory", "8"], "--memory"), (["2x2", "--players", "3"], "2 players only"),
+     (["2x2", "--moves", "1,1"], "line 1 is already drawn"), (["2x2", "--moves", "19"], "line 19 is out of range (0-18)"),
+     (["2x2", "--moves", "1;x"], "not a comma-separated list")],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(args, message):
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,238 @@
+"""What tests of several folders share: paths, the test bots, the command line, processes, leagues, the 957ae21
+workspace, the browser's helpers. Fixtures are in the ``conftest.py`` files; this is a plain module
+(``from helpers import ...``: pyproject's pytest ``pythonpath`` puts ``tests/`` on the path). It imports little
+at its top (worker processes import test modules too); the rest inside the helpers that need it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.process import BotSpec
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+BOTS = ROOT / "bots"
+TEST_BOTS = TESTS / "bots"
+BROKEN = TESTS / "bots_broken"  # one bot per mistake of protocol/WRITING_A_BOT.md
+SHARED = ("bots", "bots_broken", "hostile")  # test bot folders under tests/, shared with the bots' sandbox
+FAST = TimeControl.parse("1s,startup=10s")  # generous: CI machines are shared and noisy
+
+# ``hexarena`` run by the interpreter running the tests: never a name looked up on PATH (an unactivated virtualenv)
+HEXARENA = [sys.executable, "-m", "hexarena"]
+
+
+has_libzmq_headers = shutil.which("cc") is not None and any(
+    Path(folder, "zmq.h").exists() for folder in ("/usr/include", "/usr/local/include"))
+needs_c = pytest.mark.skipif(not has_libzmq_headers, reason="libzmq headers (libzmq3-dev) not installed")
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+
+
+def bot(name: str) -> BotSpec:
+    """A reference bot (``bots/NAME``) or a broken test bot (``tests/bots/NAME``)."""
+    folder = BOTS / name if (BOTS / name).is_dir() else TEST_BOTS / name
+    return BotSpec(name, folder)
+
+
+# ---- processes -------------------------------------------------------------------------------------
+
+def processes_with(variable: str, value: str, command: str = "") -> list[int]:
+    """Pids of the live processes whose environment has ``variable=value`` (a test's marker, forwarded to its bots:
+    in the sandbox a bot's own pids are its pid namespace's, meaningless outside) and whose command line has
+    ``command``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and f"{variable}={value}".encode() in (proc / "environ").read_bytes().split(b"\0") \
+                    and command.encode() in (proc / "cmdline").read_bytes() \
+                    and (proc / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z":
+                found.append(int(proc.name))
+        except (OSError, IndexError):
+            pass
+    return found
+
+
+def wait_until(condition, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def wait_for(condition, seconds: float, what: str, every: float = 0.05):
+    """``condition()``'s first true value within ``seconds``; AssertionError naming ``what`` if none comes."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError(f"not within {seconds} s: {what}")
+
+
+def survivors_of_a_killed(process: subprocess.Popen, variable: str, value: str) -> list[int]:
+    """SIGKILL ``process`` (no cleanup code of it runs); the marked processes still alive 5 s later."""
+    process.kill()
+    process.wait()
+    wait_until(lambda: not processes_with(variable, value), 5)
+    return processes_with(variable, value)
+
+
+# ---- leagues of real bot processes -------------------------------------------------------------------
+
+LEAGUE_BOTS = ("greedy", "greedy2", "random", "random2")
+RANDOM, GREEDY, CHAINS = (str(BOTS / name) for name in ("random", "greedy", "chains"))  # the folders, as a user names them
+
+
+def league_text(name: str, participants=LEAGUE_BOTS, boards=(("2x2", "hex"),), **fields) -> str:
+    lines = [f'name = "{name}"', f"participants = {json.dumps(list(participants))}", 'time_control = "5s"']
+    lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]
+    for size, geometry in boards:
+        lines += ["", "[[boards]]", f'size = "{size}"', f'geometry = "{geometry}"']
+    return "\n".join(lines) + "\n"
+
+
+def make_workspace(home: Path):
+    """A workspace with four registered Python bots: the reference random and greedy, and renamed copies."""
+    from hexarena.leagues.registry.reference import REFERENCE_AUTHOR
+    from hexarena.leagues.registry.submit import ensure_reference_bots, submit
+    from hexarena.leagues.workspace.home import Workspace
+
+    ws = Workspace(home)
+    ensure_reference_bots(ws, bots_dir=home / "no-reference-bots")  # mark seeded: register ours only
+    for name in LEAGUE_BOTS:
+        folder = home.parent / f"src-{home.name}" / name
+        shutil.copytree(ROOT / "bots" / name.rstrip("2"), folder)
+        manifest = folder / "bot.toml"
+        manifest.write_text(manifest.read_text().replace(f'name = "{name.rstrip("2")}"', f'name = "{name}"'))
+        assert submit(ws, folder, check=False, author=REFERENCE_AUTHOR).accepted  # their names
+    return ws
+
+
+def league_file(path: Path, name: str, bots: list[str], boards=("1x2",), time_control="1s", seed=0) -> Path:
+    path.write_text(f'name = "{name}"\nparticipants = {json.dumps(bots)}\ngames_per_pairing = 2\n'
+                    f'time_control = "{time_control}"\nconcurrency = 1\nseed = {seed}\n'
+                    + "".join(f'[[boards]]\nsize = "{size}"\n' for size in boards))
+    return path
+
+
+def per_game(home: Path, league: str) -> dict[str, tuple]:
+    from hexarena.leagues.results import store
+    from hexarena.leagues.workspace.home import Workspace
+
+    with Workspace(home) as ws:
+        return {r.id: (tuple(r.seats), tuple(r.result.scores), tuple(r.result.placements), r.result.termination)
+                for r in store.records(ws, league)}
+
+
+def stored_ids(home: Path) -> list[str]:
+    try:
+        with sqlite3.connect(home / "hexarena.db", timeout=30) as db:
+            return [row[0] for row in db.execute("SELECT id FROM games")]
+    except sqlite3.OperationalError:  # no games table yet
+        return []
+
+
+# ---- the workspace of commit 957ae21 (tests/fixtures/workspace-957ae21) and the database's tables ----------
+
+FIXTURE = TESTS / "fixtures" / "workspace-957ae21"
+STORE_TABLES = {"leagues", "league_games", "games", "moves", "results"}
+TALLY_TABLES = {"totals", "shapes", "tallied"}  # schema 5 (leagues.store.tally)
+REGISTRY_TABLES = {"bots", "bot_versions", "registry_meta"}
+AUTHOR_TABLES = {"authors"}  # schema 3 (leagues.authors)
+
+# What the code of commit 957ae21 printed for the fixture (`league table tiny`, `league table tiny --by
+# configuration --table standings`, `bots list`), byte for byte.
+OLD_TABLE = "\n".join([
+    "standings",
+    " rank    bot  games  wins  draws  losses  points  score_pct  cells_for  cells_against  cells_diff  faults  think_ms  flagged",
+    "    1 greedy      4     3      1       0     3.5       87.5         16              4          12       0      0.16    False",
+    "    2 random      4     0      1       3     0.5       12.5          4             16         -12       0      0.16    False",
+    "",
+    "crosstable",
+    "   bot greedy random",
+    "greedy         3.5/4",
+    "random  0.5/4       ",
+    "",
+    "ratings (Elo: Bradley-Terry for 2 players, Plackett-Luce for 3-4; 95% interval; gap = Elo over the next bot, "
+    "with its 95% interval; los = likelihood of superiority over the next bot, %)",
+    " rank    bot  games  elo  elo_low  elo_high gap gap_low gap_high  los",
+    "    1 greedy      4 1637     1430      1844 273    -141      687 90.2",
+    "    2 random      4 1363     1156      1570                          ",
+    "",
+])
+OLD_BY_CONFIGURATION = "\n".join([
+    "standings — 2x2 hex",
+    " rank    bot  games  wins  draws  losses  points  score_pct  cells_for  cells_against  cells_diff  faults  think_ms  flagged",
+    "    1 greedy      2     1      1       0     1.5       75.0          6              2           4       0      0.26    False",
+    "    2 random      2     0      1       1     0.5       25.0          2              6          -4       0      0.17    False",
+    "",
+    "standings — 2x3 hex",
+    " rank    bot  games  wins  draws  losses  points  score_pct  cells_for  cells_against  cells_diff  faults  think_ms  flagged",
+    "    1 greedy      2     2      0       0     2.0      100.0         10              2           8       0      0.09    False",
+    "    2 random      2     0      0       2     0.0        0.0          2             10          -8       0      0.15    False",
+    "",
+])
+OLD_BOTS = "\n".join([
+    "NAME     VERSIONS  LATEST      SUBMITTED                AUTHOR    STATUS",
+    "cbot     1         46bd4dc585  2026-12-01 10:08:13 UTC  hexarena  active",
+    "chains   1         9828f5bfc9  2026-12-01 10:08:13 UTC  hexarena  active",
+    "greedy   1         7269031468  2026-12-01 10:08:13 UTC  hexarena  active",
+    "mcts     1         a2e703fd89  2026-12-01 10:08:13 UTC  hexarena  active",
+    "nodebot  1         0d17942a35  2026-12-01 10:08:13 UTC  hexarena  active",
+    "perfect  1         7ed29e123a  2026-12-01 10:08:13 UTC  hexarena  active",
+    "random   1         2ecc31a4c7  2026-12-01 10:08:13 UTC  hexarena  active",
+    "",
+])
+
+
+def fixture_home(tmp_path: Path) -> Path:
+    """A copy of the whole 957ae21 workspace (its league files too) at ``tmp_path / "home"``."""
+    home = tmp_path / "home"
+    shutil.copytree(FIXTURE, home)
+    return home
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """``hexarena ARGS`` in this process: its exit status, stdout and stderr."""
+    from hexarena.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return exit_.value.code, out, err
+
+
+def user_version(home: Path) -> int:
+    with sqlite3.connect(home / "hexarena.db") as db:
+        return db.execute("PRAGMA user_version").fetchone()[0]
+
+
+def tables(home: Path) -> set[str]:
+    with sqlite3.connect(home / "hexarena.db") as db:
+        return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+# ---- the browser (the ``browser`` fixture is in conftest.py) -------------------------------------------
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+needs_browser = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
+                                   reason="no chromium + chromedriver here (CI installs Debian's chromium)")
+
+
+def console_errors(driver) -> list[str]:
+    """Console errors, uncaught exceptions and failed loads since the last call."""
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def replay_url(site: Path, record, files: dict[str, str], move: int | None = None) -> str:
+    url = (site / "replay.html").as_uri() + f"?game={files[record.id]}"
+    return url + (f"&move={move}" if move is not None else "")

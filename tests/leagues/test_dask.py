@@ -1,0 +1,300 @@
+"""Leagues across machines (issue 16): the DaskExecutor on real scheduler and worker processes, loopback only."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+from helpers import HEXARENA, league_text, make_workspace, per_game, stored_ids
+
+from hexarena.leagues.registry.snapshot import pack_snapshot as pack
+from hexarena.leagues.results import store
+from hexarena.leagues.registry.submit import submit
+from hexarena.leagues.running.executors import dask_driver
+from hexarena.leagues.running.executors.dask_driver import DaskExecutor, seat_cycles
+from hexarena.leagues.running.executors.dask_worker import CACHE_ENV, close_referees, snapshot
+from hexarena.leagues.errors import SnapshotMismatch
+from hexarena.leagues.schedule.config import parse_league
+from hexarena.leagues.running.runner import league_settings, run_league
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.referee.settings import RefereeSettings
+
+distributed = pytest.importorskip("distributed")
+
+REPO = Path(__file__).resolve().parents[2]
+HAVE_CBOT = bool(shutil.which("cc")) and Path("/usr/include/zmq.h").exists()
+LOOPBACK = "127.0.0.1"
+
+
+@pytest.fixture(autouse=True)
+def bot_cache(tmp_path, monkeypatch):
+    """Each test's workers cache bots in its own folder (inherited by spawned worker processes)."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((LOOPBACK, 0))
+        return probe.getsockname()[1]
+
+
+def kill(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.kill()
+    process.wait(timeout=10)
+
+
+@pytest.mark.slow
+def test_local_cluster_plays_the_same_games_as_the_local_executor(tmp_path):
+    participants = ["greedy", "random", str(REPO / "tests" / "bots_broken" / "bad_build")]
+    homes = {"local": tmp_path / "local", "dask": tmp_path / "dask"}
+    for home in homes.values():
+        ws = make_workspace(home)
+        if HAVE_CBOT:
+            assert submit(ws, REPO / "bots" / "cbot", check=False).accepted
+        ws.close()
+    text = league_text("same", participants=participants + ["cbot"] * HAVE_CBOT,
+                       boards=(("2x2", "hex"), ("1x2", "hex")), seed=5)
+    league = parse_league(text)
+    with Workspace(homes["local"]) as ws:
+        assert run_league(ws, league, progress=False, concurrency=2).played == len(per_game(homes["local"], "same"))
+    with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, resources={"seat": 2},
+                                  host=LOOPBACK, dashboard_address=":0") as cluster, Workspace(homes["dask"]) as ws:
+        summary = run_league(ws, league, progress=False, scheduler=cluster.scheduler_address)
+    local, dask = per_game(homes["local"], "same"), per_game(homes["dask"], "same")
+    assert summary.played == summary.total == len(local) == len(dask)
+    assert dask == local  # game by game: seats, scores, placements, termination
+    bad = [game for game in dask.values() if "bad_build" in game[0]]
+    assert bad and all(game[3] != "completed" for game in bad)  # the failed build is the bot's fault, not a lost task
+    assert any(game[3] == "no_connection" for game in bad)
+    logs = {home: sorted(p.name for p in (homes[home] / "logs").rglob("*.log")) for home in homes}
+    assert logs["dask"] == logs["local"]  # the bots' logs (if they wrote any) travelled back with the records
+    versions = {}
+    for home in homes:
+        with Workspace(homes[home]) as ws:
+            versions[home] = {record.id: record.versions for record in store.records(ws, "same")}
+    assert versions["dask"] == versions["local"] and all(versions["dask"].values())  # played by play_job there too
+
+
+@pytest.mark.slow
+def test_cli_on_scheduler_and_workers_survives_a_killed_worker(tmp_path):
+    port = free_port()
+    address = f"tcp://{LOOPBACK}:{port}"
+    home, reference = tmp_path / "home", tmp_path / "reference"
+    make_workspace(home).close()
+    make_workspace(reference).close()
+    file = tmp_path / "league.toml"
+    file.write_text(league_text("killed", boards=(("2x2", "hex"), ("1x2", "hex")), games_per_pairing=6, seed=2))
+    # `dask scheduler` and `dask worker`, run by this interpreter (no `dask` looked up on PATH)
+    scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    worker = [sys.executable, "-m", "distributed.cli.dask_worker"]
+    spawned = []
+    try:
+        spawned.append(subprocess.Popen([*scheduler, "--host", LOOPBACK, "--port", str(port), "--no-dashboard"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for _ in range(2):
+            spawned.append(subprocess.Popen(
+                [*worker, address, "--host", LOOPBACK, "--nthreads", "1", "--resources", "seat=2",
+                 "--no-nanny", "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        with distributed.Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=30)
+        run = subprocess.Popen([*HEXARENA, "--home", str(home), "league", "run", str(file), "--scheduler", address],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        spawned.append(run)
+        deadline = time.monotonic() + 60
+        while len(stored_ids(home)) < 3 and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert run.poll() is None and len(stored_ids(home)) < 72  # mid-run
+        spawned[1].send_signal(signal.SIGKILL)  # a worker dies mid-run; its cycle is played again on the other
+        out, err = run.communicate(timeout=90)
+        assert run.returncode == 0, err
+    finally:
+        for process in reversed(spawned):
+            kill(process)
+    ids = stored_ids(home)
+    assert len(ids) == len(set(ids))  # every game stored exactly once
+    with Workspace(reference) as ws:  # the uninterrupted local run
+        run_league(ws, parse_league(file.read_text()), progress=False, concurrency=2)
+    assert per_game(home, "killed") == per_game(reference, "killed")
+    assert "standings" in out
+    assert table_without_timing(home) == table_without_timing(reference)  # the same table
+
+
+def table_without_timing(home: Path) -> list[dict]:
+    """The league's standings and ratings as CSV rows, less the think-time column (wall-clock, not results)."""
+    from hexarena.commands.league import league_tables
+
+    rows = []
+    with Workspace(home) as ws:
+        for which in ("standings", "ratings"):
+            shown = league_tables(ws, "killed", which, None, "csv").split("\n", 1)[1]  # below the section's title
+            rows += [{k: v for k, v in row.items() if "ms" not in k} for row in csv.DictReader(io.StringIO(shown))]
+    return rows
+
+
+def test_a_missing_snapshot_is_fetched_and_a_tampered_one_refused(tmp_path, bot_cache):
+    digest, data = pack(REPO / "bots" / "random")
+    fetched = []
+
+    def fetch() -> bytes:
+        fetched.append(1)
+        return data
+
+    def fresh_process() -> None:  # what a new worker process starts with: the disk cache, nothing in memory
+        close_referees()
+
+    try:
+        copy = snapshot(digest, fetch, bot_cache)
+        assert len(fetched) == 1 and (copy / "bot.toml").read_text() == (REPO / "bots/random/bot.toml").read_text()
+        assert snapshot(digest, fetch, bot_cache) == copy and len(fetched) == 1  # once per process
+        fresh_process()
+        snapshot(digest, fetch, bot_cache)
+        assert len(fetched) == 1  # the cache entry's hash checks: not fetched again
+        fresh_process()
+        (bot_cache / digest / "bot.py").write_text("print('tampered')\n")
+        copy = snapshot(digest, fetch, bot_cache)
+        assert len(fetched) == 2  # refused and fetched again
+        assert (copy / "bot.py").read_bytes() == (REPO / "bots/random/bot.py").read_bytes()
+        assert (bot_cache / digest / "bot.py").read_bytes() == (REPO / "bots/random/bot.py").read_bytes()
+        fresh_process()
+        other = io.BytesIO()
+        with tarfile.open(fileobj=other, mode="w:gz") as tar:
+            tar.add(REPO / "bots" / "greedy", arcname=".")
+        shutil.rmtree(bot_cache / digest)
+        with pytest.raises(SnapshotMismatch, match="refused"):
+            snapshot(digest, lambda: other.getvalue(), bot_cache)
+        assert not (bot_cache / digest).exists()
+    finally:
+        close_referees()
+
+
+def league_file(tmp_path: Path) -> Path:
+    file = tmp_path / "bad.toml"
+    file.write_text(league_text("bad", participants=("greedy", "random")))
+    return file
+
+
+def run_cli(home: Path, *args: str) -> int:
+    from hexarena.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--home", str(home), *args])
+    return exit_info.value.code
+
+
+def nothing_stored(home: Path) -> bool:
+    if not (home / "hexarena.db").exists():
+        return True
+    with sqlite3.connect(home / "hexarena.db") as db:
+        return db.execute("SELECT COUNT(*) FROM leagues").fetchone()[0] == 0 and not stored_ids(home)
+
+
+@pytest.mark.parametrize("scheduler, message", [
+    ("tcp://127.0.0.1:{closed}", "cannot reach the Dask scheduler at tcp://127.0.0.1:"),
+    ("http://127.0.0.1:8786", "is not a Dask scheduler address"),
+    ("nonsense", "is not a Dask scheduler address"),
+    ("missing", "needs Dask distributed, which is not installed"),
+])
+def test_bad_scheduler_input_is_one_line_exit_2_and_nothing_stored(tmp_path, capsys, monkeypatch, scheduler, message):
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    monkeypatch.setattr(dask_driver, "CONNECT_TIMEOUT", 1.0)
+    if scheduler == "missing":
+        monkeypatch.setitem(sys.modules, "distributed", None)  # as if the dask extra were not installed
+        scheduler = "tcp://127.0.0.1:8786"
+    capsys.readouterr()
+    code = run_cli(home, "league", "run", str(league_file(tmp_path)), "--scheduler",
+                   scheduler.format(closed=free_port()))
+    err = capsys.readouterr().err
+    assert code == 2
+    assert message in err and err.strip().count("\n") == 0, err
+    assert nothing_stored(home)
+
+
+def test_a_league_file_can_name_the_cluster(tmp_path, capsys, monkeypatch):
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    monkeypatch.setattr(dask_driver, "CONNECT_TIMEOUT", 1.0)
+    file = tmp_path / "bad.toml"
+    file.write_text(f'executor = "dask"\nscheduler = "tcp://127.0.0.1:{free_port()}"\n'
+                    + league_text("bad", participants=("greedy", "random")))
+    assert run_cli(home, "league", "run", str(file)) == 2
+    assert "cannot reach the Dask scheduler" in capsys.readouterr().err
+    assert nothing_stored(home)
+    assert "executor" not in parse_league(league_text("plain")).model_dump_json()  # stored configs unchanged
+
+
+def test_seat_cycles_group_the_rotations_of_one_table_board_and_seed(tmp_path):
+    ws = make_workspace(tmp_path / "home")
+    from hexarena.leagues.running.runner import Job, plan
+    from hexarena.referee.seats.process import BotSpec
+
+    league = parse_league(league_text("cycles", boards=(("2x2", "hex"), ("1x2", "hex")), games_per_pairing=4))
+    games, folders = plan(ws, league)
+    jobs = [Job(g.id, g.config, tuple(BotSpec(s, folders[s]) for s in g.seats), g.seed) for g in games]
+    cycles = seat_cycles(jobs)
+    assert sum(len(c) for c in cycles) == len(jobs) and len(cycles) == 6 * 2 * 2  # pairs × boards × cycles
+    for cycle in cycles:
+        assert len(cycle) == 2 and {j.seats for j in cycle} == {cycle[0].seats, cycle[0].seats[::-1]}
+    ws.close()
+
+
+@pytest.mark.slow
+def test_closing_the_iterator_cancels_the_pending_cycles(tmp_path):
+    from hexarena.leagues.running.runner import Job, plan
+    from hexarena.referee.seats.process import BotSpec
+
+    ws = make_workspace(tmp_path / "home")
+    league = parse_league(league_text("cancel", boards=(("2x2", "hex"),), games_per_pairing=8))
+    games, folders = plan(ws, league)
+    ws.close()
+    jobs = [Job(g.id, g.config, tuple(BotSpec(s, folders[s]) for s in g.seats), g.seed) for g in games]
+
+    def cycles_on_scheduler(dask_scheduler) -> int:
+        return sum(str(key).startswith("hexarena-cycle") for key in dask_scheduler.tasks)
+
+    with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1, resources={"seat": 2},
+                                  host=LOOPBACK, dashboard_address=":0") as cluster:
+        executor = DaskExecutor(cluster.scheduler_address, RefereeSettings(time_control=league.time_control))
+        try:
+            records = executor.run(jobs)
+            assert next(records).id in {job.id for job in jobs}
+            assert executor.client.run_on_scheduler(cycles_on_scheduler) > 1
+            records.close()
+            deadline = time.monotonic() + 20
+            while executor.client.run_on_scheduler(cycles_on_scheduler) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert executor.client.run_on_scheduler(cycles_on_scheduler) == 0  # cancelled, not played on
+        finally:
+            executor.close()
+
+
+@pytest.mark.slow
+def test_a_cycle_that_kills_three_workers_is_reported_not_retried_forever(tmp_path, capsys, monkeypatch):
+    killer = tmp_path / "killer"
+    killer.mkdir()
+    (killer / "bot.toml").write_text('name = "killer"\ncommand = ["python3", "bot.py"]\nlanguage = "python"\n')
+    (killer / "bot.py").write_text("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)  # its referee's worker\n")
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    league = parse_league(league_text("killer", participants=("random", str(killer)), boards=(("1x2", "hex"),)))
+    with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, resources={"seat": 2},
+                                  host=LOOPBACK, dashboard_address=":0",
+                                  scheduler_kwargs={"allowed_failures": 2}) as cluster, Workspace(home) as ws:
+        # unconfined, so that it can reach its worker (the settings travel with the task)
+        summary = run_league(ws, league, progress=False, scheduler=cluster.scheduler_address,
+                             settings=league_settings(ws, league, sandboxed=False))
+    assert summary.played == 0 and summary.total == 2
+    assert "killed every worker it ran on" in capsys.readouterr().err
+    assert not stored_ids(home)

@@ -1,0 +1,162 @@
+"""A damaged or foreign workspace database (issue 15, item 3): refused when the workspace opens with one line
+saying what is wrong and what to do; garbled rows named and skipped; ``hexarena doctor`` reports and salvages."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from helpers import FIXTURE, OLD_TABLE, cli
+
+from hexarena.leagues.workspace import schema
+from hexarena.leagues.workspace.home import Workspace
+
+GAME = "3a5926a5b9ebd111"  # a game of league tiny in the fixture
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A current workspace: the 957ae21 fixture, migrated."""
+    home = tmp_path / "home"
+    home.mkdir()
+    shutil.copy(FIXTURE / "hexarena.db", home / "hexarena.db")
+    Workspace(home).close()
+    with sqlite3.connect(home / "hexarena.db") as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return home
+
+
+def refused(capsys, home: Path, *problem: str) -> str:
+    for args in (("league", "table", "tiny"), ("bots",), ("league", "status", "tiny")):
+        status, out, err = cli(capsys, *args, "--home", str(home))
+        assert (status, out) == (2, ""), err
+        assert err.count("\n") == 1 and "Traceback" not in err
+        assert err.startswith(f"hexarena: error: workspace database {home / 'hexarena.db'}: ")
+        assert all(text in err for text in problem), err
+        assert "restore the workspace's backup" in err and "hexarena doctor" in err
+    return err
+
+
+def test_garbage_pages_are_refused(home: Path, capsys) -> None:
+    data = bytearray((home / "hexarena.db").read_bytes())
+    page = 4096
+    for start in range(3 * page, len(data) - page, 2 * page):  # every other page after the third
+        data[start + 8:start + page] = bytes(range(256)) * ((page - 8) // 256) + bytes((page - 8) % 256)
+    (home / "hexarena.db").write_bytes(bytes(data))
+    refused(capsys, home)
+    status, out, _ = cli(capsys, "doctor", "--home", str(home))
+    assert status == 1 and out.strip()
+
+
+def test_a_file_that_is_no_database_is_refused(home: Path, capsys) -> None:
+    (home / "hexarena.db").write_bytes(b"this is not SQLite" * 500)
+    refused(capsys, home, "unreadable (file is not a database)")
+    status, out, _ = cli(capsys, "doctor", "--home", str(home))
+    assert status == 1 and "not readable as a SQLite database" in out
+
+
+def test_another_applications_database_is_refused(tmp_path: Path, capsys) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    with sqlite3.connect(home / "hexarena.db") as db:
+        db.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT, rating REAL)")
+        db.execute("CREATE TABLE users (name TEXT)")
+    status, _, err = cli(capsys, "bots", "--home", str(home))
+    assert status == 2 and err.count("\n") == 1
+    assert "is not a hexarena workspace database (it holds tables hexarena never made: users)" in err
+    with sqlite3.connect(home / "hexarena.db") as db:  # left as it was
+        assert {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} == {"games", "users"}
+    status, _, err = cli(capsys, "bots", "--home", str(tmp_path / "only-games"))  # a games table of its own
+    assert status == 0
+    (tmp_path / "g").mkdir()
+    with sqlite3.connect(tmp_path / "g" / "hexarena.db") as db:
+        db.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT)")
+    status, _, err = cli(capsys, "bots", "--home", str(tmp_path / "g"))
+    assert status == 2 and "table games has columns (id, title), not schema 1's" in err and err.count("\n") == 1
+
+
+def test_a_missing_column_is_refused(home: Path, capsys) -> None:
+    with sqlite3.connect(home / "hexarena.db") as db:
+        db.execute("ALTER TABLE results DROP COLUMN fault_timeout")
+    refused(capsys, home, "table results lacks column fault_timeout")
+
+
+def test_a_missing_table_is_refused(home: Path, capsys) -> None:
+    with sqlite3.connect(home / "hexarena.db") as db:
+        db.execute("DROP TABLE moves")
+    refused(capsys, home, "table moves is missing")
+
+
+def test_an_extra_not_null_column_is_refused(tmp_path: Path, capsys) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    with sqlite3.connect(home / "hexarena.db") as db:
+        for statement in schema.TABLES:
+            if "TABLE IF NOT EXISTS games" in statement:
+                statement = statement.replace("record         TEXT NOT NULL", "record TEXT NOT NULL, owner TEXT NOT NULL")
+            db.execute(statement)
+        db.execute(f"PRAGMA user_version = {schema.VERSION}")
+    refused(capsys, home, "table games has a NOT NULL column hexarena does not write: owner")
+
+
+def test_a_garbled_league_definition_is_named(home: Path, capsys) -> None:
+    with sqlite3.connect(home / "hexarena.db") as db:
+        db.execute("UPDATE leagues SET config = '{\"name\": \"tiny\", \"boards\": ' WHERE name = 'tiny'")
+    for args in (("league", "table", "tiny"), ("league", "status", "tiny"), ("publish", "tiny", "--out", "x")):
+        status, out, err = cli(capsys, *args, "--home", str(home))
+        assert (status, out) == (2, "") and err.count("\n") == 1, err
+        assert err.startswith("hexarena: error: league 'tiny': its stored definition is garbled (")
+    status, out, _ = cli(capsys, "doctor", "--home", str(home))
+    assert status == 1 and "league tiny: its stored definition is garbled" in out
+
+
+def test_a_garbled_record_is_named_and_every_other_game_still_shows(home: Path, tmp_path: Path, capsys) -> None:
+    with sqlite3.connect(home / "hexarena.db") as db:
+        db.execute("UPDATE games SET record = '{\"id\": \"x\", \"seats\": [' WHERE id = ?", (GAME,))
+    assert cli(capsys, "league", "table", "tiny", "--home", str(home)) == (0, OLD_TABLE, "")
+    status, out, err = cli(capsys, "publish", "tiny", "--out", str(tmp_path / "site"), "--home", str(home))
+    assert status == 0, err
+    assert err.startswith(f"hexarena: warning: game {GAME} of league tiny: its stored record is garbled (")
+    assert err.count("\n") == 1
+    assert len((tmp_path / "site" / "games.jsonl").read_text().splitlines()) == 3
+    status, out, err = cli(capsys, "replay", GAME, "--home", str(home))
+    assert (status, out) == (2, "") and err.startswith(f"hexarena: error: game {GAME}: its stored record is garbled")
+
+    status, out, _ = cli(capsys, "doctor", "--home", str(home))
+    assert status == 1
+    assert f"game {GAME} of league tiny: its stored record is garbled" in out
+    assert "1 leagues and 3 games intact, 1 rows garbled or unreadable" in out
+    new = tmp_path / "new"
+    status, out, err = cli(capsys, "doctor", "--home", str(home), "--salvage", str(new))
+    assert status == 0, err
+    assert f"salvaged 3 games of 1 leagues into {new}" in out
+    with sqlite3.connect(new / "hexarena.db") as db:  # (its reference bots are today's versions: new games to play)
+        assert db.execute("SELECT COUNT(*) FROM games WHERE league = 'tiny'").fetchone()[0] == 3
+        assert db.execute("SELECT COUNT(*) FROM league_games WHERE league = 'tiny'").fetchone()[0] == 4
+    status, out, _ = cli(capsys, "doctor", "--home", str(new))
+    assert status == 0 and "nothing wrong found" in out
+    status, _, err = cli(capsys, "doctor", "--home", str(home), "--salvage", str(new))
+    assert status == 2 and "holds games already" in err
+
+
+def test_a_sound_workspace_is_reported_sound(home: Path, capsys) -> None:
+    status, out, _ = cli(capsys, "doctor", "--home", str(home))
+    from hexarena.referee import sandbox
+
+    expected = f"{home / 'hexarena.db'}: 1 leagues and 4 games intact, 0 rows garbled or unreadable; nothing wrong found\n"
+    assert (status, out) == (0, f"sandbox: {sandbox.describe()}\n" + expected)  # which sandbox first, then the database
+
+
+def test_the_page_check_runs_again_only_after_the_file_changed(home: Path, monkeypatch) -> None:
+    checked = []
+    problems = schema.problems
+    monkeypatch.setattr(schema, "problems", lambda db, pages=True: checked.append(pages) or problems(db, pages))
+    for _ in range(3):
+        Workspace(home).close()
+    assert checked[1:] == [False, False]  # unchanged since the last clean check: only the tables and columns
+    with Workspace(home) as ws, ws.transaction() as db:
+        db.execute("INSERT INTO registry_meta (key, value) VALUES ('x', 'y')")
+    Workspace(home).close()
+    assert checked[-1] is True

@@ -1,0 +1,220 @@
+"""The pools of referees behind ``league run`` and ``sprt`` (referee/pool.py): threads with in-process seats,
+worker processes with real bots."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from helpers import FAST, ROOT, processes_with, survivors_of_a_killed, wait_for, wait_until
+
+from hexarena.leagues.running.jobs import Job, play_job
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.inprocess import InProcessSpec
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.pool import RefereePool, RefereeProcessPool, referee_pool
+from hexarena.referee.errors import WorkerLost
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.referee import Referee
+from hexarena.referee.settings import RefereeSettings
+
+FIRST_FREE = InProcessSpec("first", lambda game, state: state.legal_moves()[0])
+LAST_FREE = InProcessSpec("last", lambda game, state: state.legal_moves()[-1])
+CONFIG = BoardConfig(size="2x2")
+
+
+def make_referee() -> Referee:
+    return Referee(time_control=TimeControl.parse("1s"))
+
+
+def test_every_item_is_played_once_on_warm_referees():
+    referees = set()
+
+    def play(referee: Referee, number: int):
+        referees.add(id(referee))
+        return referee.play([FIRST_FREE, LAST_FREE], CONFIG, game_id=f"g{number}", seed=number)
+
+    pool = RefereePool(make_referee, 2)
+    try:
+        first = sorted(record.id for record in pool.map(play, range(10)))
+        second = sorted(record.id for record in pool.map(play, range(10, 14)))  # the same threads and referees
+    finally:
+        pool.close()
+    assert first == sorted(f"g{n}" for n in range(10)) and second == sorted(f"g{n}" for n in range(10, 14))
+    assert len(referees) <= 2
+
+
+def test_a_workers_exception_is_raised_by_map_not_a_hang():
+    def broken(referee: Referee, number: int):
+        if number == 3:
+            raise RuntimeError("a referee bug")
+        return number
+
+    pool = RefereePool(make_referee, 1)
+    try:
+        with pytest.raises(RuntimeError, match="a referee bug"):
+            list(pool.map(broken, range(6)))
+    finally:
+        pool.close()
+
+
+def test_a_referee_that_cannot_be_made_is_raised_by_map():
+    def no_referee() -> Referee:
+        raise OSError("cannot bind the referee socket")
+
+    pool = RefereePool(no_referee, 2)
+    with pytest.raises(OSError, match="cannot bind"):
+        list(pool.map(lambda referee, item: item, range(3)))
+    pool.close()
+
+
+def test_close_plays_no_work_that_has_not_started():
+    started, release = threading.Event(), threading.Event()
+    done = []
+
+    def slow(referee: Referee, number: int):
+        started.set()
+        release.wait(10)
+        done.append(number)
+        return number
+
+    pool = RefereePool(make_referee, 1)
+    results = pool.map(slow, range(5))
+    waiter = threading.Thread(target=lambda: next(results, None))
+    waiter.start()
+    assert started.wait(10)
+    closer = threading.Thread(target=pool.close)
+    closer.start()  # waits for the game in flight, then stops
+    release.set()
+    closer.join(10)
+    waiter.join(10)
+    assert not closer.is_alive() and done == [0]
+
+
+# --- worker processes (RefereeProcessPool): real bots, since work and items travel pickled ---
+
+RANDOM = BotSpec("random", ROOT / "bots" / "random")
+RANDOM2 = BotSpec("random2", ROOT / "bots" / "random")
+OPTIONS = RefereeSettings(time_control=FAST)
+
+
+def jobs(count: int, start: int = 0) -> list[Job]:
+    return [Job(f"g{n}", CONFIG, (RANDOM, RANDOM2) if n % 2 else (RANDOM2, RANDOM), seed=n)
+            for n in range(start, start + count)]
+
+
+def test_worker_processes_play_every_job_once_and_the_same_games_as_a_thread():
+    pool = referee_pool(OPTIONS, 2)
+    assert isinstance(pool, RefereeProcessPool)
+    try:
+        records = {record.id: record for record in pool.map(play_job, jobs(8))}
+        again = sorted(record.id for record in pool.map(play_job, jobs(2, start=8)))  # the same warm workers
+    finally:
+        pool.close()
+    assert sorted(records) == sorted(f"g{n}" for n in range(8)) and again == ["g8", "g9"]
+    with closing(referee_pool(OPTIONS, 1)) as thread:
+        assert isinstance(thread, RefereePool)
+        (record,) = thread.map(play_job, jobs(1, start=3))
+    assert [m.line for m in record.moves] == [m.line for m in records["g3"].moves]  # seeded: the same game
+    assert record.result == records["g3"].result and record.seats == records["g3"].seats == ["random", "random2"]
+
+
+def test_a_workers_errors_are_raised_by_map_with_their_own_message():
+    pool = RefereeProcessPool(OPTIONS, 2)
+    three = Job("g3p", BoardConfig(size="2x2", players=3), (RANDOM, RANDOM2), seed=1)
+    try:
+        with pytest.raises(ConfigError, match="2 bots for a 3-player game"):
+            list(pool.map(play_job, [three]))
+        assert [r.id for r in pool.map(play_job, jobs(1))] == ["g0"]  # the worker plays on
+    finally:
+        pool.close()
+    broken = RefereeProcessPool(RefereeSettings(fault_policy="nonsense"), 2)
+    try:
+        with pytest.raises(ConfigError, match="fault policy 'nonsense' is not one of"):
+            list(broken.map(play_job, jobs(2)))
+    finally:
+        broken.close()
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+
+    def started(self, game_id, seats, config) -> None:
+        self.events.append(("started", game_id, seats, config.size))
+
+    def moved(self, game_id, ply, seat, line, ms) -> None:
+        self.events.append(("moved", game_id, ply, seat, line))
+
+    def ended(self, record) -> None:
+        self.events.append(("ended", record.id))
+
+
+def test_a_workers_game_events_reach_the_observer_in_this_process_in_order():
+    observer = Recorder()
+    with closing(RefereeProcessPool(OPTIONS, 2)) as pool:
+        records = list(pool.map(play_job, jobs(4), observer))
+    for record in records:
+        mine = [e for e in observer.events if e[1] == record.id]
+        assert mine[0] == ("started", record.id, record.seats, "2x2") and mine[-1] == ("ended", record.id)
+        assert mine[1:-1] == [("moved", record.id, ply, m.seat, m.line) for ply, m in enumerate(record.moves)]
+
+
+def test_a_worker_killed_mid_run_is_one_line_and_its_bots_die_with_it(monkeypatch):
+    marker = f"pool-{os.getpid()}-{time.monotonic_ns()}"
+    monkeypatch.setenv("BROKEN_MARKER", marker)  # forwarded to the bots (conftest's HEXARENA_PASS_ENV)
+    pool = RefereeProcessPool(OPTIONS, 2)
+    try:
+        results = pool.map(play_job, jobs(200))
+        next(results)
+        for process in pool._processes.values():
+            os.kill(process.pid, signal.SIGKILL)
+        with pytest.raises(WorkerLost, match=r"referee worker referee-\d ended \(exit status -9\) in a game"):
+            list(results)
+    finally:
+        pool.close()
+    wait_until(lambda: not processes_with("BROKEN_MARKER", marker), 5)
+    assert processes_with("BROKEN_MARKER", marker) == []
+
+
+def test_workers_and_their_bots_die_with_a_killed_pool_process(tmp_path):
+    marker = f"pool-{os.getpid()}-{time.monotonic_ns()}"
+    script = ("import sys; sys.path[:0] = sys.argv[1:]; import test_pool as t; from hexarena.referee.pool import "
+              "RefereeProcessPool; pool = RefereeProcessPool(t.OPTIONS, 2); "
+              "[print(r.id, flush=True) for r in pool.map(t.play_job, t.jobs(10000))]")
+    env = {**os.environ, "BROKEN_MARKER": marker}
+    here = Path(__file__).parent  # this module's folder, and tests/ (helpers)
+    owner = subprocess.Popen([sys.executable, "-c", script, str(here), str(here.parent)], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert owner.stdout.readline().startswith(b"g")  # games are being played
+    # every bot up (bwrap, its init and the bot, each): bubblewrap has its own window while it starts (docs/security.md)
+    wait_for(lambda: len(processes_with("BROKEN_MARKER", marker, "bot.py")) >= 12, 20, "4 bots running")
+    survivors = survivors_of_a_killed(owner, "BROKEN_MARKER", marker)
+    owner.stdout.close()
+    assert survivors == []
+
+
+def mark_and_wait(referee: Referee, item: tuple) -> int:
+    """A worker's item (picklable: this module is on the worker's path): mark its start, take 0.3 s."""
+    folder, number = item
+    (Path(folder) / str(number)).touch()
+    time.sleep(0.3)
+    return number
+
+
+def test_close_stops_a_worker_before_the_item_it_holds_ahead(tmp_path, monkeypatch):
+    # the worker imports this module as pytest named it (tests.referee.test_pool), and it imports helpers
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(str(Path(__file__).parents[n]) for n in (2, 1)))
+    pool = RefereeProcessPool(OPTIONS, 1)
+    results = pool.map(mark_and_wait, [(str(tmp_path), n) for n in range(10)])
+    assert next(results) == 0
+    pool.close()  # item 1 was in play, item 2 held ahead: it does not start
+    assert sorted(int(p.name) for p in tmp_path.iterdir()) == [0, 1]

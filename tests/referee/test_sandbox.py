@@ -1,0 +1,393 @@
+"""The sandbox against hostile bots (tests/hostile/): real processes, each attack's exact outcome.
+
+Each bot writes one line ``hostile ATTACK: …`` on stderr when it starts, which lands in its first
+game's log; the tests read it there, and check the game, the other bot, the processes left, and
+the files the bot aimed at.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import BOTS, HEXARENA, processes_with, survivors_of_a_killed, wait_until
+
+from hexarena.leagues.registry.catalog import bot_history
+from hexarena.leagues.registry.resolve import resolve
+from hexarena.leagues.registry.submit import ensure_reference_bots, submit
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError
+from hexarena.referee import sandbox
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.launch import Limits
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.errors import SandboxMissing
+
+HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
+RANDOM = BotSpec("random", BOTS / "random")
+
+
+
+def _unavailable(path: str) -> str | None:
+    if path == "bwrap":
+        return None if sandbox.bwrap() is not None else "needs bubblewrap (apt-get install bubblewrap)"
+    problem = sandbox.user_namespaces()
+    return None if problem is None else f"user namespaces do not work here: {problem}"
+
+
+@pytest.fixture(params=sandbox.PATHS)
+def sandbox_path(request, monkeypatch) -> str:
+    """Each attack on both paths: bubblewrap, and the kernel's namespaces without it (``HEXARENA_SANDBOX``)."""
+    if (why := _unavailable(request.param)) is not None:
+        pytest.skip(why)
+    monkeypatch.setenv(sandbox.CHOICE, request.param)
+    return request.param
+
+
+@pytest.fixture
+def any_sandbox():
+    if sandbox.path() is None:
+        pytest.skip("no sandbox can be made on this machine")
+
+
+def hostile(attack: str) -> BotSpec:
+    return BotSpec(attack, HOSTILE / attack)
+
+
+def said(log_dir: Path, game: str, seat: int, name: str) -> str:
+    """What the hostile bot reported about its attack."""
+    log = (log_dir / f"{game}.seat{seat}.{name}.log").read_text()
+    return next(line for line in log.splitlines() if line.startswith("hostile ")).split(": ", 1)[1]
+
+
+def tree(folder: Path) -> dict[str, str]:
+    """Every file under folder and the hash of its bytes: byte-identical means equal."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def daemons(marker: str) -> list[int]:
+    """The hostile daemons once double-forked: not a session leader (the processes on the way there are, for a
+    moment, with the same command line)."""
+    found = []
+    for pid in processes_with("BROKEN_PIDS", marker, "time.sleep(300)"):
+        with contextlib.suppress(OSError):  # gone since
+            if int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[3]) != pid:
+                found.append(pid)
+    return found
+
+
+@pytest.fixture
+def marked(monkeypatch, tmp_path):
+    """A marker forwarded to the bots: every process they start carries it, so the test can find survivors."""
+    marker = str(tmp_path / "marker")
+    monkeypatch.setenv("BROKEN_PIDS", marker)
+    return marker
+
+
+def test_the_opponents_token_and_the_referees_environment_are_out_of_reach(make_referee, tmp_path, monkeypatch,
+                                                                           sandbox_path):
+    monkeypatch.setenv("HOSTILE_SECRET", "cloud-key")
+    referee = make_referee()
+    record = referee.play([hostile("steal"), RANDOM], BoardConfig(size="2x2"), game_id="steal", seed=1)
+    assert (record.result.termination, record.seats) == ("completed", ["steal", "random"])
+    # its own pid namespace: the sandbox's pid 1, the prlimit-exec'd bot and its threads' process only
+    assert said(tmp_path / "logs", "steal", 0, "steal") == "0 foreign tokens; referee secret not visible; 2 processes visible"
+
+
+def test_the_workspace_the_registry_other_bots_and_root_are_out_of_reach(make_referee, tmp_path, monkeypatch,
+                                                                         sandbox_path):
+    ws = Workspace(tmp_path / "home")
+    ensure_reference_bots(ws)
+    greedy = resolve(ws, "greedy")
+    folder = tmp_path / "files"  # a registered hostile bot: ../../hexarena.db from its snapshot is the workspace's
+    folder.mkdir()
+    shutil.copy(HOSTILE / "hostile.py", folder / "hostile.py")
+    (folder / "bot.toml").write_text('name = "files"\ncommand = ["python3", "hostile.py", "files"]\n')
+    files = submit(ws, folder, check=False, author="mallory")
+    ws.db.commit()
+    before = (tree(ws.registry_dir), (ws.home / "hexarena.db").read_bytes())
+    monkeypatch.setenv("HOSTILE_HOME", str(ws.home))
+    monkeypatch.setenv("HOSTILE_OTHER", str(greedy.folder))
+    monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_HOME,HOSTILE_OTHER")
+    referee = make_referee()
+    record = referee.play([BotSpec("files", files.folder), BotSpec("greedy", greedy.folder)], BoardConfig(size="2x2"),
+                          game_id="files", seed=1)
+    referee.close()
+    assert record.result.termination == "completed"
+    # the workspace lies under /tmp here: the folders leading to the snapshot's mount point exist in the sandbox's
+    # private /tmp, so the bot "writes the database" there, a file of its own tmpfs that dies with it
+    assert said(tmp_path / "logs", "files", 0, "files") == (
+        "relative db ALLOWED; db ALLOWED; other bot denied (No such file or directory); own folder denied (Read-only "
+        "file system); root denied (No such file or directory); registry lists 1 entries")
+    assert (tree(ws.registry_dir), (ws.home / "hexarena.db").read_bytes()) == before
+    assert resolve(ws, "greedy").folder == greedy.folder  # still verifies
+
+
+def test_double_forked_setsid_daemons_die_with_the_bot(make_referee, tmp_path, marked, sandbox_path):
+    referee = make_referee()
+    record = referee.play([hostile("daemons"), RANDOM], BoardConfig(size="2x2"), game_id="daemons", seed=1)
+    assert record.result.termination == "completed"
+    assert said(tmp_path / "logs", "daemons", 0, "daemons") == "2 daemons started"
+    wait_until(lambda: len(daemons(marked)) == 2, 10)  # the bot waited for their first fork only
+    assert len(daemons(marked)) == 2  # running during the match
+    referee.close()  # BYE, SIGTERM (the daemons ignore it), SIGKILL
+    assert processes_with("BROKEN_PIDS", marked) == []
+
+
+def test_daemons_of_a_bot_stopped_for_a_fault_die_by_the_end_of_the_game(make_referee, tmp_path, marked, sandbox_path):
+    referee = make_referee(time_control=TimeControl.parse("300ms,startup=10s"))
+    record = referee.play([hostile("daemons"), RANDOM], BoardConfig(size="2x2"), game_id="fault-d", seed=1)
+    assert (record.result.termination, record.result.offender) == ("timeout", 0)
+    assert processes_with("BROKEN_PIDS", marked, "hostile.py") == []
+    assert processes_with("BROKEN_PIDS", marked, "time.sleep(300)") == []
+
+
+def test_daemons_die_with_a_referee_that_was_killed(tmp_path, marked, sandbox_path):
+    env = {**os.environ, "HEXARENA_HOME": str(tmp_path / "home")}
+    match = subprocess.Popen([*HEXARENA, "match", str(HOSTILE / "daemons"), str(RANDOM.folder), "--size", "6x6",
+                              "--games", "500", "--time", "1s"], env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    seen = []  # the count of the last look, right before the kill
+    wait_until(lambda: seen.append(len(daemons(marked))) or seen[-1] == 2, 30)
+    assert seen[-1] == 2 and match.poll() is None
+    assert survivors_of_a_killed(match, "BROKEN_PIDS", marked) == []
+
+
+def test_memory_is_limited_per_process_and_processes_are_counted(make_referee, tmp_path, monkeypatch, sandbox_path):
+    """No writable cgroup v2 on these machines: the bound is memory_mb per process, times ``processes``."""
+    monkeypatch.setenv("HOSTILE_MB", "256")
+    monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_MB")
+    referee = make_referee(limits=Limits(memory_mb=256, processes=8))
+    record = referee.play([hostile("memory"), RANDOM], BoardConfig(size="2x2"), game_id="memory", seed=1)
+    assert record.result.termination == "completed"
+    assert said(tmp_path / "logs", "memory", 0, "memory") == "one child over the limit refused; two under it ok ok"
+
+
+def test_a_connection_flood_is_bounded_by_the_bots_limits_and_the_referee_plays_on(make_referee, tmp_path,
+                                                                                   sandbox_path):
+    referee = make_referee()
+    record = referee.play([hostile("flood"), RANDOM], BoardConfig(size="2x2"), game_id="flood", seed=1)
+    assert record.result.termination == "completed"
+    opened = int(said(tmp_path / "logs", "flood", 0, "flood").split()[0])
+    # 64 descriptors a process (its interpreter holds a few) and 32 processes at most: far below the referee's
+    assert 8 * 50 <= opened <= 8 * 64 < resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    again = referee.play([RANDOM, BotSpec("greedy", BOTS / "greedy")], BoardConfig(size="2x2"), game_id="after", seed=2)
+    assert again.result.termination == "completed"
+
+
+@pytest.mark.parametrize("attack", ["tcp", "tcp_transport"])  # the second is itself on the tcp transport (its relay)
+def test_no_network_but_the_referees_socket(make_referee, tmp_path, monkeypatch, sandbox_path, attack):
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    monkeypatch.setenv("HOSTILE_PORT", str(listener.getsockname()[1]))
+    monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_PORT")
+    record = make_referee().play([hostile(attack), RANDOM], BoardConfig(size="2x2"), game_id="tcp", seed=1)
+    assert record.result.termination == "completed"
+    # its own network namespace: its loopback is its own, with nobody listening
+    assert said(tmp_path / "logs", "tcp", 0, attack) == "loopback denied (Connection refused)"
+    with pytest.raises(TimeoutError):
+        listener.accept()
+    listener.close()
+
+
+def test_a_build_writes_only_its_folder_and_leaves_no_daemon(tmp_path, monkeypatch, marked, sandbox_path):
+    ws = Workspace(tmp_path / "home")
+    folder = tmp_path / "src" / "build_escape"
+    shutil.copytree(HOSTILE / "build_escape", folder)
+    monkeypatch.setenv("HOSTILE_HOME", str(ws.home))
+    monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_HOME")
+    begun = time.monotonic()
+    result = submit(ws, folder, check=False, author="mallory")
+    assert time.monotonic() - begun < 5
+    assert result.accepted and (result.folder / "built.txt").read_text() == "built\n"
+    # every write "succeeded" (the workspace lies under /tmp: the folders around the staging copy's mount point
+    # are the sandbox's private /tmp) and none reached the real files
+    assert result.build_log == "tmp: private\n"
+    assert not (tmp_path / "src" / "escaped.txt").exists() and not (ws.home / "escaped.txt").exists()
+    assert not Path("/tmp/hexarena-build-escaped.txt").exists()
+    assert processes_with("BROKEN_PIDS", marked) == []  # the daemon died with its build's sandbox
+
+
+def test_an_impostor_cannot_take_a_reference_bots_name(tmp_path, capsys, any_sandbox):
+    from hexarena.cli import main
+
+    ws = Workspace(tmp_path / "home")
+    ensure_reference_bots(ws)
+    greedy = resolve(ws, "greedy").version_hash
+    with pytest.raises(SystemExit) as exit_:
+        main(["submit", str(HOSTILE / "impostor"), "--home", str(ws.home), "--author", "mallory"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1
+    assert err == ("hexarena: error: bot name 'greedy' is taken by author 'hexarena' (you submit as 'mallory': "
+                   "--author, by default your user name); choose another name\n")
+    assert resolve(ws, "greedy").version_hash == greedy
+    assert [v.hash for v in bot_history(ws, "greedy")] == [greedy]
+
+
+def test_a_tampered_snapshot_is_refused_by_name(tmp_path, capsys, any_sandbox):
+    from hexarena.cli import main
+
+    ws = Workspace(tmp_path / "home")
+    ensure_reference_bots(ws)
+    snapshot = resolve(ws, "random").folder
+    assert not (snapshot / "bot.py").stat().st_mode & 0o222 and not snapshot.stat().st_mode & 0o222  # read-only
+    (snapshot / "bot.py").chmod(0o644)  # the organiser's own account could; no bot can (its sandbox)
+    with open(snapshot / "bot.py", "a") as code:
+        code.write("\nprint('tampered')\n")
+    with pytest.raises(ConfigError, match=r"registry snapshot random@[0-9a-f]{10} .* was changed after it was "
+                                          r"registered \(its content hash differs\); it will not run"):
+        resolve(ws, "random")
+    with pytest.raises(SystemExit) as exit_:
+        main(["match", "random", "greedy", "--home", str(ws.home), "--size", "1x1"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "registry snapshot random@" in err
+
+
+@pytest.mark.slow
+def test_an_unauthenticated_flood_neither_stalls_the_game_nor_floods_the_log(make_referee, caplog, sandbox_path):
+    referee = make_referee()
+    records, slowest = [], 0.0
+    with caplog.at_level(logging.WARNING, logger="hexarena.referee.transport"):
+        end = time.monotonic() + 3.5  # the flood lasts 3 s from the bot's start
+        while time.monotonic() < end:
+            begun = time.monotonic()
+            records.append(referee.play([hostile("junk"), RANDOM], BoardConfig(size="3x3"), game_id=f"junk{len(records)}",
+                                        seed=len(records)))
+            slowest = max(slowest, time.monotonic() - begun)
+    assert {r.result.termination for r in records} == {"completed"} and len(records) > 5
+    assert slowest < 1.0  # a game of random lines: the flood never held it up for long
+    assert referee.transport.dropped_count > 1000
+    warnings = [r for r in caplog.records if r.name == "hexarena.referee.transport"]
+    assert 1 <= len(warnings) <= 2  # one line per 5 s at most
+
+
+@pytest.mark.slow
+def test_a_stdio_flood_without_newlines_is_bounded(make_referee, sandbox_path):
+    def rss_mb() -> float:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+    before = rss_mb()
+    referee = make_referee(fault_policy="substitute", time_control=TimeControl.parse("300ms,startup=10s"))
+    record = referee.play([hostile("stdio_flood"), RANDOM], BoardConfig(size="2x2"), game_id="stdio", seed=1)
+    referee.close()
+    assert record.result.termination == "completed"  # substitute: random lines for the flooding seat
+    assert {f.seat for f in record.result.forfeits} == {0} and record.result.forfeits[0].reason == "malformed_message"
+    assert rss_mb() - before < 100
+
+
+def test_no_sandbox_is_refused_with_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+    monkeypatch.setattr(sandbox, "user_namespaces", lambda: "unshare the user namespace: Operation not permitted")
+    with pytest.raises(SandboxMissing) as refused:
+        sandbox.wrap(["true"], tmp_path, {}, Limits())
+    assert str(refused.value) == (
+        "cannot sandbox bots: bubblewrap (bwrap) is not installed, and user namespaces do not work here: unshare the "
+        "user namespace: Operation not permitted; install bubblewrap (apt-get install bubblewrap) or pass --no-sandbox "
+        "to run bots unconfined")
+    monkeypatch.setenv(sandbox.CHOICE, "bwrap")  # forced, and missing: no quiet fallback
+    monkeypatch.setattr(sandbox, "user_namespaces", lambda: None)
+    with pytest.raises(SandboxMissing, match=r"^cannot sandbox bots: HEXARENA_SANDBOX=bwrap, and bubblewrap "):
+        sandbox.wrap(["true"], tmp_path, {}, Limits())
+
+
+def test_doctor_with_a_malformed_sandbox_choice_says_so_and_still_checks_the_database(tmp_path):
+    env = {**os.environ, sandbox.CHOICE: "nope", "HEXARENA_HOME": str(tmp_path / "home")}
+    subprocess.run([*HEXARENA, "bots"], env=env, capture_output=True, timeout=120, check=True)  # a workspace
+    doctor = subprocess.run([*HEXARENA, "doctor"], env=env, capture_output=True, text=True, timeout=60, check=False)
+    lines = doctor.stdout.splitlines()
+    assert lines[0].startswith("sandbox: HEXARENA_SANDBOX='nope': not a sandbox path; allowed: bwrap, unshare")
+    assert lines[-1].endswith("nothing wrong found") and doctor.returncode == 0, doctor.stdout + doctor.stderr
+
+
+def test_without_bubblewrap_the_kernels_namespaces_sandbox_the_bots(tmp_path):
+    """A fresh machine: bwrap is not on PATH (only the virtualenv's folder is), so the other path is taken."""
+    if sandbox.user_namespaces() is not None:
+        pytest.skip(f"user namespaces do not work here: {sandbox.user_namespaces()}")
+    env = {**os.environ, "PATH": os.path.dirname(sys.executable), "HEXARENA_HOME": str(tmp_path / "home"),
+           "HEXARENA_PASS_ENV": "", "HOSTILE_SECRET": "cloud-key"}  # not forwarded
+    env.pop(sandbox.CHOICE, None)
+    hexarena = HEXARENA
+    doctor = subprocess.run([*hexarena, "doctor"], env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert doctor.stdout.splitlines()[0] == "sandbox: kernel namespaces (referee/namespaces.py: no bubblewrap needed)"
+    match = subprocess.run([*hexarena, "match", str(HOSTILE / "steal"), str(RANDOM.folder), "--size", "2x2", "--games",
+                            "1", "--logs", str(tmp_path / "logs")], env=env, capture_output=True, text=True,
+                           timeout=120, check=False)
+    assert match.returncode == 0, match.stderr
+    assert "warning" not in match.stderr  # sandboxed: no --no-sandbox warning
+    log = next((tmp_path / "logs").glob("*.seat0.*.log")).read_text()
+    assert "hostile steal: 0 foreign tokens; referee secret not visible; 2 processes visible" in log
+
+
+def test_a_forced_path_must_be_one_of_the_two(tmp_path):
+    done = subprocess.run([*HEXARENA, "match", str(RANDOM.folder), str(RANDOM.folder), "--size", "1x1"],
+                          env={**os.environ, sandbox.CHOICE: "firejail", "HEXARENA_HOME": str(tmp_path / "home")},
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert done.stderr == ("hexarena: error: HEXARENA_SANDBOX='firejail': not a sandbox path; allowed: bwrap, unshare "
+                           "(or unset: bubblewrap where it is installed, else the kernel's namespaces)\n")
+
+
+def test_no_sandbox_on_the_command_line_warns_and_runs_unconfined(tmp_path, any_sandbox):
+    done = subprocess.run([*HEXARENA, "match", str(RANDOM.folder), str(BOTS / "greedy"), "--size", "1x1", "--games",
+                           "1", "--no-sandbox"], check=False, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "HEXARENA_HOME": str(tmp_path / "home"), "PATH": os.environ["PATH"]})
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("hexarena: warning: the sandbox is off (--no-sandbox): bots run unconfined")
+
+
+def test_sigterm_reaches_the_bot_inside_its_sandbox(tmp_path, sandbox_path):
+    """Polite then firm: the bot hears SIGTERM and may finish (its sandbox's outer process is not killed by it)."""
+    from hexarena.referee.manifest import Manifest
+    from hexarena.referee.launch import BotProcess
+
+    script = 'trap "echo finishing >&2; exit 0" TERM; echo ready >&2; while :; do sleep 0.05; done'
+    process = BotProcess.start(tmp_path, Manifest(name="polite", command=["sh", "-c", script]), {}, Limits())
+    wait_until(lambda: process.drain() or b"ready" in process.stderr_tail, 10)
+    process.signal_group(signal.SIGTERM)
+    wait_until(process.exited, 5)
+    process.drain()
+    process.kill_all()
+    process.close()
+    assert process.returncode == 0 and process.stderr_tail.decode().endswith("finishing\n")
+
+
+def test_limits_hold_from_the_bots_first_instruction(tmp_path, sandbox_path):
+    """No race with the launch: what a bot's first command reads of its limits (and a child forked at once) is set."""
+    from hexarena.referee.manifest import Manifest
+    from hexarena.referee.launch import BotProcess
+
+    script = "echo $(ulimit -v) $(ulimit -p) $(ulimit -n) $(ulimit -c) $(sh -c 'ulimit -v') >&2"  # dash: -p processes
+    limits = Limits(memory_mb=300, processes=9, open_files=33)
+    for _ in range(3):
+        process = BotProcess.start(tmp_path, Manifest(name="limits", command=["sh", "-c", script]), {}, limits)
+        wait_until(process.exited, 10)
+        process.drain()
+        process.kill_all()
+        process.close()
+        assert process.stderr_tail.decode() == f"{300 * 1024} 9 33 0 {300 * 1024}\n"
+
+
+def test_a_sandbox_that_cannot_be_made_is_one_line_in_the_bots_log(tmp_path, monkeypatch):
+    """The namespaces path: a folder to bind that is gone by the launch is the launcher's one line, exit 125."""
+    if (why := _unavailable("unshare")) is not None:
+        pytest.skip(why)
+    monkeypatch.setenv(sandbox.CHOICE, "unshare")
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    command, env = sandbox.wrap(["true"], folder, {}, Limits())
+    folder.rmdir()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30, check=False)
+    assert (done.returncode, done.stderr) == (125, f"hexarena sandbox: cannot bind {folder}: no such file or folder\n")

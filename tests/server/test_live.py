@@ -1,0 +1,470 @@
+"""Live results (issue 19 item 6): the game loop's observer hook, the event hub, and a real server.
+
+The server is ``hexarena serve`` as a real process on a loopback port, playing a slow league (a bot that
+sleeps before each move, 3x3 boards: a game lasts a few seconds). A raw SSE client reads ``/api/events``;
+headless Chromium watches the served standings page change in place and a game in progress move by move.
+``-s`` prints the measured update latency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from helpers import HEXARENA, console_errors, wait_for
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hexarena.server.events import EventHub
+from hexarena.server.site import LiveSite
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.seats.inprocess import InProcessSpec
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.referee import Referee
+
+SLOW_BOT = '''import time
+from hexarena.protocol.client import run_bot
+
+
+def choose(game, state):
+    time.sleep(0.12)  # a slow thinker: a spectator can watch its games move by move
+    return game.rng.choice(state.legal_moves())
+
+
+if __name__ == "__main__":
+    run_bot(choose)
+'''
+LEAGUE = '''name = "live"
+participants = ["slowpoke", "random"]
+players = 2
+games_per_pairing = 8
+time_control = "2s,startup=20s"
+concurrency = 1
+seed = 5
+
+[[boards]]
+size = "3x3"
+'''
+
+
+# ---- the hook: the game loop tells an observer, and a broken observer never decides a game --------------
+
+class Recorder:
+    def __init__(self, fail: bool = False) -> None:
+        self.calls: list[tuple] = []
+        self.fail = fail
+
+    def started(self, game_id, seats, config):
+        self.calls.append(("started", game_id, list(seats), config.label))
+        if self.fail:
+            raise RuntimeError("observer bug")
+
+    def moved(self, game_id, ply, seat, line, ms):
+        self.calls.append(("moved", game_id, ply, seat, line))
+        if self.fail:
+            raise RuntimeError("observer bug")
+
+    def ended(self, record):
+        self.calls.append(("ended", record.id, record.result.scores))
+
+
+def first_line(game, state) -> int:
+    return state.legal_moves()[0]
+
+
+def play_observed(observer) -> object:
+    with Referee(time_control=TimeControl.parse("1s,startup=5s")) as referee:
+        specs = [InProcessSpec("a", first_line), InProcessSpec("b", first_line)]
+        return referee.play(specs, BoardConfig(size="2x2"), game_id="obs1", seed=3, observer=observer)
+
+
+def test_the_game_loop_tells_its_observer_of_the_start_every_move_and_the_end():
+    observer = Recorder()
+    record = play_observed(observer)
+    assert observer.calls[0] == ("started", "obs1", ["a", "b"], record.config.label)
+    assert observer.calls[1:-1] == [("moved", "obs1", ply, m.seat, m.line) for ply, m in enumerate(record.moves)]
+    assert observer.calls[-1] == ("ended", "obs1", record.result.scores)
+    assert record.result.termination == "completed"
+
+
+def test_an_observer_that_raises_is_logged_once_and_the_game_is_the_same(caplog):
+    quiet = play_observed(None)
+    with caplog.at_level(logging.ERROR, logger="hexarena.referee.game"):
+        broken = play_observed(Recorder(fail=True))
+    assert [m.line for m in broken.moves] == [m.line for m in quiet.moves]
+    assert broken.result == quiet.result
+    failures = [r for r in caplog.records if "observer failed" in r.getMessage()]
+    assert len(failures) == 1 and "obs1" in failures[0].getMessage()
+
+
+class StoreFails(Recorder):
+    def stored(self, record):
+        self.calls.append(("stored", record.id))
+        raise RuntimeError("observer bug on stored")
+
+
+def test_a_league_tells_its_observer_of_each_stored_record_and_plays_on_when_it_fails(tmp_path, caplog):
+    from hexarena.leagues.results import store
+    from hexarena.leagues.registry.submit import ensure_reference_bots
+    from hexarena.leagues.schedule.config import parse_league
+    from hexarena.leagues.running.runner import run_league
+    from hexarena.leagues.workspace.home import Workspace
+
+    league = parse_league('name = "seen"\nparticipants = ["random", "greedy"]\ngames_per_pairing = 2\n'
+                          'time_control = "2s,startup=20s"\n\n[[boards]]\nsize = "2x2"\n')
+    observer = StoreFails()
+    with Workspace(tmp_path / "home") as ws, caplog.at_level(logging.ERROR, logger="hexarena.leagues.runner"):
+        ensure_reference_bots(ws)
+        summary = run_league(ws, league, concurrency=1, progress=False, observer=observer)
+        stored = {record.id: record for record in store.records(ws, "seen")}
+    assert summary.played == 2 and len(stored) == 2
+    assert [c[1] for c in observer.calls if c[0] == "stored"] == [c[1] for c in observer.calls if c[0] == "ended"]
+    assert {c[1]: c[2] for c in observer.calls if c[0] == "ended"} == {i: r.result.scores for i, r in stored.items()}
+    for game, record in stored.items():  # every move of every game, in order
+        assert [c[2] for c in observer.calls if c[0] == "moved" and c[1] == game] == list(range(len(record.moves)))
+    assert sorted(r.getMessage().split()[2].rstrip(":") for r in caplog.records) == sorted(stored)
+
+
+# ---- the hub: bounded memory whatever the clients do ----------------------------------------------------
+
+def test_a_subscriber_that_falls_behind_is_dropped_and_keepalives_fill_quiet_streams():
+    async def scenario():
+        hub = EventHub(queue_size=5, keepalive=0.05)
+        reader, lagging, elsewhere = hub.stream(), hub.stream(), hub.stream(league="y")
+        assert (await anext(reader)).startswith("retry: ")
+        assert (await anext(lagging)).startswith("retry: ")  # subscribed, then never read while events come
+        assert (await anext(elsewhere)).startswith("retry: ")  # follows another league: hears none of these
+        assert await anext(reader) == ": keep-alive\n\n"
+
+        async def read_all() -> list[str]:
+            return [frame async for frame in reader if "event:" in frame]
+
+        reading = asyncio.create_task(read_all())
+
+        def send() -> None:
+            for n in range(20):
+                hub.publish("standings", {"league": "x", "n": n})
+                time.sleep(0.005)
+
+        await asyncio.to_thread(send)
+        await asyncio.sleep(0.1)
+        assert [frame async for frame in lagging] == []  # 5 events behind: its queue emptied and its stream ended
+        assert len(hub._subscribers) == 2
+        hub.publish("standings", {"league": "y"})
+        assert '"league":"y"' in await anext(elsewhere)  # the first it hears: none of league x's 20
+        hub.close()
+        frames = await reading
+        heard = [json.loads(frame.split("data: ")[1]) for frame in frames]  # every league's
+        assert heard == [{"league": "x", "n": n} for n in range(20)] + [{"league": "y"}]
+        assert [frame async for frame in elsewhere] == []  # closed too
+        assert not hub._subscribers
+
+    asyncio.run(scenario())
+
+
+def test_games_in_progress_are_bounded_and_forgotten_when_they_end():
+    hub = EventHub(max_live=3)
+    observer = hub.observer("league")
+    config = BoardConfig(size="2x2")
+    for n in range(5):
+        observer.started(f"g{n}", ["a", "b"], config)
+    assert [g["game"] for g in hub.live_games()] == ["g2", "g3", "g4"]
+    observer.moved("g4", 0, 0, 7, 1.5)
+    assert hub.live_game("g4")["moves"] == [{"ply": 0, "seat": 0, "line": 7, "ms": 1.5}]
+    record = play_observed(hub.observer("league"))  # started (g2 forgotten: 3 at most), then ended
+    assert hub.live_game(record.id) is None and [g["game"] for g in hub.live_games()] == ["g3", "g4"]
+
+
+@pytest.fixture(scope="module")
+def small_site(tmp_path_factory) -> tuple[LiveSite, Path]:
+    """A served site of one league "x" with a page, a stylesheet, the manifest, and a file beside the site."""
+    home = tmp_path_factory.mktemp("paths")
+    folder = home / "site" / "x"
+    (folder / "static").mkdir(parents=True)
+    (folder / "index.html").write_text("<html><head></head></html>")
+    (folder / "static" / "a.css").write_text("a")
+    (folder / ".hexarena-site.json").write_text("{}")
+    (home / "site" / "secret.txt").write_text("not the site's")
+    return LiveSite(home, ["x"], EventHub()), folder
+
+
+@settings(max_examples=150, deadline=None)
+@given(path=st.lists(st.sampled_from(["..", ".", "/", "\\", "site", "x", "static", "a.css", "index.html", "secret.txt",
+                                      ".hexarena-site.json", "%2e", "\x00", "~", "a" * 300]), max_size=8).map("".join)
+       | st.text(max_size=40))
+def test_a_served_path_is_a_file_of_the_site_or_404(small_site, path):
+    from fastapi import HTTPException
+
+    site, folder = small_site
+    try:
+        response = site._file("x", path)
+    except HTTPException as exc:
+        assert exc.status_code == 404
+        return
+    served = getattr(response, "path", None)
+    if served is not None:  # a file response: inside the site folder, never a hidden file
+        assert folder.resolve() in Path(served).resolve().parents and not Path(served).name.startswith(".")
+    else:
+        assert b"live.js" in response.body
+
+
+# ---- a real server ------------------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def get(port: int, path: str) -> tuple[int, bytes]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+def get_json(port: int, path: str):
+    status, body = get(port, path)
+    assert status == 200, (path, status, body[:300])
+    return json.loads(body)
+
+
+class EventReader(threading.Thread):
+    """A raw SSE client: every event as (arrival time, kind, data)."""
+
+    def __init__(self, port: int) -> None:
+        super().__init__(daemon=True)
+        self.port = port
+        self.events: list[tuple[float, str, dict]] = []
+        self.comments = 0
+        self.status = None
+
+    def run(self) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        try:
+            connection.request("GET", "/api/events", headers={"Accept": "text/event-stream"})
+            response = connection.getresponse()
+            self.status = (response.status, response.getheader("Content-Type"))
+            kind, data = None, []
+            for raw in response:
+                line = raw.decode().rstrip("\n")
+                if line.startswith(":"):
+                    self.comments += 1
+                elif line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: "):
+                    data.append(line[6:])
+                elif not line and kind:
+                    self.events.append((time.time(), kind, json.loads("\n".join(data))))
+                    kind, data = None, []
+        except OSError:
+            pass  # the server stopped
+        finally:
+            connection.close()
+
+    def after(self, first: tuple[str, str], kind: str) -> list[dict]:
+        """The events of ``kind`` that came after the ``(kind, game)`` event ``first``."""
+        seen = list(self.events)
+        at = next((i for i, (_, k, d) in enumerate(seen) if (k, d.get("game")) == first), len(seen))
+        return [d for _, k, d in seen[at + 1:] if k == kind]
+
+    def of(self, kind: str, game: str | None = None) -> list[dict]:
+        return [d for _, k, d in list(self.events) if k == kind and (game is None or d.get("game") == game)]
+
+
+
+
+def hexarena(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([*HEXARENA, *args], capture_output=True, text=True, timeout=120, check=False, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """``hexarena serve`` playing the slow league; an SSE client connected before the first game."""
+    root = tmp_path_factory.mktemp("live")
+    home, bot = root / "home", root / "slowpoke"
+    bot.mkdir()
+    (bot / "bot.py").write_text(SLOW_BOT)
+    (bot / "bot.toml").write_text('name = "slowpoke"\ncommand = ["python3", "bot.py"]\nlanguage = "python"\n'
+                                  'author = "tests"\n')
+    submitted = hexarena("submit", str(bot), "--home", str(home))
+    assert submitted.returncode == 0, submitted.stderr
+    (root / "live.toml").write_text(LEAGUE)
+    port = free_port()
+    with open(root / "server.log", "w") as log:
+        process = subprocess.Popen([*HEXARENA, "serve", "--league", str(root / "live.toml"), "--port", str(port),
+                                    "--home", str(home)], stdout=log, stderr=subprocess.STDOUT,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        reader = EventReader(port)
+        try:
+            def up():
+                try:
+                    return get(port, "/api/leagues")[0] == 200
+                except OSError:
+                    return False
+
+            wait_for(up, 60, "the server answers")
+            reader.start()
+            wait_for(lambda: reader.status, 10, "the event stream opens")
+            yield {"port": port, "home": home, "events": reader, "process": process}
+        finally:
+            process.terminate()
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            if reader.is_alive():
+                reader.join(10)
+        print((root / "server.log").read_text()[-3000:], file=sys.stderr)
+
+
+@pytest.mark.slow
+def test_an_sse_client_sees_a_game_start_its_moves_and_its_end_with_the_stored_scores(server):
+    events, port = server["events"], server["port"]
+    assert events.status == (200, "text/event-stream; charset=utf-8")
+    started = wait_for(lambda: events.of("game_started"), 60, "a game starts")[0]
+    game = started["game"]
+    assert started["league"] == "live" and sorted(started["seats"]) == ["random", "slowpoke"]
+    assert started["config"]["size"] == "3x3"
+    in_progress = wait_for(lambda: len(events.of("move", game)) >= 3 and get_json(port, "/api/live/games?league=live"),
+                           30, "the game is in progress with moves")
+    assert [g["game"] for g in in_progress] == [game]
+    ended = wait_for(lambda: events.of("game_ended", game), 60, "the game ends")[0]
+    wait_for(lambda: events.after(("game_ended", game), "standings"), 30, "the stored game's standings announced")
+    record = get_json(port, f"/api/games/{game}")
+    assert ended == {"league": "live", "game": game, "scores": record["result"]["scores"],
+                     "placements": record["result"]["placements"], "termination": record["result"]["termination"],
+                     "offender": record["result"]["offender"]}
+    moves = events.of("move", game)
+    assert [(m["ply"], m["seat"], m["line"]) for m in moves] == [
+        (ply, m["seat"], m["line"]) for ply, m in enumerate(record["moves"])]
+    assert status_of(port, f"/api/live/games/{game}") == 404  # forgotten once over
+    assert record["seats"] == started["seats"]
+
+
+def status_of(port: int, path: str) -> int:
+    return get(port, path)[0]
+
+
+@pytest.mark.slow
+def test_the_served_site_has_the_live_script_and_the_published_site_on_disk_has_none(server):
+    port, home = server["port"], server["home"]
+    wait_for(lambda: (home / "site" / "live" / "index.html").is_file(), 60, "the site is published")
+    status, page = get(port, "/leagues/live/index.html")
+    assert status == 200 and b'<script src="../../live.js"></script>' in page
+    assert b"live.js" not in (home / "site" / "live" / "index.html").read_bytes()
+    assert get(port, "/live.js")[0] == 200
+    assert get(port, "/")[0] == 200 and b'href="leagues/live/"' in get(port, "/")[1]
+    for path in ("/leagues/other/index.html", "/leagues/live/.hexarena-site.json", "/leagues/live/%2e%2e/%2e%2e/hexarena.db",
+                 "/leagues/live/..%2F..%2Fhexarena.db", "/leagues/live/nothing.html"):
+        assert status_of(port, path) == 404, path
+
+
+def standings_row(driver, bot: str):
+    for row in driver.find_elements("css selector", "#standings tbody tr"):
+        if row.find_element("css selector", "td.bot a").text == bot:
+            return row
+    return None
+
+
+def games_of(driver, bot: str) -> int | None:
+    row = standings_row(driver, bot)
+    return None if row is None else int(row.find_elements("css selector", "td")[2].get_attribute("textContent"))
+
+
+@pytest.mark.slow
+def test_the_standings_page_changes_in_place_when_a_game_ends(server, browser):
+    port, events = server["port"], server["events"]
+    browser.get(f"http://127.0.0.1:{port}/leagues/live/index.html")
+    wait_for(lambda: games_of(browser, "slowpoke"), 60, "the standings show a game (the first page reloads once)")
+    wait_for(lambda: browser.execute_script("return window.HEXARENA_LIVE && document.readyState === 'complete'"),
+             10, "live.js runs")
+    before = games_of(browser, "slowpoke")
+    # the rows stay the same elements (their contents move as ranks change): each is marked, and keeps its mark
+    browser.execute_script("window.__mark = 'no reload'; document.querySelectorAll('#standings tbody tr')"
+                           ".forEach((row) => { row.__mark = 'same row'; });")
+    after = wait_for(lambda: (n := games_of(browser, "slowpoke")) != before and n, 60, "the played count changes")
+    assert after > before
+    assert browser.execute_script("return window.__mark") == "no reload"
+    marks = browser.execute_script("return Array.from(document.querySelectorAll('#standings tbody tr'), (r) => r.__mark)")
+    assert marks and set(marks) == {"same row"}
+    standings = get_json(port, "/api/leagues/live/standings")["standings"]
+    assert after == next(row["games"] for row in standings if row["bot"] == "slowpoke")
+    # the latency of this change: from the end of the game that caused it (its record's finish time, the last
+    # game_ended before the change) and from the SSE client's receipt of the standings event, to the browser's DOM
+    updated = browser.execute_script("return window.HEXARENA_LIVE.updated") / 1000
+    ends = [(t, d["game"]) for t, kind, d in list(events.events) if kind == "game_ended" and t < updated]
+    announced = [t for t, kind, _ in list(events.events) if kind == "standings" and t < updated]
+    finished = _epoch(get_json(port, f"/api/games/{ends[-1][1]}")["finished"])
+    print(f"\nlive standings page: game end -> row changed in the browser {1000 * (updated - finished):.0f} ms; "
+          f"game_ended at an SSE client after {1000 * (ends[-1][0] - finished):.0f} ms; standings event at an SSE "
+          f"client -> DOM change {1000 * (updated - announced[-1]):.0f} ms")
+    assert console_errors(browser) == []
+
+
+def _epoch(text: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(text).timestamp()
+
+
+@pytest.mark.slow
+def test_the_games_page_lists_games_in_progress_and_a_spectator_sees_moves_appear(server, browser):
+    port, events = server["port"], server["events"]
+    browser.get(f"http://127.0.0.1:{port}/leagues/live/games.html")
+
+    def listed() -> list[str] | None:  # the list is redrawn as games start and end: read it in one go
+        return browser.execute_script(
+            "const row = document.querySelector('#live-rows tr');"
+            "return row && Number(row.querySelector('.live-moves').textContent) <= 8 &&"  # with moves left to see
+            "  [row.dataset.game, row.querySelector('a').href];")
+
+    # a game that ends while the page is open joins the list of finished games in place (its list part refetched)
+    browser.execute_script("window.__mark = 'games page'")
+    first_game = wait_for(listed, 60, "a game in progress listed")[0]
+    wait_for(lambda: events.of("game_ended", first_game), 60, "that game ends")
+    wait_for(lambda: browser.execute_script(
+        "return [...document.querySelectorAll('#rows a')].some((a) => a.href.includes(arguments[0]))", first_game),
+        30, "the finished game listed without a reload")
+    assert browser.execute_script("return window.__mark") == "games page"
+
+    game, watch = wait_for(lambda: (found := listed()) and found[0] != first_game and found, 60,
+                           "the next game in progress listed near its start")
+    assert watch.endswith(f"/leagues/live/replay.html?live={game}")
+    browser.get(watch)
+    wait_for(lambda: browser.find_element("id", "viewer").is_displayed(), 20, "the spectator's viewer opens")
+
+    def shown() -> int:
+        counter = browser.find_element("id", "counter").text  # "Move k / n"
+        return int(counter.split("/")[1]) if "/" in counter else -1
+
+    browser.execute_script("window.__mark = 'spectating'")
+    first = shown()
+    assert not events.of("game_ended", game), "the game ended before the viewer opened: the test's bot is too fast"
+    wait_for(lambda: shown() > first, 20, "a move appears")
+    ended = wait_for(lambda: events.of("game_ended", game), 60, "the game ends")[0]
+    wait_for(lambda: browser.execute_script("return window.HEXARENA_LIVE.ended"), 10, "the viewer shows the end")
+    assert browser.execute_script("return window.__mark") == "spectating"  # followed without a reload
+    link = wait_for(lambda: browser.find_elements("id", "record-link"), 30, "a link to the stored record")
+    record = get_json(port, f"/api/games/{game}")
+    assert shown() == len(record["moves"])
+    assert [int(e.text) for e in browser.find_elements("css selector", "#scores li .score")] == record["result"]["scores"]
+    assert browser.find_element("id", "final-scores").text == "final scores " + "–".join(map(str, ended["scores"]))
+    link[0].click()
+    wait_for(lambda: "final scores" in browser.find_element("id", "final-scores").text and
+             browser.find_element("id", "viewer").is_displayed(), 20, "the finished game's replay")
+    assert console_errors(browser) == []

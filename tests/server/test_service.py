@@ -1,0 +1,542 @@
+"""hexarena serve as a real process (uvicorn on a free loopback port): uploads, tokens, the continuous league,
+the read API, a fuzz run from its own OpenAPI schema, SIGKILL and restart, submit --server, no extra."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from helpers import HEXARENA, wait_for
+
+from hexarena.leagues.registry import authors, uploads
+from hexarena.leagues.workspace.home import Workspace
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = """name = "tiny"
+participants = ["random", "greedy", "alpha"]
+games_per_pairing = 2
+time_control = "200ms,margin=200ms,startup=10s"
+[[boards]]
+size = "2x2"
+"""
+
+
+@dataclass
+class Server:
+    url: str
+    home: Path
+    process: subprocess.Popen
+    tokens: dict[str, str]
+
+    def call(self, method: str, path: str, *, token: str | None = None, body: bytes | None = None,
+             headers: dict | None = None) -> tuple[int, dict | list]:
+        request = urllib.request.Request(self.url + path, data=body, method=method, headers=dict(headers or {}))
+        if token is not None:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as answer:
+            return answer.code, json.loads(answer.read())
+
+    def upload(self, archive: bytes, author: str | None = "alice") -> tuple[int, dict]:
+        boundary = secrets.token_hex(8)
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"bot\"\r\n\r\n").encode() \
+            + archive + f"\r\n--{boundary}--\r\n".encode()
+        return self.call("POST", "/api/bots", token=self.tokens.get(author, author), body=body,
+                         headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+
+    def get(self, path: str):
+        return self.call("GET", path)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start(home: Path, *args: str) -> Server:
+    port = free_port()
+    with open(home.parent / f"serve-{port}.log", "wb") as log:
+        process = subprocess.Popen([*HEXARENA, "serve", "--home", str(home), "--port", str(port),
+                                    *args], stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+    server = Server(f"http://127.0.0.1:{port}", home, process, {})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"the server exited: {(home.parent / f'serve-{port}.log').read_text()}")
+        try:
+            if server.get("/api/queue")[0] == 200:
+                return server
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError("the server did not answer within 60 s")
+
+
+def stop(server: Server) -> None:
+    if server.process.poll() is None:
+        os.killpg(server.process.pid, signal.SIGKILL)
+    server.process.wait()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[Server]:
+    """A server over a workspace with authors alice, bob, carol (revoked below), org (admin) and dave (rate),
+    playing the league tiny (random, greedy and alpha, which alice uploads) continuously."""
+    base = tmp_path_factory.mktemp("service")
+    home = base / "home"
+    with Workspace(home) as ws:
+        tokens = {name: authors.add(ws, name, admin=name == "org") for name in ("alice", "bob", "carol", "org", "dave")}
+    (base / "tiny.toml").write_text(TINY)
+    server = start(home, "--league", str(base / "tiny.toml"), "--upload-rate", "20", "--max-upload", "1")
+    server.tokens = tokens
+    try:
+        yield server
+    finally:
+        stop(server)
+
+
+def bot_folder(base: Path, name: str, comment: str = "") -> Path:
+    folder = base / f"{name}-{hashlib.sha256(comment.encode()).hexdigest()[:6]}"
+    if folder.exists():
+        return folder
+    shutil.copytree(ROOT / "bots" / "random", folder)
+    manifest = folder / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('name = "random"', f'name = "{name}"'))
+    if comment:
+        with open(folder / "bot.py", "a") as handle:
+            handle.write(f"# {comment}\n")
+    return folder
+
+
+def as_zip(folder: Path) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                info = zipfile.ZipInfo(path.relative_to(folder).as_posix())
+                info.external_attr = (path.stat().st_mode & 0xFFFF) << 16
+                archive.writestr(info, path.read_bytes())
+    return buffer.getvalue()
+
+
+def tar_with(extra: tarfile.TarInfo | None = None, files: dict[str, bytes] | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in {"bot.toml": (ROOT / "bots/random/bot.toml").read_bytes(), **(files or {})}.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+        if extra is not None:
+            archive.addfile(extra)
+    return buffer.getvalue()
+
+
+def written_state(home: Path) -> dict[str, str]:
+    """Every file of the workspace's database and registry with the hash of its bytes (and every folder)."""
+    found = {}
+    for path in [home / "hexarena.db", home / "hexarena.db-wal", *sorted((home / "registry").rglob("*"))]:
+        if path.is_file():
+            found[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+        elif path.is_dir():
+            found[str(path)] = "folder"
+    return found
+
+
+
+
+def league_settled(server: Server, games: int):
+    """The queue's entry for tiny once it is idle with ``games`` scheduled and every one played."""
+    entry = server.get("/api/queue")[1][0]
+    return entry if entry["state"] == "idle" and entry["games_total"] == entry["games_played"] == games else None
+
+
+# ---------------------------------------------------------------- uploads and the continuous league
+
+
+@pytest.mark.slow
+def test_the_upload_lifecycle_and_the_league_that_plays_each_new_version(served, tmp_path):
+    # alpha is not registered yet: the league cannot run, says why, and the server keeps answering
+    first = served.get("/api/queue")[1][0]
+    assert first["state"] == "error" and "unknown bot 'alpha'" in first["last_error"]
+    assert served.upload(uploads.pack(bot_folder(tmp_path, "alpha")), author=None)[0] == 401
+
+    status, new = served.upload(uploads.pack(bot_folder(tmp_path, "alpha")))
+    assert (status, new["status"], new["author"]) == (201, "registered", "alice")
+    assert new["bot"] == f"alpha@{new['hash'][:10]}" and new["message"] == f"registered {new['bot']}: a new bot"
+    assert all(check["passed"] for check in new["checks"]) and len(new["checks"]) > 5
+
+    # without a command, the league plans again and plays alpha's games: 3 pairs x 2 games
+    league_before = wait_for(lambda: league_settled(served, 6), 90, "tiny plays alpha's 6 games")
+    assert league_before["last_error"] is None
+    rows = {row["bot"]: row for row in served.get("/api/leagues/tiny/standings")[1]["standings"]}
+    assert set(rows) == {"random", "greedy", "alpha"} and rows["alpha"]["games"] == 4
+    alpha_games = served.get("/api/leagues/tiny/games?bot=alpha")[1]
+    assert alpha_games["total"] == 4 and all("alpha" in game["seats"] for game in alpha_games["games"])
+
+    # the same content again, as a zip: unchanged, the same hash
+    status, same = served.upload(as_zip(bot_folder(tmp_path, "alpha")))
+    assert (status, same["status"], same["hash"]) == (200, "unchanged", new["hash"])
+
+    # a new version: a new hash, and the league replays alpha's games with it (new game ids)
+    status, second = served.upload(uploads.pack(bot_folder(tmp_path, "alpha", "version 2")))
+    assert (status, second["status"]) == (201, "new_version") and second["hash"] != new["hash"]
+    assert second["message"] == f"registered {second['bot']}: submission 2 of alpha"
+    old_ids = {game["id"] for game in alpha_games["games"]}
+    wait_for(lambda: league_settled(served, 6)
+             and served.get("/api/queue")[1][0]["last_run"] != league_before["last_run"],
+             90, "tiny replays alpha's games")
+    new_ids = {game["id"] for game in served.get("/api/leagues/tiny/games?bot=alpha")[1]["games"]}
+    assert len(new_ids) == 4 and not new_ids & old_ids
+    versions = served.get("/api/bots/alpha")[1]
+    assert [v["hash"] for v in versions["history"]] == [new["hash"], second["hash"]]
+    assert versions["author"] == "alice"
+
+    # another author's name, a reference bot's name, a revoked token
+    assert served.upload(uploads.pack(bot_folder(tmp_path, "alpha", "bob's")), author="bob")[0] == 403
+    status, taken = served.upload(uploads.pack(bot_folder(tmp_path, "greedy")), author="bob")
+    assert (status, taken["detail"].split(" (")[0]) == (403, "bot name 'greedy' is taken by author 'hexarena'")
+    with Workspace(served.home) as ws:
+        authors.revoke(ws, "carol")
+    status, revoked = served.upload(uploads.pack(bot_folder(tmp_path, "gamma")), author="carol")
+    assert status == 401 and "revoked" in revoked["detail"]
+
+
+def link(name: str, kind: bytes, target: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, target
+    return info
+
+
+HOSTILE = {
+    "dot-dot": (tar_with(files={"../escaped": b"x"}), 422, "'..'"),
+    "absolute": (tar_with(files={"/tmp/escaped": b"x"}), 422, "absolute path"),
+    "symlink": (tar_with(link("passwd", tarfile.SYMTYPE, "/etc/passwd")), 422, "a link"),
+    "hardlink": (tar_with(link("passwd", tarfile.LNKTYPE, "bot.toml")), 422, "a link"),
+    "fifo": (tar_with(link("pipe", tarfile.FIFOTYPE)), 422, "special file"),
+    "too many files": (tar_with(files={f"f{i}": b"" for i in range(2100)}), 413, "entries"),
+    "unpacks too large": (tar_with(files={"zeros": b"\0" * (60 * 2**20)}), 413, "unpacks to more"),
+    "sent too large": (os.urandom(1_200_000), 413, "over the limit of 1 MB"),
+    "not an archive": (b"hello", 422, "not a .tar.gz or .zip"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_a_hostile_archive_is_refused_and_nothing_is_written(served, case):
+    archive, status, words = HOSTILE[case]
+    before = written_state(served.home)
+    answer = served.upload(archive)
+    assert (answer[0], words in answer[1]["detail"]) == (status, True), answer
+    assert "\n" not in answer[1]["detail"]
+    assert written_state(served.home) == before
+    assert not list(Path("/tmp").glob("hexarena-upload-*/bot/../escaped"))
+
+
+def test_a_broken_manifest_and_a_failed_check_are_422_with_the_cli_line(served, tmp_path):
+    folder = bot_folder(tmp_path, "broken")
+    (folder / "bot.toml").write_text('name = "broken"\ncommand = []\n')
+    status, refused = served.upload(uploads.pack(folder))
+    assert status == 422 and refused["detail"].startswith("bot.toml: ") and str(tmp_path) not in refused["detail"]
+
+    silent = bot_folder(tmp_path, "silent")
+    (silent / "bot.toml").write_text('name = "silent"\ncommand = ["python3", "-c", "pass"]\n')
+    before = written_state(served.home)
+    status, refused = served.upload(uploads.pack(silent))
+    assert status == 422 and refused["detail"].startswith("silent was not registered: conformance check failed")
+    assert refused["checks"] and not all(check["passed"] for check in refused["checks"])
+    assert written_state(served.home) == before
+    assert served.get("/api/bots/silent")[0] == 404
+
+
+@pytest.mark.slow
+def test_reads_are_answered_while_an_upload_builds(served, tmp_path):
+    folder = bot_folder(tmp_path, "slowbuild")
+    manifest = folder / "bot.toml"
+    manifest.write_text(manifest.read_text() + 'build = ["sleep", "4"]\n')
+    answers: list = []
+    uploading = threading.Thread(target=lambda: answers.append(served.upload(uploads.pack(folder))))
+    uploading.start()
+    time.sleep(1)
+    began = time.monotonic()
+    assert served.get("/api/bots")[0] == 200 and served.get("/api/queue")[0] == 200
+    waited = time.monotonic() - began
+    assert uploading.is_alive()  # still building
+    uploading.join(120)
+    assert answers[0][0] == 201 and waited < 2.5
+
+
+def test_over_the_upload_rate_is_429(served):
+    answers = [served.call("POST", "/api/bots", token=served.tokens["dave"], body=b"",
+                           headers={"Content-Type": "multipart/form-data; boundary=x"})[0] for _ in range(21)]
+    assert answers == [422] * 20 + [429]
+
+
+def test_the_organiser_starts_a_league_run_and_authors_may_not(served):
+    assert served.call("POST", "/api/leagues/tiny/run")[0] == 401
+    assert served.call("POST", "/api/leagues/tiny/run", token=served.tokens["alice"])[0] == 403
+    assert served.call("POST", "/api/leagues/nope/run", token=served.tokens["org"])[0] == 404
+    status, answer = served.call("POST", "/api/leagues/tiny/run", token=served.tokens["org"])
+    assert status == 202 and answer["league"] == "tiny"
+
+
+def test_unknown_names_are_404s_and_bad_parameters_422s(served):
+    for path in ("/api/leagues/nope/standings", "/api/leagues/nope/games", "/api/games/ffffffffffff",
+                 "/api/bots/nope"):
+        status, answer = served.get(path)
+        assert status == 404 and "\n" not in answer["detail"], path
+        assert str(served.home) not in answer["detail"], path  # no folder of the server's machine
+    for path in ("/api/leagues/tiny/games?limit=0", "/api/leagues/tiny/games?limit=201",
+                 "/api/leagues/tiny/games?offset=-1", "/api/leagues/tiny/games?limit=x"):
+        assert served.get(path)[0] == 422, path
+    assert {league["name"]: league["served"] for league in served.get("/api/leagues")[1]} == {"tiny": True}
+    status, answer = served.get("/api/leagues/tiny/games?limit=1")
+    assert status == 200, answer
+    game = answer["games"]
+    if game:
+        record = served.get(f"/api/games/{game[0]['id']}")[1]
+        assert record["id"] == game[0]["id"] and record["seats"] == game[0]["seats"]
+
+
+@pytest.mark.slow
+def test_a_fuzz_run_from_the_openapi_schema_finds_no_500_and_no_traceback(served):
+    import schemathesis
+    from hypothesis import HealthCheck, given, settings
+
+    schema = schemathesis.openapi.from_url(served.url + "/openapi.json")
+    operations = [result.ok() for result in schema.get_all_operations()]
+    assert len(operations) >= 9
+    seen = []
+    for operation in operations:
+        @given(case=operation.as_strategy())
+        @settings(max_examples=20, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        def fuzz(case):
+            # every other case with the organiser's token: the writes' handlers are fuzzed too, not only the 401
+            token = {"Authorization": f"Bearer {served.tokens['org']}"} if len(seen) % 2 else {}
+            response = case.call(base_url=served.url, timeout=60, headers=token)
+            seen.append(response.status_code)
+            assert response.status_code < 500, (case.method, case.formatted_path, response.text[:300])
+            assert "Traceback" not in response.text
+
+        fuzz()
+    assert len(seen) >= 100 and {200, 401, 404, 422} <= set(seen)
+
+
+# ---------------------------------------------------------------- a crash and a restart
+
+
+@pytest.mark.slow
+def test_sigkill_and_sigterm_during_a_league_and_restarts_lose_and_double_nothing(tmp_path):
+    home = tmp_path / "home"
+    (tmp_path / "long.toml").write_text("""name = "long"
+participants = ["random", "greedy", "chains"]
+games_per_pairing = 30
+time_control = "200ms,margin=200ms,startup=10s"
+[[boards]]
+size = "2x2"
+[[boards]]
+size = "2x3"
+""")
+    total = 3 * 30 * 2
+    server = start(home, "--league", str(tmp_path / "long.toml"))
+
+    def stored() -> int:
+        with sqlite3.connect(home / "hexarena.db", timeout=30) as db:
+            return db.execute("SELECT COUNT(*) FROM games WHERE league = 'long'").fetchone()[0]
+
+    try:
+        wait_for(lambda: stored() >= 5, 90, "some games stored")
+    finally:
+        stop(server)  # SIGKILL, the whole process group
+    before = stored()
+    assert 5 <= before < total
+    # restarted, it carries on; SIGTERM mid-league stops it at once, its bots with it
+    server = start(home, "--league", str(tmp_path / "long.toml"))
+    try:
+        wait_for(lambda: stored() >= before + 3, 90, "the restarted league plays on")
+        wait_for(lambda: processes_running_from(home), 30, "bots running")
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=20) == -signal.SIGTERM  # uvicorn re-raises the signal once it has stopped
+        wait_for(lambda: not processes_running_from(home), 10, "no bot outlives the server")
+    finally:
+        stop(server)
+    assert stored() < total
+    server = start(home, "--league", str(tmp_path / "long.toml"))
+    try:
+        wait_for(lambda: server.get("/api/queue")[1][0]["state"] == "idle", 240, "the restarted league finishes")
+        with sqlite3.connect(home / "hexarena.db") as db:
+            ids = [row[0] for row in db.execute("SELECT id FROM games WHERE league = 'long'")]
+            scheduled = {row[0] for row in db.execute("SELECT game FROM league_games WHERE league = 'long'")}
+        assert len(ids) == len(set(ids)) == total and set(ids) == scheduled
+        assert server.get("/api/queue")[1][0]["games_left"] == 0
+    finally:
+        stop(server)
+
+
+def processes_running_from(home: Path) -> list[int]:
+    """Pids of live processes whose command line names a snapshot of the workspace's registry (sandboxed bots)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(home / "registry").encode() in (proc / "cmdline").read_bytes() \
+                    and (proc / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z":
+                found.append(int(proc.name))
+        except OSError:
+            pass
+    return found
+
+
+# ---------------------------------------------------------------- the command line
+
+
+def test_submit_server_end_to_end(served, tmp_path):
+    folder = bot_folder(tmp_path, "delta")
+    command = [*HEXARENA, "submit", str(folder), "--server", served.url]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=180,
+                          env={**os.environ, "HEXARENA_TOKEN": served.tokens["bob"]})
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("registered delta@") and lines[0].endswith(": a new bot")
+    assert lines[1].split() == ["CHECK", "RESULT", "DETAIL"]
+    assert served.get("/api/bots/delta")[1]["author"] == "bob"
+
+    refused = subprocess.run([*command, "--token", "not-a-token"], capture_output=True, text=True, check=False,
+                             timeout=60)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.splitlines()[-1] == (f"hexarena: error: {served.url} refused the bot (401): the token is "
+                                               "not valid (unknown, or revoked): ask the organiser for a new one")
+
+
+def test_submit_server_bad_urls_are_one_line(tmp_path, served):
+    folder = bot_folder(tmp_path, "echo")
+    env = {**os.environ, "HEXARENA_TOKEN": "x"}
+    for server, said in (("http://[", "not a URL"), (served.url + "/api/bots/nope/", "refused the bot (404)"),
+                         ("http://127.0.0.1:1", "no answer")):
+        done = subprocess.run([*HEXARENA, "submit", str(folder), "--server", server],
+                              capture_output=True, text=True, check=False, timeout=60, env=env)
+        assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+        assert said in done.stderr.splitlines()[-1], done.stderr
+
+
+def test_submit_server_malformed_answers_and_local_options_are_one_line(tmp_path):
+    """An answer that is not a hexarena server's (a proxy, a wrong URL) is one line, never a traceback; and
+    the options only a local submit has are refused with --server rather than ignored."""
+    import http.server
+    import threading
+
+    answers = [(404, b"[1]"), (201, b'{"message": "ok", "checks": [{"name": "a"}]}'),
+               (422, b'{"detail": "no", "build_log": 5, "checks": [{"name": "a"}]}'), (200, b'"text"')]
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - the standard library's name
+            self.rfile.read(int(self.headers["Content-Length"]))
+            status, body = answers.pop(0)
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    folder = bot_folder(tmp_path, "foxtrot")
+    command = [*HEXARENA, "submit", str(folder), "--server", url, "--token", "x"]
+    try:
+        for said in ("refused the bot (404): HTTP 404", "the answer is not a hexarena server's",
+                     "the answer is not a hexarena server's", "the answer is not a hexarena server's"):
+            done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
+            assert done.returncode in (1, 2) and "Traceback" not in done.stderr, done.stderr
+            assert said in done.stderr.splitlines()[-1], done.stderr
+    finally:
+        server.shutdown()
+        server.server_close()
+    done = subprocess.run([*command, "--author", "mallory", "--no-sandbox"], capture_output=True, text=True,
+                          check=False, timeout=60)
+    assert (done.returncode, done.stderr) == (2, "hexarena: error: --author, --no-sandbox: not with --server (the "
+                                                 "server builds with its own limits and takes the author from your "
+                                                 "token)\n")
+
+
+def test_serve_on_a_port_in_use_is_one_line_before_anything_starts(served, tmp_path):
+    port = served.url.rsplit(":", 1)[1]
+    done = subprocess.run([*HEXARENA, "serve", "--home", str(tmp_path / "home"), "--port", port],
+                          capture_output=True, text=True, check=False, timeout=60)
+    assert (done.returncode, done.stderr) == (2, f"hexarena: error: cannot listen on 127.0.0.1:{port}: Address "
+                                                 "already in use\n")
+    assert not (tmp_path / "home").exists()  # refused before the workspace is made
+
+
+def test_serve_without_the_extra_is_one_line():
+    blocked = ("import sys; sys.modules['fastapi'] = sys.modules['uvicorn'] = None; "
+               "from hexarena.cli import main; main(['serve'])")
+    done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, check=False, timeout=60)
+    assert (done.returncode, done.stderr) == (2, ("hexarena: error: hexarena serve needs the server's packages "
+                                                  "(uvicorn is missing): pip install 'hexarena[serve]'\n"))
+    base = subprocess.run([sys.executable, "-c", "import sys, hexarena.cli; print('fastapi' in sys.modules)"],
+                          capture_output=True, text=True, check=False, timeout=60)
+    assert base.stdout == "False\n"
+
+
+def test_authors_add_prints_a_token_once_and_stores_only_its_hash(tmp_path, capsys):
+    from hexarena.cli import main
+
+    def cli(*args: str) -> tuple[int, str, str]:
+        with pytest.raises(SystemExit) as exit_:
+            main([*args, "--home", str(tmp_path / "home")])
+        out, err = capsys.readouterr()
+        return exit_.value.code, out, err
+
+    code, out, _ = cli("authors", "add", "alice")
+    token = out.strip()
+    assert code == 0 and len(token) >= 40
+    with Workspace(tmp_path / "home") as ws:
+        stored = [tuple(row) for row in ws.db.execute("SELECT name, token_sha256, admin FROM authors")]
+        assert authors.authenticate(ws, token).name == "alice" and authors.authenticate(ws, token + "x") is None
+    assert stored == [("alice", hashlib.sha256(token.encode()).hexdigest(), 0)]
+    assert token.encode() not in (tmp_path / "home" / "hexarena.db").read_bytes()
+    assert cli("authors", "add", "alice")[0::2] == (2, ("hexarena: error: author 'alice' exists already (see "
+                                                        "'hexarena authors list'); choose another name\n"))
+    assert cli("authors", "add", "hexarena")[0] == 2
+    assert cli("authors", "add", "org", "--admin")[0] == 0
+    code, out, _ = cli("authors", "list")
+    assert [(line.split()[0], line.split()[1], line.split()[-1]) for line in out.splitlines()] == [
+        ("NAME", "ROLE", "STATUS"), ("alice", "author", "active"), ("org", "admin", "active")]
+    assert cli("authors", "revoke", "alice")[:2] == (0, "revoked alice's token: it is refused from now on\n")
+    with Workspace(tmp_path / "home") as ws:
+        assert authors.authenticate(ws, token) is None
+    assert cli("authors", "revoke", "nobody")[0] == 2
+
+
+def test_serve_refuses_a_bad_league_file_in_one_line(tmp_path):
+    (tmp_path / "open.toml").write_text('name = "open"\nparticipants = ["all"]\nsandbox = false\n[[boards]]\n'
+                                        'size = "2x2"\n')
+    done = subprocess.run([*HEXARENA, "serve", "--home", str(tmp_path / "home"), "--port",
+                           str(free_port()), "--league", str(tmp_path / "open.toml")], capture_output=True, text=True,
+                          check=False, timeout=60)
+    assert done.returncode == 2 and done.stderr == (f"hexarena: error: --league {tmp_path / 'open.toml'}: sandbox = "
+                                                    "false: a served league runs uploaded code, which runs only in "
+                                                    "the sandbox; remove the line\n")
