@@ -11,8 +11,7 @@ import resource
 from pathlib import Path
 
 import pytest
-from helpers import FAST, ROOT
-from test_leagues import league_text, make_workspace
+from helpers import FAST, ROOT, league_text, make_workspace
 
 from hexarena.leagues.running.executors.dask_worker import WireJob
 from hexarena.leagues.running.jobs import Job
