@@ -9,9 +9,9 @@
 every move's limit before a reply counts as late (ZeroMQ's tail under load is milliseconds).
 
 A ``Deadline`` is what every wait of the referee waits on: the startup wait's, and each move's,
-which the game loop takes from the mover's clock as its TURN leaves and the seat waits on:
+which the game loop takes from the mover's clock, counted from the moment its TURN left, and the seat waits on:
 
-    seat.request(*clock.request()); line, seconds = seat.await_move(clock.deadline(grace))
+    sent = seat.request(*clock.request()); line, seconds = seat.await_move(clock.deadline(sent, grace))
 """
 
 from __future__ import annotations
@@ -156,11 +156,11 @@ class Clock:
         """Seconds after the TURN is sent within which its reply counts: what is left, plus the margin."""
         return self.left + self.control.margin
 
-    def deadline(self, grace: float = 0.0) -> Deadline:
-        """The deadline of the move just requested, from now (call it as the TURN leaves): the allowance, plus
+    def deadline(self, sent: float, grace: float = 0.0) -> Deadline:
+        """The deadline of the move whose TURN left at ``sent`` (``time.perf_counter()``): the allowance, plus
         ``grace`` (the conformance check waits longer than the clock allows and judges lateness itself)."""
         seconds = self.left + self.control.margin + grace  # allowance() + grace, without a call per move
-        return Deadline(time.perf_counter() + seconds, seconds, self._request[1])
+        return Deadline(sent + seconds, seconds, self._request[1])
 
     def spend(self, seconds: float) -> None:
         """Charge a move's thinking time: a bank shrinks, then grows by the increment."""

@@ -147,8 +147,8 @@ class Game:
         # starts thinking sooner, and the sends leave together (ZeroMQ's I/O thread wakes once for them)
         for message in self.pending:
             seat.send(message)
-        seat.request(left_ms, limit_ms)
-        deadline = clock.deadline(self.grace)  # from the TURN's leaving
+        sent = seat.request(left_ms, limit_ms)
+        deadline = clock.deadline(sent, self.grace)  # counted from the moment the TURN left
         self.flush(heard=seat)
         try:
             line, seconds = seat.await_move(deadline)

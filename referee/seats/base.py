@@ -4,8 +4,8 @@
     seat.launch()                  # begin starting; the hub waits for every launching seat's HELLO at once
     seat.begin_game(log_path)      # the game's log (a process's output goes there)
     seat.send(codec.Drawn(...))    # announcements
-    seat.request(left_ms, limit_ms)   # TURN; the game loop takes the move's deadline from the mover's clock
-    line, seconds = seat.await_move(clock.deadline(grace))   # MOVE by then, or BotFault
+    sent = seat.request(left_ms, limit_ms)   # TURN; the move's deadline, from the mover's clock, counts from sent
+    line, seconds = seat.await_move(clock.deadline(sent, grace))   # MOVE by then, or BotFault
     seat.retire(fault)             # BYE; a process is stopped by the referee afterwards (``seat.process``)
 
 Implementations:
@@ -72,12 +72,13 @@ class Seat(Protocol):
     def send(self, message: codec.Message) -> None:
         """Deliver one message; a seat that cannot take it faults later, at its turn."""
 
-    def request(self, left_ms: int, limit_ms: int) -> None:
-        """Send TURN (§4.4) with the next request id; the seat's thinking time starts now."""
+    def request(self, left_ms: int, limit_ms: int) -> float:
+        """Send TURN (§4.4) with the next request id; the seat's thinking time starts now. Returns when the TURN
+        left (``time.perf_counter()``): the move's deadline counts from it."""
 
     def await_move(self, deadline: Deadline) -> tuple[int, float]:
         """The line of the reply to the last TURN and the seconds it took; BotFault if none came by ``deadline``
-        (the move's, ``Clock.deadline``: made as the TURN left, its limit plus the margin and any grace), or the
+        (the move's, ``Clock.deadline``: from when the TURN left, its limit plus the margin and any grace), or the
         reply broke the protocol (§6, §7). A seat without a transport (in-process) holds its thinking time to the
         deadline's span, ``deadline.seconds``."""
 

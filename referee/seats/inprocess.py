@@ -75,9 +75,10 @@ class InProcessSeat:
         if self.state is SeatState.READY:
             self.player.receive(message)
 
-    def request(self, left_ms: int, limit_ms: int) -> None:
+    def request(self, left_ms: int, limit_ms: int) -> float:
         self._last_id += 1
         self._turn = codec.Turn(self._last_id, left_ms, limit_ms)
+        return time.perf_counter()
 
     def await_move(self, deadline: Deadline) -> tuple[int, float]:
         # the thinking time is choose's own (no transport to cross): it is held to the deadline's span
@@ -154,6 +155,7 @@ class ScriptedSeat(InProcessSeat):
             self.received.append(message)
         super().send(message)
 
-    def request(self, left_ms: int, limit_ms: int) -> None:
-        super().request(left_ms, limit_ms)
+    def request(self, left_ms: int, limit_ms: int) -> float:
+        sent = super().request(left_ms, limit_ms)
         self.received.append(self._turn)
+        return sent

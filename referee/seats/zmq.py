@@ -99,11 +99,12 @@ class ZmqSeat:
         if self.state is not SeatState.CLOSED:
             self.hub.transport.send(self, message.wire)
 
-    def request(self, left_ms: int, limit_ms: int) -> None:
+    def request(self, left_ms: int, limit_ms: int) -> float:
         self._last_id += 1
         self._outstanding = self._last_id
         self.hub.transport.send(self, codec.Turn.encode(self._last_id, left_ms, limit_ms))
-        self._sent = time.perf_counter()
+        self._sent = sent = time.perf_counter()
+        return sent
 
     def gone(self) -> str | None:
         """Why the bot can no longer answer (its process exited), or None while it may."""

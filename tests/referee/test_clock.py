@@ -14,6 +14,7 @@ import pytest
 from hexarena.protocol.errors import BotFault
 from hexarena.referee import clock as clock_module
 from hexarena.referee.clock import Deadline, TimeControl
+from hexarena.referee.seats import zmq as zmq_module
 from hexarena.referee.seats.base import SeatState
 from hexarena.referee.seats.zmq import ZmqSeat
 from hexarena.referee.transport import Received
@@ -33,6 +34,7 @@ class FakeTime:
 def fake_time(monkeypatch) -> FakeTime:
     fake = FakeTime()
     monkeypatch.setattr(clock_module, "time", fake)
+    monkeypatch.setattr(zmq_module, "time", fake)  # the seat's stamp of when its TURN left
     return fake
 
 
@@ -69,20 +71,20 @@ def test_after_counts_from_now_and_expires(fake_time):
     assert deadline.passed() and deadline.remaining_ms() == 0
 
 
-def test_a_moves_deadline_is_the_limit_plus_margin_plus_grace_from_now(fake_time):
+def test_a_moves_deadline_is_the_limit_plus_margin_plus_grace_from_when_the_turn_left():
     clock = TimeControl.parse("1s,margin=50ms").clock()
-    deadline = clock.deadline()
+    deadline = clock.deadline(100.0)
     assert deadline.at == pytest.approx(101.05) and deadline.seconds == clock.allowance()
     assert (deadline.limit_ms, deadline.margin_ms) == (1000, 50)
-    graced = clock.deadline(0.2)  # the check waits longer than the clock allows
+    graced = clock.deadline(100.0, 0.2)  # the check waits longer than the clock allows
     assert graced.seconds == clock.allowance() + 0.2 and graced.margin_ms == 250
 
 
-def test_a_bank_moves_deadline_follows_what_is_left(fake_time):
+def test_a_bank_moves_deadline_follows_what_is_left():
     clock = TimeControl.parse("10s+500ms,margin=20ms").clock()
     clock.spend(3.5)
     assert clock.request() == (7000, 7000)
-    deadline = clock.deadline()
+    deadline = clock.deadline(100.0)
     assert deadline.limit_ms == 7000 and deadline.margin_ms == 20
     assert deadline.at == pytest.approx(100 + 7.0 + 0.02)
 
@@ -108,8 +110,7 @@ class FakeHub:
 
 
 def requested(seat: ZmqSeat, fake_time: FakeTime) -> None:
-    seat.request(300, 300)
-    seat._sent = fake_time.now  # the seat's own stamp reads the real clock
+    assert seat.request(300, 300) == fake_time.now  # when the TURN left
 
 
 def waiting_seat(fake_time: FakeTime) -> tuple[ZmqSeat, FakeHub]:
@@ -122,7 +123,8 @@ def waiting_seat(fake_time: FakeTime) -> tuple[ZmqSeat, FakeHub]:
 
 def test_a_zmq_seat_waits_until_the_deadline_then_words_the_timeout(fake_time):
     seat, hub = waiting_seat(fake_time)
-    start, deadline = fake_time.now, TimeControl.parse("300ms,margin=50ms").clock().deadline()
+    start = fake_time.now
+    deadline = TimeControl.parse("300ms,margin=50ms").clock().deadline(start)
     with pytest.raises(BotFault) as fault:
         seat.await_move(deadline)
     assert (fault.value.reason, fault.value.detail) == ("timeout", "no MOVE within 300 ms (+50 ms margin)")
