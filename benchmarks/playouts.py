@@ -1,41 +1,51 @@
 """Random playouts per second: the real rules engine beside a minimal inline bitmask loop.
 
-    python3 benchmarks/playouts.py [--seconds 3]
+    python benchmarks/playouts.py [--rounds 7] [--games 1500] [--before 21ebc33]
 
 Both loops play uniformly random complete games (a random order of the free lines is a
-uniformly random game) on one core; the ratio is what the engine's immutable states,
-owners, scores and step values cost on top of the bare minimum.
+uniformly random game) on one core; the ratio is what the engine's states, steps and
+outcome cost on top of the bare minimum (goal: at most 2, the engine at least half the
+bare loop's speed). Rounds alternate bare loop, engine and (with ``--before``) the engine
+of an earlier commit, each timed in this thread's CPU time, so that a shared, noisy
+machine moves them alike; each ratio is given as its median and range over the rounds.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import statistics
+import subprocess
+import sys
 import time
+import types
+from pathlib import Path
 
 from hexarena.protocol.board import make_board
 from hexarena.protocol.rules import Rules
 
+ROOT = Path(__file__).resolve().parent.parent
+clock = time.thread_time  # CPU time: other processes on the machine do not count
 
-def engine_games(rules: Rules, seconds: float, rng: random.Random) -> float:
-    start, games = time.perf_counter(), 0
+
+def engine_games(rules, games: int, rng: random.Random) -> float:
     begin = rules.start()
-    while time.perf_counter() - start < seconds:
+    start = clock()
+    for _ in range(games):
         state = begin
         order = state.legal_moves()
         rng.shuffle(order)
         for line in order:
             state = state.apply(line).state
         state.outcome()
-        games += 1
-    return games / (time.perf_counter() - start)
+    return games / (clock() - start)
 
 
-def bare_games(rules: Rules, seconds: float, rng: random.Random) -> float:
+def bare_games(rules: Rules, games: int, rng: random.Random) -> float:
     """The same playouts with only a drawn mask and two counters, inline."""
     touches, lines = rules.touches, list(range(rules.lines))
-    start, games = time.perf_counter(), 0
-    while time.perf_counter() - start < seconds:
+    start = clock()
+    for _ in range(games):
         rng.shuffle(lines)
         drawn, mover, score = 0, 0, [0, 0]
         for line in lines:
@@ -48,20 +58,47 @@ def bare_games(rules: Rules, seconds: float, rng: random.Random) -> float:
                 score[mover] += closed
             else:
                 mover ^= 1
-        games += 1
-    return games / (time.perf_counter() - start)
+    return games / (clock() - start)
+
+
+def engine_at(commit: str) -> types.ModuleType:
+    """``protocol/rules.py`` as it was at ``commit``, loaded as a module of its own."""
+    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:protocol/rules.py"],
+                            capture_output=True, text=True, check=True).stdout
+    module = types.ModuleType(f"rules_{commit}")
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(source, f"{commit}:protocol/rules.py", "exec"), module.__dict__)
+    return module
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.median(values):5.2f} ({min(values):.2f}-{max(values):.2f})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--games", type=int, default=1500, help="games per loop and round (6x6: half)")
+    parser.add_argument("--before", metavar="COMMIT", help="also time the engine of this commit (e.g. 21ebc33)")
     args = parser.parse_args()
-    print(f"{'board':8} {'engine games/s':>15} {'bare loop games/s':>18} {'bare/engine':>12}")
+    before = engine_at(args.before) if args.before else None
+    header = f"{'board':8} {'engine/s':>9} {'bare/s':>9} {'bare/engine: median (range)':>29}"
+    print(header + (f" {'before/s':>9} {'engine/before':>20}" if before else ""))
     for size in ("4x4", "6x6"):
-        rules = Rules(make_board(size))
-        engine = engine_games(rules, args.seconds, random.Random(1))
-        bare = bare_games(rules, args.seconds, random.Random(1))
-        print(f"{size + ' hex':8} {engine:15,.0f} {bare:18,.0f} {bare / engine:11.2f}x")
+        board = make_board(size)
+        rules, games = Rules(board), args.games if size == "4x4" else args.games // 2
+        old_rules = before.Rules(board) if before else None
+        engine, bare, old = [], [], []
+        for round_ in range(args.rounds):
+            bare.append(bare_games(rules, games, random.Random(round_)))
+            engine.append(engine_games(rules, games, random.Random(round_)))
+            if before:
+                old.append(engine_games(old_rules, games, random.Random(round_)))
+        line = (f"{size + ' hex':8} {statistics.median(engine):9,.0f} {statistics.median(bare):9,.0f} "
+                f"{spread([b / e for b, e in zip(bare, engine)]):>29}")
+        if before:
+            line += f" {statistics.median(old):9,.0f} {spread([e / o for e, o in zip(engine, old)]):>20}"
+        print(line)
 
 
 if __name__ == "__main__":

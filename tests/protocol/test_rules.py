@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hexarena.protocol.board import make_board
-from hexarena.protocol.rules import Options, Rules
+from hexarena.protocol.rules import Options, Rules, State
 from hexarena.protocol.errors import IllegalMove
 
 configs = st.builds(
@@ -88,13 +88,13 @@ def test_one_line_can_close_two_hexagons():
 
 def test_placements_share_places_and_follow_misere():
     rules = Rules(make_board("1x3"), Options(players=3))
-    state = rules.start()
-    state.scores = (1, 1, 1)
+    state = State(rules, 0, (0b001, 0b010, 0b100), 0, 0)  # owned: one cell each
     assert state.outcome().placements == (1, 1, 1)
-    state.scores = (2, 1, 0)
-    assert state.outcome().placements == (1, 2, 3)
-    misere = Rules(make_board("1x3"), Options(players=3, misere=True)).start()
-    misere.scores = (2, 0, 0)
+    state = State(rules, 0, (0b011, 0b100, 0), 0, 0)
+    assert state.outcome() == ((2, 1, 0), (1, 2, 3))
+    assert state.forfeit(0).outcome().placements == (3, 1, 2)
+    misere_rules = Rules(make_board("1x3"), Options(players=3, misere=True))
+    misere = State(misere_rules, 0, (0b011, 0, 0), 0, 0)
     assert misere.outcome().placements == (3, 1, 1)
     assert misere.outcome().result_for(1) == "draw" and misere.outcome().result_for(0) == "loss"
 
