@@ -17,9 +17,9 @@ Seats that forfeited (``State.forfeit``) are skipped in the rotation and placed 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from collections.abc import Iterator
 from typing import NamedTuple
 
 from hexarena.protocol.board import Board
