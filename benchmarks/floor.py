@@ -4,6 +4,7 @@
     python3 benchmarks/floor.py --games 100 --rounds 3 --size 3x3
     python3 benchmarks/floor.py --minimal-only        # just the minimal referee's games/s
     python3 benchmarks/floor.py --baseline-ref none   # today's code only (default: also a0255e8's)
+    python3 benchmarks/floor.py --leagues-only --concurrency 4 --baseline-ref 21ebc33   # 4 games at once
 
 The minimal referee is written from protocol/PROTOCOL.md, not from the referee's code. It does
 only what a correct referee must: start the bots (each in its own session), check each HELLO's
@@ -127,12 +128,13 @@ def timed(command: list[str], **kwargs) -> float:
     return time.perf_counter() - began
 
 
-def two_minimal_referees(games: int, size: str) -> float:
-    """Two floors side by side (as two processes), each half the games: the league's floor at concurrency 2."""
+def two_minimal_referees(games: int, size: str, side_by_side: int = 2) -> float:
+    """Two floors side by side (as two processes), each half the games: the league's floor at concurrency 2
+    (``side_by_side``: as many floors, each its share of the games, for a league at that concurrency)."""
     began = time.perf_counter()
     script = f"import sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); import floor; " \
-             f"floor.minimal_referee({games // 2}, {size!r})"
-    runs = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(2)]
+             f"floor.minimal_referee({games // side_by_side}, {size!r})"
+    runs = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(side_by_side)]
     for run in runs:
         if run.wait() != 0:
             raise SystemExit("floor: a minimal referee failed")
@@ -152,14 +154,14 @@ def two_matches(python: str, games: int, size: str, folder: Path, env: dict | No
     return time.perf_counter() - began
 
 
-def league_file(folder: Path, games: int, size: str, bot: Path, code: str) -> Path:
+def league_file(folder: Path, games: int, size: str, bot: Path, code: str, concurrency: int = 2) -> Path:
     """The league of ``bot`` and a copy of it named random2 (a league needs two participants)."""
     second = folder / f"random2-{code}"
     shutil.copytree(bot, second)
     (second / "bot.toml").write_text((bot / "bot.toml").read_text().replace('name = "random"', 'name = "random2"'))
     path = folder / f"floor-{code}.toml"
     path.write_text(f'name = "floor"\nparticipants = ["{bot}", "{second}"]\n'
-                    f'games_per_pairing = {games}\ntime_control = "1s"\nconcurrency = 2\n'
+                    f'games_per_pairing = {games}\ntime_control = "1s"\nconcurrency = {concurrency}\n'
                     f'[[boards]]\nsize = "{size}"\n')
     return path
 
@@ -179,6 +181,9 @@ def main() -> None:
                         help="also run this commit's hexarena in every round ('none': only today's)")
     parser.add_argument("--two-matches", action="store_true",
                         help="also time two of today's matches side by side (a referee process per core)")
+    parser.add_argument("--concurrency", type=int, default=2,
+                        help="the league's games at once, against as many minimal referees side by side")
+    parser.add_argument("--leagues-only", action="store_true", help="leave out the matches (and the lone floor)")
     args = parser.parse_args()
     if args.minimal_only:
         seconds = minimal_referee(args.games, args.size)
@@ -197,16 +202,16 @@ def main() -> None:
             tmp = Path(tmp)
             for code, (python, env) in codes.items():
                 seeded_home(python, tmp / f"home-{code}", env)
-            leagues = {code: league_file(tmp, args.games, args.size, baseline.random_bot(python), code)
-                       for code, (python, _) in codes.items()}
-            row["floor"] = minimal_referee(args.games, args.size)
-            for code in order:
+            leagues = {code: league_file(tmp, args.games, args.size, baseline.random_bot(python), code,
+                                         args.concurrency) for code, (python, _) in codes.items()}
+            row["floor"] = 1.0 if args.leagues_only else minimal_referee(args.games, args.size)
+            for code in [] if args.leagues_only else order:
                 python, env = codes[code]
                 bot = str(baseline.random_bot(python))
                 row[f"match {code}"] = timed([python, "-m", "hexarena", "match", bot, bot,
                                               "--size", args.size, "--games", str(args.games), "--time", "1s",
                                               "--seed", "1"], env=env, cwd=tmp)
-            row["two floors"] = two_minimal_referees(args.games, args.size)
+            row["two floors"] = two_minimal_referees(args.games, args.size, args.concurrency)
             if args.two_matches:
                 row["two matches"] = two_matches(sys.executable, args.games, args.size, tmp, None)
             for code in order:
@@ -214,16 +219,19 @@ def main() -> None:
                 row[f"league {code}"] = timed([python, "-m", "hexarena", "league", "run", str(leagues[code]),
                                                "--home", str(tmp / f"home-{code}")], env=env, cwd=tmp)
         rows.append(row)
-        ratios = [f"match {c} {row[f'match {c}']:.2f} s ({row[f'match {c}'] / row['floor']:.2f}x)" for c in codes]
+        ratios = [] if args.leagues_only else [
+            f"match {c} {row[f'match {c}']:.2f} s ({row[f'match {c}'] / row['floor']:.2f}x)" for c in codes]
         ratios += [f"league {c} {row[f'league {c}']:.2f} s ({row[f'league {c}'] / row['two floors']:.2f}x)"
                    for c in codes]
         if args.two_matches:
             ratios.append(f"two matches new {row['two matches']:.2f} s ({row['two matches'] / row['two floors']:.2f}x)")
         print(f"round {number}: floor {row['floor']:.2f} s, two floors {row['two floors']:.2f} s; "
               + "; ".join(ratios), flush=True)
-    print(f"median over {args.rounds} rounds of {args.games} games on {args.size}:")
+    print(f"median over {args.rounds} rounds of {args.games} games on {args.size}, league concurrency "
+          f"{args.concurrency} against {args.concurrency} floors side by side:")
+    kinds = (("league", "two floors"),) if args.leagues_only else (("match", "floor"), ("league", "two floors"))
     for code in codes:
-        for kind, floor in (("match", "floor"), ("league", "two floors")):
+        for kind, floor in kinds:
             ratios = [row[f"{kind} {code}"] / row[floor] for row in rows]
             print(f"  {kind} run {code:>3} / {floor}: {statistics.median(ratios):.2f}x "
                   f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")

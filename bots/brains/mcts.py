@@ -13,7 +13,7 @@ import time
 
 from hexarena.bots.brains.chains import heuristic
 from hexarena.bots.brains.endgame import SOLVE_FREE, Endgame
-from hexarena.bots.brains.lines import effect
+from hexarena.bots.brains.lines import capturable_lines, effect
 from hexarena.protocol.rules import Rules, State
 
 MIN_VISITS = 8  # playouts per candidate line below which MCTS trusts the chain rules instead
@@ -133,35 +133,53 @@ def advance(state: State, drawn: int, scores: list[int], seat: int, line: int) -
     if closed:
         scores[seat] += closed
         return drawn, scores, seat
-    players = len(scores)
-    seat = (seat + 1) % players
-    while state.forfeited >> seat & 1:
-        seat = (seat + 1) % players
-    return drawn, scores, seat
+    return drawn, scores, state.rules.after[state.forfeited << 2 | seat] & 3
 
 
 def playout(state: State, drawn: int, scores: list[int], seat: int, rng: random.Random) -> list[int]:
-    """Play to the end: capture when possible (normal play), else a line offering nothing, else any."""
+    """Play to the end: capture when possible (normal play), else a line offering nothing, else any.
+
+    The lines that capture are kept on a stack as they appear (a cell left one side short stays so until
+    that side is drawn), rather than found by looking at every cell before each move.
+    """
     rules = state.rules
-    touches = rules.touches
+    touches, after = rules.touches, rules.after
+    forfeited = state.forfeited << 2
     misere = rules.options.misere
     free = free_lines(rules, drawn)
+    captures = [] if misere else capturable_lines(rules, drawn)
+    draw = rng.random
     while free:
         line = -1
-        if not misere:
-            for mask in rules.cell_masks:
-                left = mask & ~drawn
-                if left and not left & (left - 1):
-                    line = left.bit_length() - 1
-                    break
+        while captures:
+            line = captures.pop()
+            if not drawn >> line & 1:
+                break
+            line = -1  # drawn meanwhile: it closed the cell on its other side
         if line < 0:
+            count = len(free)
             for _ in range(6):
-                line = free[rng.randrange(len(free))]
-                after = drawn | 1 << line
-                if all((mask & ~after).bit_count() > 1 for _, mask in touches[line]):
+                line = free[int(draw() * count)]
+                left = ~(drawn | 1 << line)
+                for _, mask in touches[line]:
+                    short = mask & left
+                    if not short & (short - 1):  # this line would leave the cell one side short (or close it)
+                        break
+                else:
                     break
         free.remove(line)
-        drawn, scores, seat = advance(state, drawn, scores, seat, line)
+        drawn |= 1 << line
+        closed = 0
+        for _, mask in touches[line]:
+            short = mask & ~drawn
+            if not short:
+                closed += 1
+            elif not misere and not short & (short - 1):
+                captures.append(short.bit_length() - 1)
+        if closed:
+            scores[seat] += closed
+        else:
+            seat = after[forfeited | seat] & 3
     return scores
 
 

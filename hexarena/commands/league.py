@@ -143,9 +143,14 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
     """Run the league to the end (its bots sandboxed unless ``sandboxed`` is False), print its tables; returns
     the workspace."""
     from hexarena.leagues.errors import ExecutorLost
-    from hexarena.leagues.running.runner import league_settings, run_league
+    from hexarena.leagues.running.fairness import unfair_warning
+    from hexarena.leagues.running.runner import games_at_once, league_settings, run_league
 
     ws = open_workspace(home, sandboxed)
+    if not (scheduler or league.executor == "dask"):  # a cluster's workers have cores of their own
+        unfair = unfair_warning(games_at_once(league, concurrency))
+        if unfair:
+            print(f"hexarena: warning: {unfair}", file=sys.stderr)
     signal.signal(signal.SIGTERM, interrupt)  # stop like Ctrl-C: bots are stopped, finished games are kept
     try:
         summary = run_league(ws, league, concurrency=concurrency, progress=True, source=source,

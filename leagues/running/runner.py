@@ -203,7 +203,8 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
     display = None
     # an executor written before observers takes the jobs alone; started before the display (which reads the
     # store's tables), so the bots start meanwhile
-    with closing(executor.run(jobs, observer) if observer is not None else executor.run(jobs)) as finished:
+    with closing(executor.run(jobs, observer) if observer is not None else executor.run(jobs)) as finished, \
+            store.commits_without_fsync(ws):
         try:
             definitions.save_schedule(ws, league, games, to_play.definition.edition)
             display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None

@@ -1,5 +1,6 @@
 """The rules engine: invariants over random games of every option, and exact tiny results."""
 
+import pickle
 from functools import cache
 
 import pytest
@@ -153,3 +154,21 @@ def test_free_count_is_the_number_of_legal_moves():
         assert state.free_count() == len(state.legal_moves())
         state = state.apply(state.legal_moves()[-1]).state
     assert state.free_count() == 0
+
+
+def test_a_state_is_a_value_of_bitmasks():
+    rules = Rules(make_board("1x2"), Options(players=3))
+    shared = next(line for line, cells in enumerate(rules.board.line_cells()) if len(cells) == 2)
+    state = rules.replay([line for line in range(rules.lines) if line != shared])
+    step = state.apply(shared)
+    after, closed, again = step  # a Step unpacks like the tuple it was
+    assert step == (after, (0, 1), True) and closed == (0, 1) and again
+    assert after.owned[after.to_move] == 0b11 and sum(after.owned) == 0b11
+    assert after.owners == (after.to_move, after.to_move) and after.scores[after.to_move] == 2
+    assert after == rules.replay([*[line for line in range(rules.lines) if line != shared], shared])
+    copy = pickle.loads(pickle.dumps(after))  # to a worker process: its own Rules, the same position
+    assert (copy.drawn, copy.owned, copy.to_move, copy.legal_moves()) == (after.drawn, after.owned, after.to_move, [])
+    out = state.forfeit(state.to_move)
+    assert out.forfeited == 1 << state.to_move and out.to_move != state.to_move
+    with pytest.raises(IllegalMove, match="out of range"):
+        state.apply("3")

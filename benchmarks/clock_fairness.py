@@ -1,0 +1,123 @@
+"""Fair clocks under load: timeouts an honest bot did not cause, and the referee's lag per move.
+
+    python benchmarks/clock_fairness.py                         # 30/60/90 %, busy and sleeping, 1 2 4 8 at once
+    python benchmarks/clock_fairness.py --moves 3000 --shares 60 --concurrency 2 8
+
+An honest bot spends a fixed share of each move's 200 ms (``--move-ms``) and then answers: ``busy``
+spins on the CPU until its share has passed, ``sleep`` sleeps it away. Two copies of it play a league
+(``hexarena league run``, unsandboxed, fault policy ``substitute`` so that a timeout costs one move,
+not the game) at each concurrency, until about ``--moves`` moves are recorded. Per run:
+
+* **timeouts**: the share of the bots' moves the referee timed out (substituted), though each bot
+  answered well within its time by its own clock;
+* **lag**: the referee's time for a move (TURN sent to MOVE read, as recorded) less the time the bot
+  spent by its own clock, in ms: what the machine's scheduling and the transport add (median, 99th
+  percentile, max).
+
+A run at more games than cores is what ``hexarena league run`` warns about before it starts
+(``leagues/running/fairness.py``). The figures depend on the machine and on what else it runs: say so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BOT = '''"""honest: spends {share} % of {move_ms} ms a move ({kind}), then a random free line."""
+import time
+from hexarena.protocol.client import run_bot
+
+SPEND = {spend!r}
+
+
+def choose(game, state):
+    until = time.perf_counter() + SPEND
+    if {busy!r}:
+        while time.perf_counter() < until:
+            pass
+    else:
+        time.sleep(SPEND)
+    return game.rng.choice(state.legal_moves())
+
+
+if __name__ == "__main__":
+    run_bot(choose)
+'''
+
+
+def honest_bots(folder: Path, share: int, kind: str, move_ms: int) -> list[Path]:
+    bots = []
+    for name in ("honest-a", "honest-b"):
+        bot = folder / name
+        bot.mkdir()
+        (bot / "bot.py").write_text(BOT.format(share=share, move_ms=move_ms, kind=kind, spend=share * move_ms / 100_000,
+                                               busy=kind == "busy"))
+        (bot / "bot.toml").write_text(f'name = "{name}"\ncommand = ["{sys.executable}", "bot.py"]\nlanguage = "python"\n')
+        bots.append(bot)
+    return bots
+
+
+def run(share: int, kind: str, concurrency: int, moves: int, move_ms: int, size: str) -> dict:
+    """One league of two honest bots; its timeouts and lags."""
+    with tempfile.TemporaryDirectory(prefix="fairness-") as tmp:
+        tmp = Path(tmp)
+        bots = honest_bots(tmp, share, kind, move_ms)
+        lines = {"2x2": 19, "3x3": 38, "4x4": 63}.get(size, 63)
+        games = max(2 * concurrency, -(-moves // lines))
+        games += games % 2
+        league = tmp / "fair.toml"
+        league.write_text(f'name = "fair"\nparticipants = ["{bots[0]}", "{bots[1]}"]\ngames_per_pairing = {games}\n'
+                          f'time_control = "{move_ms}ms"\nfault_policy = "substitute"\nsandbox = false\n'
+                          f'concurrency = {concurrency}\n[[boards]]\nsize = "{size}"\n')
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "hexarena", "league", "run", str(league), "--home", str(tmp / "home"),
+                        "--no-sandbox"], check=True, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        seconds = time.perf_counter() - began
+        with sqlite3.connect(tmp / "home" / "hexarena.db") as db:
+            records = [json.loads(text) for (text,) in db.execute("SELECT record FROM games")]
+    spent = share * move_ms / 100
+    timed = [m for r in records for m in r["moves"] if not m.get("substituted")]
+    timeouts = sum(1 for r in records for m in r["moves"] if m.get("substituted"))
+    lags = sorted(m["ms"] - spent for m in timed)
+    total = len(timed) + timeouts
+    return {"share": share, "kind": kind, "concurrency": concurrency, "moves": total, "seconds": seconds,
+            "timeouts": timeouts / max(1, total), "lag_median": statistics.median(lags) if lags else 0.0,
+            "lag_p99": lags[int(0.99 * (len(lags) - 1))] if lags else 0.0, "lag_max": lags[-1] if lags else 0.0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=2000, help="moves recorded per run (about)")
+    parser.add_argument("--shares", type=int, nargs="+", default=[30, 60, 90], help="percent of each move's time spent")
+    parser.add_argument("--kinds", nargs="+", default=["busy", "sleep"], choices=["busy", "sleep"])
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2, 4, 8])
+    parser.add_argument("--move-ms", type=int, default=200)
+    parser.add_argument("--size", default="3x3", help="board (hex); smaller boards give more games per move")
+    parser.add_argument("--json", action="store_true", help="one JSON line per run instead of the table")
+    args = parser.parse_args()
+    cores = os.cpu_count() or 1
+    if not args.json:
+        print(f"{cores} cores, {args.move_ms} ms a move, {args.size} hex; lag = referee's time less the bot's own, ms")
+        print(f"{'spent':>6} {'kind':6} {'at once':>7} {'moves':>6} {'timeouts':>9} {'lag median':>11} {'p99':>7} "
+              f"{'max':>7}")
+    for share in args.shares:
+        for kind in args.kinds:
+            for concurrency in args.concurrency:
+                row = run(share, kind, concurrency, args.moves, args.move_ms, args.size)
+                if args.json:
+                    print(json.dumps(row), flush=True)
+                    continue
+                print(f"{share:5d}% {kind:6} {concurrency:7d} {row['moves']:6d} {100 * row['timeouts']:8.2f}% "
+                      f"{row['lag_median']:11.1f} {row['lag_p99']:7.1f} {row['lag_max']:7.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
