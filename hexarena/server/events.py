@@ -110,8 +110,7 @@ class EventHub:
                 return
             self._next_id += 1
             frame = f"id: {self._next_id}\nevent: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
-        for subscriber in subscribers:
-            _deliver(subscriber, frame)
+        _deliver(subscribers, frame)
 
     def observer(self, league: str) -> LeagueEvents:
         """What ``run_league(..., observer=...)`` hands down to the game loop for ``league``."""
@@ -122,8 +121,7 @@ class EventHub:
         with self._lock:
             self._closed = True
             subscribers = list(self._subscribers)
-        for subscriber in subscribers:
-            _deliver(subscriber, None)
+        _deliver(subscribers, None)
 
     # ---- games in progress ------------------------------------------------------------------------
 
@@ -189,11 +187,22 @@ class EventHub:
                 self._subscribers.discard(subscriber)
 
 
-def _deliver(subscriber: Subscriber, frame: str | None) -> None:
-    try:
-        subscriber.loop.call_soon_threadsafe(subscriber.offer, frame)
-    except RuntimeError:  # its loop is closed: the server is stopping
-        pass
+def _deliver(subscribers: list[Subscriber], frame: str | None) -> None:
+    """Hand ``frame`` to the subscribers: one wake-up of each event loop for all its streams (the server has one),
+    not one per stream, so a move costs the loop the same with 500 spectators as with one."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[Subscriber]] = {}
+    for subscriber in subscribers:
+        by_loop.setdefault(subscriber.loop, []).append(subscriber)
+    for loop, group in by_loop.items():
+        try:
+            loop.call_soon_threadsafe(_offer_all, group, frame)
+        except RuntimeError:  # its loop is closed: the server is stopping
+            pass
+
+
+def _offer_all(subscribers: list[Subscriber], frame: str | None) -> None:
+    for subscriber in subscribers:
+        subscriber.offer(frame)
 
 
 class LeagueEvents:

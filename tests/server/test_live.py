@@ -172,6 +172,34 @@ def test_a_subscriber_that_falls_behind_is_dropped_and_keepalives_fill_quiet_str
     asyncio.run(scenario())
 
 
+def test_a_move_wakes_the_event_loop_once_for_all_its_streams():
+    async def scenario():
+        hub = EventHub()
+        loop = asyncio.get_running_loop()
+        wakeups = []
+        real = loop.call_soon_threadsafe
+        loop.call_soon_threadsafe = lambda *args: (wakeups.append(args[0]), real(*args))[1]
+        streams = [hub.stream() for _ in range(100)]
+        for stream in streams:
+            assert (await anext(stream)).startswith("retry: ")
+
+        def send() -> None:
+            for ply in range(10):
+                hub.publish("move", {"league": "x", "game": "g", "ply": ply})
+
+        await asyncio.to_thread(send)
+        for stream in streams:  # every stream hears every move, in order
+            frames = [await anext(stream) for _ in range(10)]
+            assert [json.loads(f.split("data: ")[1])["ply"] for f in frames] == list(range(10))
+        offers = [w for w in wakeups if getattr(w, "__name__", "") in ("offer", "_offer_all")]  # not to_thread's own
+        assert len(offers) == 10  # one per move, not one per stream and move (1,000)
+        hub.close()
+        for stream in streams:
+            assert [frame async for frame in stream] == []
+
+    asyncio.run(scenario())
+
+
 def test_games_in_progress_are_bounded_and_forgotten_when_they_end():
     hub = EventHub(max_live=3)
     observer = hub.observer("league")
