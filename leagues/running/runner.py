@@ -15,7 +15,9 @@ and of every record once it is stored.
 
 Resuming is the normal case: the schedule is computed afresh on every run and only games whose id is
 not stored yet are played. Every finished game is stored in one transaction as soon as it arrives, so
-SIGKILL or Ctrl-C loses at most the games in flight.
+SIGKILL or Ctrl-C loses at most the games in flight. While it runs, the commits are not flushed to the disk one
+by one (``store.commits_without_fsync``): a committed game survives the runner's death, and only a power cut
+or kernel crash can take back the last ones, which the next run plays again.
 """
 
 from __future__ import annotations
