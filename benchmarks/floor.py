@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import secrets
 import shutil
 import statistics
@@ -121,6 +122,13 @@ def minimal_referee(games: int, size: str, seed: int = 1) -> float:
     return time.perf_counter() - began
 
 
+def children_cpu() -> float:
+    """CPU seconds of every finished child process and its reaped descendants (bots included): on a shared
+    machine the CPU a run takes moves less than its wall time."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(command: list[str], **kwargs) -> float:
     """Wall seconds of a command; run it in a folder without our packages (``-m`` puts the working folder first)."""
     began = time.perf_counter()
@@ -211,18 +219,22 @@ def main() -> None:
                 row[f"match {code}"] = timed([python, "-m", "hexarena", "match", bot, bot,
                                               "--size", args.size, "--games", str(args.games), "--time", "1s",
                                               "--seed", "1"], env=env, cwd=tmp)
+            cpu = children_cpu()
             row["two floors"] = two_minimal_referees(args.games, args.size, args.concurrency)
+            row["cpu two floors"] = children_cpu() - cpu
             if args.two_matches:
                 row["two matches"] = two_matches(sys.executable, args.games, args.size, tmp, None)
             for code in order:
                 python, env = codes[code]
+                cpu = children_cpu()
                 row[f"league {code}"] = timed([python, "-m", "hexarena", "league", "run", str(leagues[code]),
                                                "--home", str(tmp / f"home-{code}")], env=env, cwd=tmp)
+                row[f"cpu league {code}"] = children_cpu() - cpu
         rows.append(row)
         ratios = [] if args.leagues_only else [
             f"match {c} {row[f'match {c}']:.2f} s ({row[f'match {c}'] / row['floor']:.2f}x)" for c in codes]
-        ratios += [f"league {c} {row[f'league {c}']:.2f} s ({row[f'league {c}'] / row['two floors']:.2f}x)"
-                   for c in codes]
+        ratios += [f"league {c} {row[f'league {c}']:.2f} s ({row[f'league {c}'] / row['two floors']:.2f}x, "
+                   f"CPU {row[f'cpu league {c}'] / row['cpu two floors']:.2f}x)" for c in codes]
         if args.two_matches:
             ratios.append(f"two matches new {row['two matches']:.2f} s ({row['two matches'] / row['two floors']:.2f}x)")
         print(f"round {number}: floor {row['floor']:.2f} s, two floors {row['two floors']:.2f} s; "
@@ -235,6 +247,10 @@ def main() -> None:
             ratios = [row[f"{kind} {code}"] / row[floor] for row in rows]
             print(f"  {kind} run {code:>3} / {floor}: {statistics.median(ratios):.2f}x "
                   f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")
+    for code in codes:
+        ratios = [row[f"cpu league {code}"] / row["cpu two floors"] for row in rows]
+        print(f"  league run {code:>3} CPU / two floors' CPU: {statistics.median(ratios):.2f}x "
+              f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")
     if args.two_matches:
         ratios = [row["two matches"] / row["two floors"] for row in rows]
         print(f"  two matches new / two floors: {statistics.median(ratios):.2f}x (rounds {min(ratios):.2f}-{max(ratios):.2f})")
