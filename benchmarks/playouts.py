@@ -6,7 +6,7 @@ Both loops play uniformly random complete games (a random order of the free line
 uniformly random game) on one core; the ratio is what the engine's states, steps and
 outcome cost on top of the bare minimum (goal: at most 2, the engine at least half the
 bare loop's speed). Rounds alternate bare loop, engine and (with ``--before``) the engine
-of an earlier commit, each timed in this thread's CPU time, so that a shared, noisy
+of an earlier commit (then also the mcts brain's playouts, today's and that commit's), each timed in this thread's CPU time, so that a shared, noisy
 machine moves them alike; each ratio is given as its median and range over the rounds.
 """
 
@@ -21,6 +21,7 @@ import time
 import types
 from pathlib import Path
 
+from hexarena.bots.brains import mcts
 from hexarena.protocol.board import make_board
 from hexarena.protocol.rules import Rules
 
@@ -61,13 +62,23 @@ def bare_games(rules: Rules, games: int, rng: random.Random) -> float:
     return games / (clock() - start)
 
 
-def engine_at(commit: str) -> types.ModuleType:
-    """``protocol/rules.py`` as it was at ``commit``, loaded as a module of its own."""
-    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:protocol/rules.py"],
+def mcts_playouts(playout, rules: Rules, games: int, rng: random.Random) -> float:
+    """The mcts brain's playouts (capture when it can, else a line that offers nothing) from the empty board."""
+    state = rules.start()
+    start = clock()
+    for _ in range(games):
+        playout(state, state.drawn, [0, 0], 0, rng)
+    return games / (clock() - start)
+
+
+def engine_at(commit: str, path: str = "protocol/rules.py") -> types.ModuleType:
+    """``path`` (the rules engine) as it was at ``commit``, loaded as a module of its own (importing today's
+    modules, if it imports any)."""
+    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:{path}"],
                             capture_output=True, text=True, check=True).stdout
-    module = types.ModuleType(f"rules_{commit}")
+    module = types.ModuleType(f"{Path(path).stem}_{commit}")
     sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"{commit}:protocol/rules.py", "exec"), module.__dict__)  # noqa: S102 - our own history
+    exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)  # noqa: S102 - our own history
     return module
 
 
@@ -99,6 +110,16 @@ def main() -> None:
         if before:
             line += f" {statistics.median(old):9,.0f} {spread([e / o for e, o in zip(engine, old)]):>20}"
         print(line)
+    if before:  # the mcts brain's playouts, today's and the commit's, on today's engine
+        old_mcts = engine_at(args.before, "bots/brains/mcts.py")
+        for size in ("4x4", "6x6"):
+            rules, games = Rules(make_board(size)), args.games // 10
+            now, old = [], []
+            for round_ in range(args.rounds):
+                now.append(mcts_playouts(mcts.playout, rules, games, random.Random(round_)))
+                old.append(mcts_playouts(old_mcts.playout, rules, games, random.Random(round_)))
+            print(f"{size + ' hex':8} mcts playouts/s {statistics.median(now):9,.0f}, before {statistics.median(old):9,.0f}:"
+                  f" {spread([n / o for n, o in zip(now, old)])}")
 
 
 if __name__ == "__main__":
