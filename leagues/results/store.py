@@ -125,8 +125,9 @@ def save_game(ws: Workspace, league: str, record: GameRecord) -> bool:
 def commits_without_fsync(ws: Workspace) -> Iterator[None]:
     """While a league runs: its commits are not flushed to the disk one by one (SQLite's ``synchronous=NORMAL``
     in WAL mode), which costs the games' cores nothing. A committed game still survives the runner's SIGKILL or
-    crash (the write-ahead log is in the file system's hands); only a power cut or a kernel crash can take the
-    last commits back, and the next run plays those games again (resuming is the normal case)."""
+    crash (the write-ahead log is in the file system's hands); only a power cut or a kernel crash can take back
+    the commits since the log's last checkpoint (at most ``WAL_PAGES`` of it), and the next run plays those games
+    again (resuming is the normal case). ``benchmarks/store_writes.py`` measures the difference."""
     before = ws.db.execute("PRAGMA synchronous").fetchone()[0]
     ws.db.execute("PRAGMA synchronous=NORMAL")
     try:
