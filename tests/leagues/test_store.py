@@ -309,3 +309,16 @@ def test_the_957ae21_workspace_gets_its_totals_on_its_first_table(old_home: Path
         assert [r[0] for r in ws.db.execute("SELECT league FROM tallied")] == ["tiny"]
         assert ws.db.execute("SELECT SUM(games) FROM shapes WHERE league = 'tiny'").fetchone()[0] == 4
     assert cli(capsys, "league", "table", "tiny", "--home", str(old_home)) == (0, OLD_TABLE, "")
+
+
+def test_a_league_commits_without_fsync_and_the_workspace_syncs_again_after(tmp_path):
+    ws = Workspace(tmp_path / "home")
+    synchronous = lambda: ws.db.execute("PRAGMA synchronous").fetchone()[0]  # noqa: E731
+    assert synchronous() == 2  # FULL: SQLite's default, for everything but a league run
+    with store.commits_without_fsync(ws):
+        assert synchronous() == 1  # NORMAL: the WAL is synced at checkpoints, a SIGKILL still loses no commit
+    assert synchronous() == 2
+    with pytest.raises(RuntimeError), store.commits_without_fsync(ws):
+        raise RuntimeError("a run that stops")
+    assert synchronous() == 2
+    ws.close()
