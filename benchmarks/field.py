@@ -11,7 +11,8 @@ per pairing: the order ``league run`` plays in), the adaptive league ``hexarena.
 
 Reported per field size: the games each method needs until the Spearman rank correlation of the fitted
 order with the true one reaches 0.95 and 0.99, and until the top 10 is exactly right (the median over
-trials; ">N": not within the cap), with the ratio. Then a new version added to a settled adaptive field:
+trials; ">N": not within the cap), with the ratio adaptive / round robin (the round robin stopped where
+it first reached the target, which a league cannot know) and adaptive / a full round robin (2 games a pair). Then a new version added to a settled adaptive field:
 the games until its 95% interval is ±50 Elo, and its rating's error after 100 games.
 """
 
@@ -180,12 +181,13 @@ def main() -> None:
             for k in range(args.calibration // args.trials + (trial < args.calibration % args.trials)):
                 calibrations.append(calibration(settled, theta, pairing, rng.normal(0, args.spread)))
         print(f"\n{n} bots (full round robin: {full:,} games)")
-        print(f"  {'target':<10} {'round robin':>26} {'adaptive':>26} {'ratio':>7}")
+        print(f"  {'target':<10} {'round robin':>26} {'adaptive':>26} {'ratio':>7} {'of full':>8}")
         for target in TARGETS:
             rr, ad = results["round robin"][target], results["adaptive"][target]
             ratios = [a / r for a, r in zip(ad, rr) if a and r]
             ratio = f"{statistics.median(ratios):.2f}" if len(ratios) == len(rr) else "-"
-            print(f"  {target:<10} {shown(rr, cap):>26} {shown(ad, cap):>26} {ratio:>7}")
+            of_full = f"{statistics.median(ad) / full:.3f}" if all(ad) else "-"
+            print(f"  {target:<10} {shown(rr, cap):>26} {shown(ad, cap):>26} {ratio:>7} {of_full:>8}")
         print(f"  CPU seconds: round robin {seconds['round robin']:.1f}, adaptive {seconds['adaptive']:.1f}")
         if calibrations:
             to_50 = [g for g, _ in calibrations]

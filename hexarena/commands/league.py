@@ -200,6 +200,10 @@ def status(
         league = definitions.league_config(ws, name)
         to_play = pending(ws, league, f"league {name}", verify=False)
     show_left(to_play, league.name)
+    if to_play.adaptive is not None:
+        from hexarena.commands.adaptive_status import show_adaptive
+
+        show_adaptive(to_play.adaptive, terminal_format("auto"))
 
 
 def league_name(text: str) -> str:

@@ -22,7 +22,7 @@ The choice, each batch:
 - *neighbours*: every other pair within ``window`` places of each other in the current order, by
   expected information, best first; each bot at one table per batch.
 - *fair share*: a pair plays at most ``share`` of the games of the one of them that has played fewer (at
-  least one table), so no bot's rating rests on one opponent.
+  least one table; in a small field of n bots up to 2/(n − 1)), so no bot's rating rests on one opponent.
 - *budget*: a pair is played only while one of its bots has played fewer than ``budget`` games (so a new
   version is still calibrated against bots that used theirs up); the league stops at ``league_budget``.
 - *stop*: when every neighbouring pair of the order is separated at ``confidence`` ("separated"), or no
@@ -146,6 +146,7 @@ def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
     place[order] = np.arange(n)
     new = games < pairing.spread * pairing.games
     budget = math.inf if pairing.budget is None else pairing.budget
+    share = max(pairing.share, 2 / (n - 1))  # a small field: up to twice an even share
     chosen: list[Table] = []
     busy = np.zeros(n, dtype=bool)
 
@@ -153,7 +154,7 @@ def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
         if min(games[a], games[b]) >= budget:
             return False
         fewer = min(games[a], games[b]) + pairing.games
-        return field.met[a, b] + pairing.games <= max(pairing.games, pairing.share * fewer)
+        return field.met[a, b] + pairing.games <= max(pairing.games, share * fewer)
 
     def take(a: int, b: int, reason: str, information: float) -> None:
         chosen.append(Table(field.names[a], field.names[b], reason, float(information), *field.interval(a, b)))

@@ -78,14 +78,14 @@ def test_a_new_version_meets_bots_spread_over_the_range_anchors_first():
 
 
 def test_fair_share_caps_games_against_one_opponent():
-    met = np.zeros((3, 3))
-    met[0, 1] = met[1, 0] = 10  # b0 and b1 played only each other
-    met[0, 2] = met[2, 0] = 10
-    met[1, 2] = met[2, 1] = 10
-    field = table([0, 1, 400], [50, 50, 50], met)
-    # 10 of 20 games already between b0 and b1: another table would pass a share of 0.25
-    assert all({t.a, t.b} != {"b0", "b1"} for t in next_tables(field, Pairing(share=0.25)).tables)
-    assert {next_tables(field, Pairing(share=1.0)).tables[0].a, next_tables(field, Pairing(share=1.0)).tables[0].b} == {"b0", "b1"}
+    n = 9  # a share of 0.25 is twice an even one (2 / 8)
+    met = played(n, 10)
+    met[0, 1] = met[1, 0] = 10  # b0 and b1: 10 of their 30 games against each other
+    field = table([0, 1, 180, 120, 60, -60, -120, -180, -240], [50] * n, met)
+    tables = next_tables(field, Pairing(share=0.25)).tables
+    assert tables and all({t.a, t.b} != {"b0", "b1"} for t in tables)
+    first = next_tables(field, Pairing(share=0.75)).tables[0]
+    assert {first.a, first.b} == {"b0", "b1"}
 
 
 def test_a_new_league_pairs_every_bot_once_at_random_and_the_refit_orders_them():
