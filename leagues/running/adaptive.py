@@ -110,6 +110,16 @@ class AdaptiveLeague:
             definitions.save_schedule(self.ws, self.league, self.scheduled, self.edition)
         return games
 
+    def snapshot_rows(self) -> list[tuple]:
+        """The ratings after the last batch (refit), for ``store.save_snapshot``: every bot with games."""
+        field = self.refit()
+        rows = []
+        for i, label in enumerate(field.names):
+            if field.games[i]:
+                elo, half = field.elo(i)
+                rows.append((label, self.by_label[label].key, elo, elo - half, elo + half, int(field.games[i])))
+        return rows
+
     def calibration(self, label: str) -> tuple[float, float, int]:
         """A bot's rating (Elo), the half-width of its 95% interval and its games, under the last fit."""
         field = self.field or self.refit()

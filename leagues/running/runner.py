@@ -236,7 +236,18 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
         finally:
             if display:
                 display.close()
+    if played:
+        save_ratings_snapshot(ws, league.name, {label: spec.version for label, spec in to_play.bots.items()})
     return RunSummary(league.name, len(games), already, played)
+
+
+def save_ratings_snapshot(ws: Workspace, name: str, versions: dict[str, str]) -> None:
+    """The league's ratings (``hexarena.leagues.results.ratings``) stored as its next snapshot (a round robin's run)."""
+    from hexarena.leagues.results.ratings import ratings
+
+    table = ratings(store.tally(ws, name).games)
+    store.save_snapshot(ws, name, [(row.bot, versions.get(row.bot, row.bot), row.elo, row.elo_low, row.elo_high,
+                                    row.games) for row in table.itertuples()])
 
 
 
@@ -260,6 +271,7 @@ def _run_adaptive(ws: Workspace, league: LeagueConfig, concurrency: int | None, 
                 if observer is not None:
                     tell(observer, "stored", record, what=f"league game {record.id}", then="the league plays on",
                          logger=log)
+        store.save_snapshot(ws, league.name, adaptive.snapshot_rows())
         if progress:
             print(f"league {league.name}: batch {adaptive.number}: {len(games)} games "
                   f"({len(adaptive.batch.tables)} tables), {already + played} played", file=sys.stderr)

@@ -77,6 +77,22 @@ def test_a_round_robin_switched_to_adaptive_keeps_its_games_and_stops_at_the_bud
     assert status.returncode == 0, status.stderr
     assert "adaptive pairing: stopped: the budget is spent" in status.stdout
 
+    # ratings over time: the round robin's run and each adaptive batch left a snapshot
+    with Workspace(home) as ws:
+        history = store.snapshots(ws, "switch")
+    batches = sorted(set(history["batch"]))
+    assert len(batches) >= 2 and batches == list(range(1, len(batches) + 1))
+    first, last = (history[history["batch"] == b] for b in (batches[0], batches[-1]))
+    assert first["games"].sum() == 2 * 12 and last["games"].sum() == 2 * len(now)
+    shown = hexarena("league", "table", "switch", "--at", "2999-01-01", "--format", "csv", "--home", str(home))
+    assert shown.returncode == 0, shown.stderr
+    assert f"(snapshot {batches[-1]}, taken" in shown.stdout and "rank,bot,version,elo,elo_low,elo_high,games" in shown.stdout
+    early = hexarena("league", "table", "switch", "--at", "2000-01-01", "--home", str(home))
+    assert early.returncode != 0 and "no ratings snapshot by 2000-01-01T23:59:59+00:00" in early.stderr
+    assert len(early.stderr.strip().splitlines()) == 1
+    garbled = hexarena("league", "table", "switch", "--at", "yesterday", "--home", str(home))
+    assert garbled.returncode != 0 and "'yesterday' is not a time" in garbled.stderr and "Traceback" not in garbled.stderr
+
 
 @pytest.mark.slow
 def test_a_new_adaptive_league_calibrates_and_status_says_why_each_table(tmp_path):
