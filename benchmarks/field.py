@@ -32,6 +32,14 @@ from hexarena.leagues.schedule.games import Entrant, circle_rounds
 TARGETS = ("rho 0.95", "rho 0.99", "top 10")
 
 
+def due(played: int, last: list[int], always: int) -> bool:
+    """Whether to refit and check now: after every round up to ``always`` games, then at each 5% more."""
+    if played > always and played < 1.05 * last[0]:
+        return False
+    last[0] = played
+    return True
+
+
 class Simulation:
     """A field of known strengths and the results played so far (points and games per pair)."""
 
@@ -77,10 +85,13 @@ def round_robin(sim: Simulation, cap: int) -> dict[str, int]:
     found: dict[str, int] = {}
     theta = None
     number = 0
+    checks = [0]
     while sim.played < cap and len(found) < len(TARGETS):
         pairs = rounds[number % len(rounds)]
         number += 1
         sim.play(np.array([int(p[0].key) for p in pairs]), np.array([int(p[1].key) for p in pairs]))
+        if not due(sim.played, checks, 10 * sim.n):
+            continue
         field = refit(names, sim.points, sim.met, start=theta)
         theta = field.theta
         for target, ok in reached(theta, sim.strengths).items():

@@ -25,8 +25,10 @@ The choice, each batch:
   least one table; in a small field of n bots up to 2/(n − 1)), so no bot's rating rests on one opponent.
 - *budget*: a pair is played only while one of its bots has played fewer than ``budget`` games (so a new
   version is still calibrated against bots that used theirs up); the league stops at ``league_budget``.
-- *stop*: when every neighbouring pair of the order is separated at ``confidence`` ("separated"), or no
-  pair may be played (the budgets: "budget").
+- *precision*: a bot left idle whose 95% interval is wider than ±``precision`` Elo plays the neighbour that
+  narrows it most, settled order or not (a new version's rating is wanted, not only its place).
+- *stop*: when every neighbouring pair of the order is separated at ``confidence`` and every bot is within
+  ±``precision`` ("separated"), or no pair may be played (the budgets, the fair share: "budget").
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ class Pairing:
     window: int = 3  # neighbours on each side considered
     spread: int = 3  # a new version's first tables, against bots spread over the range
     games: int = 2  # per table: one seat-swapped pair
+    precision: float | None = 50.0  # Elo: a bot whose 95% interval is wider keeps playing (within its budget)
     seed: int = 0
 
 
@@ -80,6 +83,11 @@ class Field:
         var = row[i] - row.mean()  # Var(θᵢ − mean θ)
         return 1500 + ELO_PER_UNIT * centred, ELO_PER_UNIT * Z95 * math.sqrt(max(var, 0.0)) if n > 1 else math.inf
 
+    def half_widths(self) -> np.ndarray:
+        """Every bot's 95% half-width in Elo (as ``elo``)."""
+        var = np.diag(self.cov) - 2 * self.cov.mean(axis=1) + self.cov.mean()
+        return ELO_PER_UNIT * Z95 * np.sqrt(np.clip(var, 0, None))
+
     def interval(self, i: int, j: int) -> tuple[float, float, float]:
         """The gap θᵢ − θⱼ in Elo and its 95% interval."""
         d = self.theta[i] - self.theta[j]
@@ -93,7 +101,7 @@ class Table:
 
     a: str
     b: str
-    reason: str  # "calibration", "neighbours" or "opening" (a new league: random pairs)
+    reason: str  # "calibration", "neighbours", "precision" or "opening" (a new league: random pairs)
     information: float
     gap: float
     low: float
@@ -197,10 +205,31 @@ def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
                 continue
             take(a, b, "neighbours", score[k])
             busy[a] = busy[b] = True
+        if pairing.precision is not None:  # a bot still imprecise, left idle: its most useful allowed neighbour
+            wide = field.half_widths() > pairing.precision
+            gained = own_information(field, i, j, pairing.games)
+            for k in np.argsort(-gained, kind="stable"):
+                a, b = int(i[k]), int(j[k])
+                if len(chosen) >= room:
+                    break
+                if busy[a] or busy[b] or not (wide[a] or wide[b]) or not allowed(a, b):
+                    continue
+                take(a, b, "precision", gained[k])
+                busy[a] = busy[b] = True
     if chosen:
         return Batch(chosen)
     neighbours = separated(field, order[:-1], order[1:], pairing.confidence)
-    return Batch(stop="separated" if neighbours.all() else "budget")
+    precise = pairing.precision is None or bool((field.half_widths() <= pairing.precision).all())
+    return Batch(stop="separated" if neighbours.all() and precise else "budget")
+
+
+def own_information(field: Field, i: np.ndarray, j: np.ndarray, games: int) -> np.ndarray:
+    """The share of the pair's gap variance a table removes, s²I / (1 + s²I), whatever their order (a bot's
+    precision, not the standings, is what is wanted)."""
+    d = field.theta[i] - field.theta[j]
+    var = np.maximum(field.cov[i, i] + field.cov[j, j] - 2 * field.cov[i, j], 1e-12)
+    gained = var * games / (1 + np.exp(-d)) / (1 + np.exp(d))
+    return gained / (1 + gained)
 
 
 def spread_opponent(field: Field, ranked: np.ndarray, quantile: float, newcomer: int) -> int | None:
