@@ -110,14 +110,15 @@ class AdaptiveLeague:
             definitions.save_schedule(self.ws, self.league, self.scheduled, self.edition)
         return games
 
-    def snapshot_rows(self) -> list[tuple]:
-        """The ratings after the last batch (refit), for ``store.save_snapshot``: every bot with games."""
+    def snapshot_rows(self, versions: dict[str, str]) -> list[tuple]:
+        """The ratings after the last batch (refit), for ``store.save_snapshot``: every bot with games, its version
+        as ``versions`` names it (label → the version its records name)."""
         field = self.refit()
         rows = []
         for i, label in enumerate(field.names):
             if field.games[i]:
                 elo, half = field.elo(i)
-                rows.append((label, self.by_label[label].key, elo, elo - half, elo + half, int(field.games[i])))
+                rows.append((label, versions.get(label, self.by_label[label].key), elo, elo - half, elo + half, int(field.games[i])))
         return rows
 
     def calibration(self, label: str) -> tuple[float, float, int]:

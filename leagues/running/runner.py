@@ -271,7 +271,7 @@ def _run_adaptive(ws: Workspace, league: LeagueConfig, concurrency: int | None, 
                 if observer is not None:
                     tell(observer, "stored", record, what=f"league game {record.id}", then="the league plays on",
                          logger=log)
-        store.save_snapshot(ws, league.name, adaptive.snapshot_rows())
+        store.save_snapshot(ws, league.name, adaptive.snapshot_rows({label: spec.version for label, spec in bots.items()}))
         if progress:
             print(f"league {league.name}: batch {adaptive.number}: {len(games)} games "
                   f"({len(adaptive.batch.tables)} tables), {already + played} played", file=sys.stderr)

@@ -93,6 +93,16 @@ def test_a_round_robin_switched_to_adaptive_keeps_its_games_and_stops_at_the_bud
     garbled = hexarena("league", "table", "switch", "--at", "yesterday", "--home", str(home))
     assert garbled.returncode != 0 and "'yesterday' is not a time" in garbled.stderr and "Traceback" not in garbled.stderr
 
+    # the site draws each bot's rating over time, and both standings of the latest snapshot
+    site = tmp_path / "site"
+    published = hexarena("publish", "switch", "--out", str(site), "--home", str(home))
+    assert published.returncode == 0, published.stderr
+    page = (site / "history.html").read_text()
+    assert page.count('class="bot-line"') == len(LEAGUE_BOTS)
+    assert page.count('class="version-marker"') == len(LEAGUE_BOTS)  # one version each: its first snapshot
+    assert "Latest versions only" in page and "Every version" in page
+    assert f"{len(batches)} snapshots" in page
+
 
 @pytest.mark.slow
 def test_a_new_adaptive_league_calibrates_and_status_says_why_each_table(tmp_path):
