@@ -186,8 +186,7 @@ def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
                 if opponent is not None and len(chosen) < room and not busy[opponent]:
                     info = expected_information(field, np.array([a]), np.array([opponent]), pairing.games)[0]
                     take(int(a), opponent, "calibration", info)
-                    busy[opponent] = True
-            busy[a] = True
+                    busy[opponent] = busy[a] = True  # no neighbours yet; with every spread opponent met, it has them
     # neighbours: every pair within the window, by expected information
     first, second = [], []
     for offset in range(1, pairing.window + 1):

@@ -9,6 +9,8 @@ from collections import Counter
 import pytest
 from helpers import HEXARENA, LEAGUE_BOTS, league_text, make_workspace
 
+from hexarena.leagues.registry.reference import REFERENCE_AUTHOR
+from hexarena.leagues.registry.submit import submit
 from hexarena.leagues.results import store
 from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.workspace.home import Workspace
@@ -93,13 +95,31 @@ def test_a_round_robin_switched_to_adaptive_keeps_its_games_and_stops_at_the_bud
     garbled = hexarena("league", "table", "switch", "--at", "yesterday", "--home", str(home))
     assert garbled.returncode != 0 and "'yesterday' is not a time" in garbled.stderr and "Traceback" not in garbled.stderr
 
+    # a new version of greedy starts the stopped league again: it alone is calibrated, up to its budget
+    source = home.parent / f"src-{home.name}" / "greedy"
+    main = next(source.glob("*.py"))
+    main.write_text(main.read_text() + "\n# version 2\n")
+    with Workspace(home) as ws:
+        assert submit(ws, source, check=False, author=REFERENCE_AUTHOR).accepted
+    rerun = hexarena("league", "run", str(adaptive), "--home", str(home))
+    assert rerun.returncode == 0, rerun.stderr
+    with Workspace(home) as ws:
+        newest = [r for r in store.records(ws, "switch") if r.id not in now]
+    mine = [r for r in newest if "greedy" in r.seats]
+    assert 10 <= len(mine) <= 12  # calibration tables first, then neighbours, to its budget of 10
+    # greedy2's games against the old version left the tables with it: it plays up to its budget again
+    assert all({"greedy", "greedy2"} & set(r.seats) for r in newest)
+    with Workspace(home) as ws:
+        history = store.snapshots(ws, "switch")
+    batches = sorted(set(history["batch"]))
+
     # the site draws each bot's rating over time, and both standings of the latest snapshot
     site = tmp_path / "site"
     published = hexarena("publish", "switch", "--out", str(site), "--home", str(home))
     assert published.returncode == 0, published.stderr
     page = (site / "history.html").read_text()
     assert page.count('class="bot-line"') == len(LEAGUE_BOTS)
-    assert page.count('class="version-marker"') == len(LEAGUE_BOTS)  # one version each: its first snapshot
+    assert page.count('class="version-marker"') == len(LEAGUE_BOTS) + 1  # each version's first snapshot
     assert "Latest versions only" in page and "Every version" in page
     assert f"{len(batches)} snapshots" in page
 
