@@ -181,7 +181,7 @@ def table(
     """Standings, crosstable and ratings (95% intervals) of a league's games so far."""
     ws = open_workspace(home)
     if at is not None:
-        from hexarena.commands.history import parse_moment, table_at
+        from hexarena.league_views import parse_moment, table_at
 
         print(table_at(ws, league_name(name), parse_moment(at), terminal_format(fmt)))
         return
@@ -209,7 +209,7 @@ def status(
         to_play = pending(ws, league, f"league {name}", verify=False)
     show_left(to_play, league.name)
     if to_play.adaptive is not None:
-        from hexarena.commands.adaptive_status import show_adaptive
+        from hexarena.league_views import show_adaptive
 
         show_adaptive(to_play.adaptive, terminal_format("auto"))
 
