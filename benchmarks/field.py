@@ -207,8 +207,9 @@ def main() -> None:
             print(f"  new version ({len(calibrations)}): games to ±50 Elo (95%): median "
                   f"{statistics.median(reached_50) if reached_50 else '-'} "
                   f"(range {min(reached_50, default=0)}-{max(reached_50, default=0)}, {len(reached_50)} reached); "
-                  f"|error| after 100 games: median {statistics.median(errors):.0f} Elo, "
-                  f"95th percentile {np.percentile(errors, 95):.0f} Elo")
+                  + (f"|error| after 100 games: median {statistics.median(errors):.0f} Elo, "
+                     f"95th percentile {np.percentile(errors, 95):.0f} Elo" if errors else
+                     "no new version reached 100 games (its tables ran out: fair share, settled pairs)"))
 
 
 if __name__ == "__main__":
