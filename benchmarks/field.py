@@ -133,10 +133,11 @@ def calibration(sim: Simulation, theta: np.ndarray, pairing: Pairing, newcomer_e
     while grown.met[n].sum() < 400:
         batch = next_tables(field, pairing, number)
         number += 1
-        mine = [t for t in batch.tables if n in (int(t.a), int(t.b))]  # the others' tables are not played
-        if not mine:
+        if not batch.tables:
             break
-        grown.play(np.array([int(t.a) for t in mine]), np.array([int(t.b) for t in mine]), pairing.games)
+        # the league plays on: every table is played, the newcomer's games are counted
+        grown.play(np.array([int(t.a) for t in batch.tables]), np.array([int(t.b) for t in batch.tables]),
+                   pairing.games)
         field = refit(names, grown.points, grown.met, start=field.theta)
         rating, half = field.elo(n)
         played = int(grown.met[n].sum())
