@@ -144,7 +144,7 @@ def stored_ids(home: Path) -> list[str]:
 
 FIXTURE = TESTS / "fixtures" / "workspace-957ae21"
 STORE_TABLES = {"leagues", "league_games", "games", "moves", "results"}
-TALLY_TABLES = {"totals", "shapes", "tallied"}  # schema 5 (leagues.store.tally)
+TALLY_TABLES = {"totals", "shapes", "tallied", "rating_snapshots"}  # schema 5 (leagues.store.tally), 6 (snapshots)
 REGISTRY_TABLES = {"bots", "bot_versions", "registry_meta"}
 AUTHOR_TABLES = {"authors"}  # schema 3 (leagues.authors)
 

@@ -179,9 +179,17 @@ def table(
     fmt: FormatOption = "auto",
     which: Annotated[str, typer.Option("--table", callback=choice(TABLES), help=", ".join(TABLES))] = "all",
     home: HomeOption = None,
+    at: Annotated[str | None, typer.Option("--at", help="the ratings as they stood at this time (ISO 8601, e.g. "
+                                           "2026-12-02T10:30; UTC unless it says otherwise): the league's snapshot "
+                                           "of then")] = None,
 ) -> None:
     """Standings, crosstable and ratings (95% intervals) of a league's games so far."""
     ws = open_workspace(home)
+    if at is not None:
+        from hexarena.league_views import parse_moment, table_at
+
+        print(table_at(ws, league_name(name), parse_moment(at), terminal_format(fmt)))
+        return
     print(league_tables(ws, league_name(name), which, by, terminal_format(fmt)))
 
 
@@ -205,6 +213,10 @@ def status(
         league = definitions.league_config(ws, name)
         to_play = pending(ws, league, f"league {name}", verify=False)
     show_left(to_play, league.name)
+    if to_play.adaptive is not None:
+        from hexarena.league_views import show_adaptive
+
+        show_adaptive(to_play.adaptive, terminal_format("auto"))
 
 
 def league_name(text: str) -> str:

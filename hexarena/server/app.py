@@ -24,7 +24,7 @@ from pathlib import Path
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from hexarena.server import api_read, api_write, events
+from hexarena.server import api_history, api_read, api_write, events
 from hexarena.server.scheduler import LeagueScheduler
 from hexarena.server.site import LiveSite
 from hexarena.leagues.registry.submit import ensure_reference_bots
@@ -77,6 +77,7 @@ def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimit
     app.state.uploads = api_write.UploadState(limits or api_write.UploadLimits())
     app.state.workspaces = threading.local()
     app.include_router(api_read.router)
+    app.include_router(api_history.router)
     app.include_router(api_write.router)
     app.include_router(events.router)
     app.include_router(site.router)

@@ -86,9 +86,11 @@ def _terms(theta: np.ndarray, groups: list[tuple[np.ndarray, np.ndarray]]) -> tu
     return value, grad, info.reshape(n, n)
 
 
-def fit(n: int, groups: list[tuple[np.ndarray, np.ndarray]], tolerance: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:
-    """Strengths θ (n) and their covariance (n × n) from weighted finishing orders (``orderings``)."""
-    theta = np.zeros(n)
+def fit(n: int, groups: list[tuple[np.ndarray, np.ndarray]], tolerance: float = 1e-9,
+        start: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Strengths θ (n) and their covariance (n × n) from weighted finishing orders (``orderings``).
+    ``start``: the θ to begin Newton's method from (a refit after a few more games: the last fit), else 0."""
+    theta = np.zeros(n) if start is None else np.array(start, dtype=float)
     value, grad, info = _terms(theta, groups)
     for _ in range(100):
         step = np.linalg.solve(info, grad)

@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from hexarena.leagues.results import tables
+from hexarena.leagues.results.history import history_payload
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.record import BoardConfig, GameRecord
@@ -57,6 +58,7 @@ class LeagueReport:
     versions: dict[str, list[dict]] = field(default_factory=dict)  # bot name → registered versions, oldest first
     generated: datetime = field(default_factory=lambda: datetime.now(UTC))
     facts: dict = field(default_factory=dict)  # ``facts``: found while the games are written
+    history: dict = field(default_factory=dict)  # ratings over time (``hexarena.leagues.results.history``)
 
     @property
     def last_file(self) -> str:
@@ -90,6 +92,7 @@ def league_view(ws: Workspace, league: str) -> LeagueReport:
                   timed={bot: (int(row.moves), float(row.think_ms)) for bot, row in sums.iterrows()},
                   think_games=THINK_GAMES)
     site.versions = registered_versions(ws, {bot.partition("@")[0] for bot in bots})
+    site.history = history_payload(ws, league)
     return site
 
 

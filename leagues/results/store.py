@@ -453,3 +453,33 @@ def scan_schedule(db: sqlite3.Connection, league: str) -> list[tuple]:
     """The league's schedule rows (game, round, configuration, seats, seed), readable ones only, in order."""
     rows = scan(db, "league_games", "position, game, round, configuration, seats, seed", "WHERE league = ?", (league,))
     return [tuple(row[1:]) for row in sorted(r for r in rows if r[0] is not None)]
+
+
+# ---------------------------------------------------------------- ratings over time
+
+SNAPSHOT_COLUMNS = ("batch", "taken", "bot", "version", "elo", "elo_low", "elo_high", "games")
+
+
+def save_snapshot(ws: Workspace, league: str, rows: list[tuple], taken: datetime | None = None) -> int:
+    """Store the league's ratings as they stand: rows of (bot, version, elo, elo_low, elo_high, games), as its
+    next snapshot (numbered from 1), taken now unless ``taken``; returns its number."""
+    moment = (taken or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
+    with ws.transaction() as db:
+        batch = db.execute("SELECT COALESCE(MAX(batch), 0) + 1 FROM rating_snapshots WHERE league = ?",
+                           (league,)).fetchone()[0]
+        db.executemany("INSERT INTO rating_snapshots (league, batch, taken, bot, version, elo, elo_low, elo_high,"
+                       " games) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       [(league, batch, moment, *row) for row in rows])
+    return batch
+
+
+def snapshots(ws: Workspace, league: str, at: datetime | None = None) -> pd.DataFrame:
+    """The league's snapshots (``SNAPSHOT_COLUMNS``), in order; with ``at`` only the last one taken by then."""
+    columns = ", ".join(SNAPSHOT_COLUMNS)
+    if at is None:
+        return pd.DataFrame(_rows(ws, f"SELECT {columns} FROM rating_snapshots WHERE league = ? ORDER BY batch, elo DESC",
+                                  (league,)), columns=list(SNAPSHOT_COLUMNS))
+    moment = at.astimezone(UTC).isoformat(timespec="seconds")
+    return pd.DataFrame(_rows(ws, f"SELECT {columns} FROM rating_snapshots WHERE league = ? AND batch = (SELECT"
+                                  " MAX(batch) FROM rating_snapshots WHERE league = ? AND taken <= ?) ORDER BY elo DESC",
+                              (league, league, moment)), columns=list(SNAPSHOT_COLUMNS))

@@ -35,6 +35,7 @@ from hexarena.leagues.results import definitions, store
 from hexarena.leagues.registry.resolve import ResolvedBot, active_bots, resolve
 from hexarena.leagues.schedule.config import ALL, MAX_TABLES, LeagueConfig
 from hexarena.leagues.running.jobs import Job
+from hexarena.leagues.running.adaptive import AdaptiveLeague
 from hexarena.leagues.workspace.locks import league_lock
 from hexarena.leagues.schedule.games import Entrant, ScheduledGame, gauntlet_entrant, schedule
 from hexarena.leagues.workspace.home import Workspace
@@ -138,6 +139,7 @@ class Pending:
     todo: list[ScheduledGame]
     bots: dict[str, BotSpec]
     definition: definitions.Definition
+    adaptive: AdaptiveLeague | None = None  # an adaptive league: its field and next batch (``batch``)
 
     def left(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Games to play by configuration and by bot (a game counts once for each of its seats)."""
@@ -149,11 +151,26 @@ class Pending:
                 pd.DataFrame(bots.most_common(), columns=["bot", "left"]))
 
 
+def adaptive_league(ws: Workspace, league: LeagueConfig, source: str = "<league>", replace: bool = False,
+                    verify: bool = True) -> tuple[AdaptiveLeague, dict[str, BotSpec], definitions.Definition]:
+    """An adaptive league's schedule so far, each label's bot and the stored definition (refused as ``pending``)."""
+    known = definitions.definition(ws, league)
+    if known.differences and not replace:
+        raise ConfigError(f"{source}: {known.refusal()}")
+    entrants = resolve_entrants(ws, league, source, verify)
+    bots = {e.label: BotSpec(e.label, bot.folder, version=bot.version) for e, bot in entrants.items()}
+    return AdaptiveLeague(ws, league, list(entrants), known.edition), bots, known
+
+
 def pending(ws: Workspace, league: LeagueConfig, source: str = "<league>", replace: bool = False,
             verify: bool = True) -> Pending:
     """The resume logic: the schedule computed afresh, less the games already stored (of any earlier run).
     A file whose name is stored with another definition is refused (ConfigError naming the difference)
     unless ``replace``: then its schedule, under the edition ``definitions.definition`` gives it, is what is played."""
+    if league.pairing == "adaptive":  # the schedule so far and the next batch (``league status`` shows why)
+        adaptive, bots, known = adaptive_league(ws, league, source, replace, verify)
+        todo = adaptive.next_batch(write=False)
+        return Pending(adaptive.scheduled, todo, bots, known, adaptive)
     known = definitions.definition(ws, league)
     if known.differences and not replace:
         raise ConfigError(f"{source}: {known.refusal()}")
@@ -195,6 +212,8 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
 def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
                 executor: Executor | None, replace: bool,
                 observer: LeagueObserver | None, settings: RefereeSettings) -> RunSummary:
+    if league.pairing == "adaptive":
+        return _run_adaptive(ws, league, concurrency, progress, source, executor, replace, observer, settings)
     to_play = pending(ws, league, source, replace)
     games, todo = to_play.games, to_play.todo
     jobs = [Job(g.id, g.config, tuple(to_play.bots[label] for label in g.seats), g.seed, g.opening) for g in todo]
@@ -220,5 +239,50 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
         finally:
             if display:
                 display.close()
+    if played:
+        save_ratings_snapshot(ws, league.name, {label: spec.version for label, spec in to_play.bots.items()})
     return RunSummary(league.name, len(games), already, played)
 
+
+def save_ratings_snapshot(ws: Workspace, name: str, versions: dict[str, str]) -> None:
+    """The league's ratings (``hexarena.leagues.results.ratings``) stored as its next snapshot (a round robin's run)."""
+    from hexarena.leagues.results.ratings import ratings
+
+    table = ratings(store.tally(ws, name).games)
+    store.save_snapshot(ws, name, [(row.bot, versions.get(row.bot, row.bot), row.elo, row.elo_low, row.elo_high,
+                                    row.games) for row in table.itertuples()])
+
+
+
+def _run_adaptive(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
+                  executor: Executor | None, replace: bool,
+                  observer: LeagueObserver | None, settings: RefereeSettings) -> RunSummary:
+    """An adaptive league: batch after batch chosen (``hexarena.leagues.running.adaptive``), played and stored,
+    until its stop rule; with ``progress``, one line per batch on stderr (its tables, the calibrating bots)."""
+    import sys
+
+    adaptive, bots, _ = adaptive_league(ws, league, source, replace)
+    already = sum(1 for g in adaptive.scheduled if g.id in store.played_ids(ws, league.name))
+    if executor is None:
+        executor = LocalExecutor(settings, games_at_once(league, concurrency))
+    played = 0
+    while games := adaptive.next_batch():
+        jobs = [Job(g.id, g.config, tuple(bots[label] for label in g.seats), g.seed, g.opening) for g in games]
+        with closing(executor.run(jobs, observer) if observer is not None else executor.run(jobs)) as finished:
+            for record in finished:
+                played += store.save_game(ws, league.name, record)
+                if observer is not None:
+                    tell(observer, "stored", record, what=f"league game {record.id}", then="the league plays on",
+                         logger=log)
+        store.save_snapshot(ws, league.name, adaptive.snapshot_rows({label: spec.version for label, spec in bots.items()}))
+        if progress:
+            print(f"league {league.name}: batch {adaptive.number}: {len(games)} games "
+                  f"({len(adaptive.batch.tables)} tables), {already + played} played", file=sys.stderr)
+    if progress:
+        print(f"league {league.name}: adaptive pairing stopped: {STOPS.get(adaptive.batch.stop, adaptive.batch.stop)}",
+              file=sys.stderr)
+    return RunSummary(league.name, len(adaptive.scheduled), already, played)
+
+
+STOPS = {"separated": "every neighbouring pair of the standings is separated at 95% confidence",
+         "budget": "the budget is spent (games per version, or in the league)"}

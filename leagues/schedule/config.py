@@ -18,6 +18,11 @@
     executor = "dask"                   # optional: play on a Dask cluster (docs/cluster.md); default "local"
     scheduler = "tcp://HOST:8786"       #   its scheduler; --scheduler overrides (and implies executor = "dask")
     seed = 1                            # league seed: per-game seeds derive from it
+    pairing = "adaptive"                # "round-robin" (default: every pair plays) or "adaptive" (2 players: the
+                                        #   tables that tell the most about the standings, leagues/results/adaptive.py;
+                                        #   docs/leagues.md says when to choose which)
+    budget = 100                        # adaptive: at most this many games per bot version (default: none)
+    league_budget = 5000                # adaptive: at most this many games in the league (default: none)
 
     [[boards]]                          # one or more board configurations
     size = "3x3"                        # ROWSxCOLS, 1–10 each
@@ -100,6 +105,9 @@ class LeagueConfig(BaseModel):
     seed: int = Field(0, ge=-SEED_LIMIT, le=SEED_LIMIT)
     gauntlet: str = Field("", exclude_if=lambda value: not value)
     sandbox: bool = Field(True, exclude_if=lambda value: value)  # False: bots unconfined (docs/security.md)
+    pairing: Literal["round-robin", "adaptive"] = Field("round-robin", exclude_if=lambda value: value == "round-robin")
+    budget: int | None = Field(None, ge=1, le=10**9, exclude_if=lambda value: value is None)
+    league_budget: int | None = Field(None, ge=1, le=10**12, exclude_if=lambda value: value is None)
 
     @field_validator("name")
     @classmethod
@@ -153,6 +161,25 @@ class LeagueConfig(BaseModel):
             raise ValueError("is for 3-4 player leagues; with 2 players every pair plays")
         return value
 
+    @field_validator("pairing")
+    @classmethod
+    def _adaptive_two_players(cls, value: str, info: ValidationInfo) -> str:
+        players = info.data.get("players", 2)
+        if value == "adaptive" and players != 2:
+            raise ValueError(f'"adaptive" is for 2-player leagues, this one has players = {players} '
+                             '(3-4 players: pairing = "round-robin", with sample = N for large fields)')
+        if value == "adaptive" and info.data.get("gauntlet"):
+            raise ValueError('"adaptive" chooses every table itself; a gauntlet plays every table of one bot '
+                             '(leave out one of them)')
+        return value
+
+    @field_validator("budget", "league_budget")
+    @classmethod
+    def _budget_needs_adaptive(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and info.data.get("pairing", "round-robin") != "adaptive":
+            raise ValueError('is for pairing = "adaptive" (a round robin plays every game of its schedule)')
+        return value
+
     @property
     def games(self) -> int:
         """Games per pairing (table), configuration and start position: a whole number of seat-order cycles."""
@@ -182,7 +209,7 @@ class LeagueConfig(BaseModel):
 # Left out: what only changes how it is run or shown (description, concurrency, executor, scheduler, sandbox,
 # flag_threshold).
 DEFINITION = ("participants", "players", "boards", "games", "sample", "gauntlet", "time_control", "fault_policy",
-              "seed")
+              "seed", "pairing")
 TERMS = ("time_control", "fault_policy", "seed")  # how each game is played, which its id does not hash
 
 

@@ -226,3 +226,25 @@ def balanced_sample(entrants: list[Entrant], k: int, count: int, rng: random.Ran
             seat(two, j, y)
             seat(one, i, x)
     return [[entrants[b] for b in sorted(table)] for table in tables]
+
+
+def meeting_games(league: LeagueConfig, table: Sequence[Entrant], number: int, edition: int = 0) -> list[ScheduledGame]:
+    """The games of a pair's ``number``-th meeting in an adaptive league (``hexarena.leagues.results.adaptive``):
+    every seat order from one configuration and start position, meetings going through the configurations and
+    their start positions in turn, then the next cycle. Ids and seeds are the round robin's (``schedule``): a
+    league switched from one pairing to the other keeps the games it played."""
+    ordered = sorted(table, key=lambda e: e.key)
+    keys = [e.key for e in ordered]
+    places = [(c, opening) for c in range(len(league.configs)) for opening in league.start_positions(c)]
+    c, opening = places[number % len(places)]
+    cycle = number // len(places)
+    config = league.configs[c]
+    orders = league.seat_orders
+    seed = derive_seed(league.seed, league.name, config, keys, cycle)
+    games = []
+    for index, order in enumerate(orders):
+        seats = seated(ordered, order)
+        games.append(ScheduledGame(
+            id=game_id(league.name, config, tuple(e.key for e in seats), cycle * len(orders) + index, opening, edition),
+            config=config, seats=tuple(e.label for e in seats), seed=seed, round=number, opening=opening))
+    return games

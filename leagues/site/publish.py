@@ -161,6 +161,10 @@ def _write_pages(out: Path, league: LeagueReport) -> None:
         page("bot.html", pages[bot], **bot_context(league, bot))
     page("games.html", "games.html")
     page("replay.html", "replay.html")
+    if league.history.get("snapshots"):
+        from hexarena.leagues.site.history import history_context
+
+        page("history.html", "history.html", **history_context(league.history))
     write_exports(out, league)
 
 

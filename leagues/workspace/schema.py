@@ -40,6 +40,10 @@ Versions:
         by ``save_game`` in the game's transaction for the leagues listed in ``tallied``. The step creates
         them empty: an existing league's are folded from its results when first read. And the index
         league_games_in_order (league, position)
+    6   rating_snapshots: each league's ratings after every batch of games (``league run``: an adaptive league's
+        batches, a round robin's run): each version's Elo, its 95% interval and games so far, with the time taken
+        (``league table --at``, the server's history). The step creates it empty: a league has no history
+        before it
 
 A new layout is a new version: append its step to ``MIGRATIONS`` (a function of the connection, run
 inside the upgrade's transaction), write the new layout into ``TABLES`` and raise ``VERSION``. A step
@@ -286,13 +290,38 @@ def _from_4(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+# ---------------------------------------------------------------- version 6
+
+_SNAPSHOTS_6 = (
+    """CREATE TABLE IF NOT EXISTS rating_snapshots (
+        league    TEXT NOT NULL,
+        batch     INTEGER NOT NULL,         -- the league's snapshots in order, from 1
+        taken     TEXT NOT NULL,            -- when (ISO 8601, UTC)
+        bot       TEXT NOT NULL,            -- its label in the league
+        version   TEXT NOT NULL,            -- name@hash
+        elo       REAL NOT NULL,
+        elo_low   REAL NOT NULL,
+        elo_high  REAL NOT NULL,
+        games     INTEGER NOT NULL,
+        PRIMARY KEY (league, batch, bot)
+    ) WITHOUT ROWID""",
+)
+_TABLES_6 = _TABLES_5 + _SNAPSHOTS_6
+
+
+def _from_5(db: sqlite3.Connection) -> None:
+    """5 → 6: the ratings' snapshots, empty (a league's history starts at its next run)."""
+    for statement in _SNAPSHOTS_6:
+        db.execute(statement)
+
+
 # ---------------------------------------------------------------- the current layout and the way up to it
 
-VERSION = 5
-TABLES: tuple[str, ...] = _TABLES_5  # the layout at VERSION: what a new database is created with
+VERSION = 6
+TABLES: tuple[str, ...] = _TABLES_6  # the layout at VERSION: what a new database is created with
 # step N → N + 1
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1, 2: _from_2, 3: _from_3,
-                                                                 4: _from_4}
+                                                                 4: _from_4, 5: _from_5}
 
 
 def upgrade(db: sqlite3.Connection, where: str) -> int | None:

@@ -1,0 +1,106 @@
+"""The adaptive scheduler's choices on hand-made rating tables (``hexarena.leagues.results.adaptive``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hexarena.leagues.results.adaptive import Field, Pairing, expected_information, next_tables, refit
+from hexarena.leagues.results.ratings import ELO_PER_UNIT
+
+
+def table(elos: list[float], sds: list[float], met: np.ndarray | None = None, anchors=frozenset()) -> Field:
+    """A field of given ratings (Elo around 0) and independent standard deviations (Elo)."""
+    n = len(elos)
+    theta = np.array(elos) / ELO_PER_UNIT
+    cov = np.diag((np.array(sds) / ELO_PER_UNIT) ** 2)
+    met = np.zeros((n, n)) if met is None else met
+    return Field(tuple(f"b{i}" for i in range(n)), theta, cov, met, frozenset(anchors))
+
+
+def played(n: int, games: int) -> np.ndarray:
+    """Every bot ``games`` games, spread over far-away pairs (so the fair share allows the near ones)."""
+    met = np.zeros((n, n))
+    for i in range(n):
+        met[i, (i + n // 2) % n] = met[(i + n // 2) % n, i] = games
+    return met
+
+
+def test_the_least_certain_neighbours_play_first():
+    # b1 and b2 are 5 Elo apart with wide intervals; b0 is 400 Elo above b1 and known well
+    field = table([400, 0, -5, -600], [20, 60, 60, 20], played(4, 40))
+    batch = next_tables(field, Pairing())
+    first = batch.tables[0]
+    assert {first.a, first.b} == {"b1", "b2"} and first.reason == "neighbours"
+    assert first.low < first.gap < first.high
+    assert first.information == pytest.approx(max(t.information for t in batch.tables))
+    # each bot at one table per batch
+    seated = [name for t in batch.tables for name in (t.a, t.b)]
+    assert len(seated) == len(set(seated))
+
+
+def test_information_falls_as_the_order_settles():
+    field = table([0, 30, 300], [40, 40, 40])
+    near, far = expected_information(field, np.array([0, 0]), np.array([1, 2]), 2)
+    assert near > far > 0
+
+
+def test_separated_neighbours_stop_the_league():
+    field = table([600, 300, 0, -300], [10, 10, 10, 10], played(4, 40))
+    batch = next_tables(field, Pairing())
+    assert batch.tables == [] and batch.stop == "separated"
+
+
+def test_the_budget_stops_the_league_and_a_new_version_still_plays():
+    met = played(4, 40)
+    field = table([10, 0, -10, -20], [60, 60, 60, 60], met)
+    assert next_tables(field, Pairing(budget=40)).stop == "budget"
+    grown = np.zeros((5, 5))
+    grown[:4, :4] = met
+    newcomer = table([10, 0, -10, -20, 0], [60, 60, 60, 60, 800], grown)
+    batch = next_tables(newcomer, Pairing(budget=40))
+    assert batch.tables and all("b4" in (t.a, t.b) for t in batch.tables)
+    assert next_tables(field, Pairing(league_budget=int(met.sum() // 2))).stop == "budget"
+
+
+def test_a_new_version_meets_bots_spread_over_the_range_anchors_first():
+    n = 21
+    elos = [1000 - 100 * i for i in range(n - 1)] + [0]
+    met = np.zeros((n, n))
+    met[: n - 1, : n - 1] = played(n - 1, 40)[: n - 1, : n - 1]
+    field = table(elos, [20] * (n - 1) + [800], met, anchors={"b9"})
+    batch = next_tables(field, Pairing(spread=3))
+    calibration = [t for t in batch.tables if t.reason == "calibration"]
+    opponents = [t.b for t in calibration]
+    assert [t.a for t in calibration] == ["b20"] * 3
+    # quantiles ½, ¼, ¾ of the 20 established bots (best first): places 10 (b9 is an anchor near it), 5, 14
+    assert opponents == ["b9", "b5", "b14"]
+
+
+def test_fair_share_caps_games_against_one_opponent():
+    n = 9  # a share of 0.25 is twice an even one (2 / 8)
+    met = played(n, 10)
+    met[0, 1] = met[1, 0] = 10  # b0 and b1: 10 of their 30 games against each other
+    field = table([0, 1, 180, 120, 60, -60, -120, -180, -240], [50] * n, met)
+    tables = next_tables(field, Pairing(share=0.25)).tables
+    assert tables and all({t.a, t.b} != {"b0", "b1"} for t in tables)
+    first = next_tables(field, Pairing(share=0.75)).tables[0]
+    assert {first.a, first.b} == {"b0", "b1"}
+
+
+def test_a_new_league_pairs_every_bot_once_at_random_and_the_refit_orders_them():
+    n = 10
+    field = refit([f"b{i}" for i in range(n)], np.zeros((n, n)), np.zeros((n, n)))
+    batch = next_tables(field, Pairing(seed=3))
+    assert len(batch.tables) == n // 2 and {t.reason for t in batch.tables} == {"opening"}
+    assert sorted(name for t in batch.tables for name in (t.a, t.b)) == sorted(field.names)
+    # warm start: the same optimum as from zero
+    points = np.zeros((n, n))
+    met = np.zeros((n, n))
+    for i in range(n - 1):  # a chain: each beats the next 3 of 4
+        points[i, i + 1], points[i + 1, i] = 3, 1
+        met[i, i + 1] = met[i + 1, i] = 4
+    cold = refit(field.names, points, met)
+    warm = refit(field.names, points, met, start=cold.theta + 0.3)
+    assert np.allclose(cold.theta, warm.theta, atol=1e-6)
+    assert list(np.argsort(-cold.theta)) == list(range(n))
