@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 
 #if defined(__x86_64__)
 #pragma GCC target("popcnt")  /* every x86-64 since 2008; the generic fallback costs 5 % of the search */
@@ -43,8 +44,11 @@ typedef struct {
     uint8_t inverse[MAX_PERMS][MAX_LINES];
     u128 (*images)[CHUNKS][256]; /* per symmetry after the identity: image of each byte of a mask */
     Entry *table;
-    uint64_t table_mask; /* entries - 1 */
+    uint64_t buckets; /* the table holds buckets * BUCKET entries */
+    uint64_t filled;  /* entries in use */
     uint64_t nodes;
+    PyObject *tick; /* called every tick_seconds (time.monotonic) during a search, or NULL */
+    double tick_seconds, next_tick;
     int clock_id;
     int has_deadline;
     double deadline;
@@ -154,10 +158,14 @@ static u128 key_of(const Core *c, u128 drawn, int *which) {
     return key;
 }
 
+/* The first entry of the key's bucket: the hash scaled to any number of buckets (not only powers of two),
+   so the table can take whatever share of memory it is given. Part of the checkpoint format (LAYOUT). */
 static inline uint64_t slot_of(const Core *c, u128 key) {
     uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(key >> 64) * 0xC2B2AE3D27D4EB4FULL;
     h ^= h >> 31;
-    return h & c->table_mask & ~(uint64_t)(BUCKET - 1);
+    h *= 0xD6E8FEB86659FD93ULL;
+    h ^= h >> 32;
+    return (uint64_t)(((u128)h * c->buckets) >> 64) * BUCKET;
 }
 
 static Entry *lookup(Core *c, u128 key) {
@@ -179,6 +187,7 @@ static void store(Core *c, u128 key, int low, int high, int best, int depth) {
         }
         if (bucket[i].depth < target->depth) target = &bucket[i];
     }
+    if (!target->depth) c->filled++;
     target->k0 = k0;
     target->k1 = k1;
     target->low = (int8_t)low;
@@ -203,6 +212,15 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
         if ((c->nodes & 0xFFFFF) == 0 && PyErr_CheckSignals() < 0) {
             c->stop = 2;
             return 0;
+        }
+        if (c->tick && (c->nodes & 0x3FFFF) == 0 && now(CLOCK_MONOTONIC) >= c->next_tick) {
+            PyObject *done = PyObject_CallNoArgs(c->tick);
+            if (!done) {
+                c->stop = 2;
+                return 0;
+            }
+            Py_DECREF(done);
+            c->next_tick = now(CLOCK_MONOTONIC) + c->tick_seconds;
         }
     }
     int sign = c->misere ? -1 : 1;
@@ -301,8 +319,26 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
 
 /* ---- the Python type ---------------------------------------------------------------------- */
 
+/* The table: zeroed anonymous memory, in 2 MiB pages where the kernel offers them (transparent huge pages:
+   a random probe then rarely misses the TLB, and filling the table faults 512 times less). */
+static Entry *table_alloc(size_t entries) {
+    size_t bytes = entries * sizeof(Entry);
+    void *table = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (table == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(table, bytes, MADV_HUGEPAGE);
+#endif
+    return table;
+}
+
+static void table_free(Core *c) {
+    if (c->table) munmap(c->table, c->buckets * BUCKET * sizeof(Entry));
+    c->table = NULL;
+}
+
 static void Core_dealloc(Core *c) {
-    free(c->table);
+    Py_XDECREF(c->tick);
+    table_free(c);
     free(c->images);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
@@ -337,18 +373,19 @@ static int read_item(PyObject *seq, Py_ssize_t index, int *out, const char *what
     return count;
 }
 
-/* Core(n_lines, cells, perms, misere, chain_rules, table_bits) */
+/* Core(n_lines, cells, perms, misere, chain_rules, table_entries) */
 static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
-    int n_lines, misere, chain_rules, table_bits;
+    int n_lines, misere, chain_rules;
+    unsigned long long entries;
     PyObject *cells, *perms;
-    if (!PyArg_ParseTuple(args, "iOOppi", &n_lines, &cells, &perms, &misere, &chain_rules, &table_bits))
+    if (!PyArg_ParseTuple(args, "iOOppK", &n_lines, &cells, &perms, &misere, &chain_rules, &entries))
         return -1;
     if (n_lines < 1 || n_lines > MAX_LINES) {
         PyErr_Format(PyExc_ValueError, "the C solver handles 1-%d lines, not %d", MAX_LINES, n_lines);
         return -1;
     }
-    if (table_bits < 4 || table_bits > 32) {
-        PyErr_SetString(PyExc_ValueError, "table_bits must be 4-32");
+    if (entries < 16 || entries > (1ULL << 36)) {
+        PyErr_SetString(PyExc_ValueError, "table_entries must be 16 to 2**36");
         return -1;
     }
     c->n_lines = n_lines;
@@ -422,13 +459,14 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
                 c->images[p - 1][k][byte] = out;
             }
     }
-    free(c->table);
-    c->table = calloc((size_t)1 << table_bits, sizeof(Entry));
+    table_free(c);
+    c->buckets = entries / BUCKET;
+    c->table = table_alloc((size_t)(c->buckets * BUCKET));
     if (!c->table) {
         PyErr_NoMemory();
         return -1;
     }
-    c->table_mask = ((uint64_t)1 << table_bits) - 1;
+    c->filled = 0;
     c->nodes = 0;
     c->has_deadline = 0;
     return 0;
@@ -460,11 +498,55 @@ static PyObject *Core_set_deadline(Core *c, PyObject *args) {
 }
 
 static PyObject *Core_clear(Core *c, PyObject *Py_UNUSED(ignored)) {
-    memset(c->table, 0, (c->table_mask + 1) * sizeof(Entry));
+    memset(c->table, 0, c->buckets * BUCKET * sizeof(Entry));
+    c->filled = 0;
+    Py_RETURN_NONE;
+}
+
+/* table(): the table's bytes as a writable memoryview (a checkpoint writes and reads them whole) */
+static PyObject *Core_table(Core *c, PyObject *Py_UNUSED(ignored)) {
+    return PyMemoryView_FromMemory((char *)c->table, (Py_ssize_t)(c->buckets * BUCKET * sizeof(Entry)), PyBUF_WRITE);
+}
+
+/* recount(): count the entries in use again (after the table was read back), and return the count */
+static PyObject *Core_recount(Core *c, PyObject *Py_UNUSED(ignored)) {
+    uint64_t filled = 0;
+    for (uint64_t i = 0; i < c->buckets * BUCKET; i++) filled += c->table[i].depth != 0;
+    c->filled = filled;
+    return PyLong_FromUnsignedLongLong(filled);
+}
+
+/* probe(low64, high64): (low, high, best line) stored for a position, or None */
+static PyObject *Core_probe(Core *c, PyObject *args) {
+    unsigned long long lo, hi;
+    if (!PyArg_ParseTuple(args, "KK", &lo, &hi)) return NULL;
+    int which;
+    u128 key = key_of(c, (u128)hi << 64 | lo, &which);
+    Entry *entry = lookup(c, key);
+    if (!entry) Py_RETURN_NONE;
+    return Py_BuildValue("iii", entry->low, entry->high, c->inverse[which][entry->best]);
+}
+
+/* set_tick(callable or None, seconds): call it about every `seconds` (time.monotonic) while searching */
+static PyObject *Core_set_tick(Core *c, PyObject *args) {
+    PyObject *tick;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "Od", &tick, &seconds)) return NULL;
+    Py_XDECREF(c->tick);
+    c->tick = tick == Py_None ? NULL : tick;
+    Py_XINCREF(c->tick);
+    c->tick_seconds = seconds;
+    c->next_tick = now(CLOCK_MONOTONIC) + seconds;
     Py_RETURN_NONE;
 }
 
 static PyObject *Core_get_nodes(Core *c, void *Py_UNUSED(closure)) { return PyLong_FromUnsignedLongLong(c->nodes); }
+
+static PyObject *Core_get_filled(Core *c, void *Py_UNUSED(closure)) { return PyLong_FromUnsignedLongLong(c->filled); }
+
+static PyObject *Core_get_entries(Core *c, void *Py_UNUSED(closure)) {
+    return PyLong_FromUnsignedLongLong(c->buckets * BUCKET);
+}
 
 static int Core_set_nodes(Core *c, PyObject *value, void *Py_UNUSED(closure)) {
     unsigned long long nodes = PyLong_AsUnsignedLongLong(value);
@@ -479,11 +561,18 @@ static PyMethodDef Core_methods[] = {
     {"set_deadline", (PyCFunction)Core_set_deadline, METH_VARARGS,
      "set_deadline(instant or None, cpu): stop searching past time.monotonic() (cpu: time.process_time())"},
     {"clear", (PyCFunction)Core_clear, METH_NOARGS, "forget the transposition table"},
+    {"table", (PyCFunction)Core_table, METH_NOARGS, "the table's bytes, a writable memoryview"},
+    {"recount", (PyCFunction)Core_recount, METH_NOARGS, "count the entries in use again; returns the count"},
+    {"probe", (PyCFunction)Core_probe, METH_VARARGS, "probe(low64, high64) -> (low, high, best line) or None"},
+    {"set_tick", (PyCFunction)Core_set_tick, METH_VARARGS,
+     "set_tick(callable or None, seconds): call it about every `seconds` while searching"},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef Core_getset[] = {
     {"nodes", (getter)Core_get_nodes, (setter)Core_set_nodes, "positions searched since the counter was reset", NULL},
+    {"filled", (getter)Core_get_filled, NULL, "table entries in use", NULL},
+    {"entries", (getter)Core_get_entries, NULL, "table entries", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -492,7 +581,7 @@ static PyTypeObject CoreType = {
     .tp_name = "bots.brains._solvecore.Core",
     .tp_basicsize = sizeof(Core),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Core(n_lines, cells, symmetries, misere, chain_rules, table_bits): the solver's search",
+    .tp_doc = "Core(n_lines, cells, symmetries, misere, chain_rules, table_entries): the solver's search",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Core_init,
     .tp_dealloc = (destructor)Core_dealloc,
@@ -516,5 +605,8 @@ PyMODINIT_FUNC PyInit__solvecore(void) {
     }
     PyModule_AddIntConstant(m, "MAX_LINES", MAX_LINES);
     PyModule_AddIntConstant(m, "MAX_CELLS", MAX_CELLS);
+    PyModule_AddIntConstant(m, "ENTRY_BYTES", sizeof(Entry));
+    /* what a table's bytes mean (Entry, slot_of, BUCKET, store): a checkpoint of another layout is refused */
+    PyModule_AddIntConstant(m, "LAYOUT", 1);
     return m;
 }

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hexarena.protocol.rules import Rules, State
 from hexarena.bots.errors import SolverTimeout
@@ -56,9 +56,17 @@ _CHUNK = 8
 TABLE_BITS = 22  # the C search's table: 4 Mi entries of 24 bytes (96 MiB)
 
 
+ENTRY_BYTES = 24  # one entry of the C table
+
+
 def table_bits_for(mebibytes: int) -> int:
     """The largest C table (as a power of two of 24-byte entries) within ``mebibytes``."""
-    return max(4, min(32, (mebibytes * 2**20 // 24).bit_length() - 1))
+    return max(4, min(32, (mebibytes * 2**20 // ENTRY_BYTES).bit_length() - 1))
+
+
+def table_entries_for(mebibytes: int) -> int:
+    """How many entries of the C table fit in ``mebibytes`` (any multiple of its 4-entry buckets)."""
+    return max(16, mebibytes * 2**20 // ENTRY_BYTES // 4 * 4)
 
 
 def compiled() -> bool:
@@ -83,6 +91,21 @@ def solve(state: State, deadline: float | None = None) -> Solution:
 
 
 Clock = Callable[[], float]
+
+
+@dataclass
+class RootSearch:
+    """Where a solve of one position stands: all a resumed solve needs besides the table.
+
+    ``low``/``high`` bound the mover's objective (MTD(f)'s window; ``low == high`` once the value is known),
+    ``guess`` is the next null window's guess, and ``keeps`` maps each root child searched so far (a canonical
+    position after one line) to whether it keeps the value.
+    """
+
+    low: int
+    high: int
+    guess: int = 0
+    keeps: dict[int, bool] = field(default_factory=dict)
 
 
 def symmetries(rules: Rules) -> list[tuple[int, ...]]:
@@ -129,8 +152,9 @@ class Solver:
     """Solver for one board and options; keeps its transposition table between calls."""
 
     def __init__(self, rules: Rules, use_symmetry: bool = True, chain_rules: bool = True,
-                 compiled: bool = True, table_bits: int = TABLE_BITS) -> None:
-        """``compiled=False`` keeps the search in Python; ``table_bits`` sizes the C search's table."""
+                 compiled: bool = True, table_bits: int = TABLE_BITS, table_entries: int | None = None) -> None:
+        """``compiled=False`` keeps the search in Python; ``table_bits`` (2**bits entries) or ``table_entries``
+        (any number, rounded down to a multiple of 4) sizes the C search's table."""
         board = rules.board
         self.rules = rules
         self.misere = rules.options.misere
@@ -168,11 +192,13 @@ class Solver:
         # in one int (8 bits each): a third of the memory of a tuple
         self.table: dict[int, int] = {}
         self.nodes = 0
+        self.root: RootSearch | None = None
         self.core = None
         fits = len(board.lines) <= 128 and len(board.cells) <= 64 and len(self.perms) <= 8
         if compiled and _solvecore is not None and fits:
+            entries = table_entries if table_entries is not None else 2**table_bits
             self.core = _solvecore.Core(n, [sorted(cell) for cell in board.cells], self.perms,
-                                        self.misere, self.chain_rules, table_bits)
+                                        self.misere, self.chain_rules, entries)
 
     def forget(self, limit: int = 0) -> None:
         """Empty the Python table once it holds more than ``limit`` entries (the C table has a fixed size)."""
@@ -191,11 +217,16 @@ class Solver:
                 count -= 1
         return out
 
-    def solve(self, state: State, deadline: float | None = None, clock: Clock = time.monotonic) -> Solution:
+    def solve(self, state: State, deadline: float | None = None, clock: Clock = time.monotonic,
+              resume: RootSearch | None = None, watch: Callable[[], None] | None = None,
+              watch_every: float = 1.0) -> Solution:
         """The value of ``state`` and all its best lines (see the module docstring).
 
         Raises ``SolverTimeout`` once ``clock()`` passes ``deadline`` (checked every 1024
-        nodes); ``time.process_time`` makes it a CPU-time limit.
+        nodes); ``time.process_time`` makes it a CPU-time limit. ``self.root`` says where the
+        solve stands at any moment; ``resume`` (a ``RootSearch`` of the same position, with the
+        table it was written with) goes on from there. ``watch`` is called about every
+        ``watch_every`` seconds during the C search (an exception it raises ends the solve).
         """
         if len(state.scores) != 2:
             raise ValueError("the solver handles two players only")
@@ -209,16 +240,20 @@ class Solver:
                 raise ValueError("the C search keeps time by time.monotonic or time.process_time only")
             self.core.set_deadline(deadline, clock is time.process_time)
             self.core.nodes = 0
+            self.core.set_tick(watch, watch_every)
             search = self._core_search
         drawn = state.drawn
         sign = -1 if self.misere else 1
         open_cells = sum(1 for mask in self.cell_masks if drawn & mask != mask)
         best: list[int] = []
-        if drawn == self.full:
-            objective = 0
-        else:
-            objective = self._mtdf(self.canonical(drawn), open_cells, search)
-            keeps: dict[int, bool] = {}  # canonical position after a line -> does it keep the value
+        self.root = resume if resume is not None else RootSearch(-open_cells, open_cells)
+        try:
+            objective = 0 if drawn == self.full else self._mtdf(self.canonical(drawn), search)
+        finally:
+            if self.core is not None:
+                self.core.set_tick(None, 0)
+        if drawn != self.full:
+            keeps = self.root.keeps  # canonical position after a line -> does it keep the value
             for line in state.legal_moves():
                 after = drawn | 1 << line
                 closed = sum(1 for mask in self.touch[line] if after & mask == mask)
@@ -239,6 +274,23 @@ class Solver:
             self.nodes = self.core.nodes
         return Solution(value, future, tuple(best), self.nodes, time.monotonic() - started)
 
+    def best_so_far(self, state: State) -> int | None:
+        """The line the C table holds as best for ``state`` (from the last search through it), or None."""
+        if self.core is None:
+            return None
+        canonical = self.canonical(state.drawn)
+        entry = self.core.probe(canonical & 0xFFFF_FFFF_FFFF_FFFF, canonical >> 64)
+        if entry is None:
+            return None
+        line = entry[2]
+        if state.drawn >> line & 1 == 0:
+            return line
+        for mask in self.border_masks:  # a border line of the canonical frame: the cell's first free one
+            free = mask & ~state.drawn
+            if mask >> line & 1 and free:
+                return (free & -free).bit_length() - 1
+        return None
+
     def _core_search(self, drawn: int, alpha: int, beta: int, open_cells: int) -> int:
         """``_search`` in C."""
         value = self.core.search(drawn & 0xFFFF_FFFF_FFFF_FFFF, drawn >> 64, alpha, beta, open_cells)
@@ -247,17 +299,23 @@ class Solver:
             raise SolverTimeout(f"solver passed its deadline after {self.core.nodes} nodes")
         return value
 
-    def _mtdf(self, drawn: int, open_cells: int, search: Callable[[int, int, int, int], int]) -> int:
-        """The exact value by null-window searches (MTD(f)): fewer nodes than one wide window."""
-        low, high, guess = -open_cells, open_cells, 0
-        while low < high:
-            beta = guess + 1 if guess == low else guess
+    def _mtdf(self, drawn: int, search: Callable[[int, int, int, int], int]) -> int:
+        """The exact value by null-window searches (MTD(f)): fewer nodes than one wide window.
+
+        Each search narrows ``self.root``'s window; starting from a saved window goes on where it stopped.
+        """
+        root = self.root
+        open_cells = sum(1 for mask in self.cell_masks if drawn & mask != mask)
+        while root.low < root.high:
+            beta = root.guess + 1 if root.guess == root.low else root.guess
+            beta = min(max(beta, root.low + 1), root.high)
             guess = search(drawn, beta - 1, beta, open_cells)
             if guess < beta:
-                high = guess
+                root.high = guess
             else:
-                low = guess
-        return guess
+                root.low = guess
+            root.guess = guess
+        return root.low
 
     def take_free(self, drawn: int) -> tuple[int, int]:
         """Draw every capturable cell's last line that makes no other cell capturable.
