@@ -177,8 +177,9 @@ def solve(
 
 
 def _fail(message: str, status: int) -> None:
+    """One line on stderr and exit (SystemExit: typer would answer 130 with a second "interrupted" line)."""
     print(f"hexarena: error: {message}", file=sys.stderr)
-    raise typer.Exit(status)
+    raise SystemExit(status)
 
 
 class _Meter:
