@@ -45,6 +45,7 @@ typedef struct {
     u128 (*images)[CHUNKS][256]; /* per symmetry after the identity: image of each byte of a mask */
     Entry *table;
     uint64_t buckets; /* the table holds buckets * BUCKET entries */
+    uint64_t max_buckets; /* and grows up to this many */
     uint64_t filled;  /* entries in use */
     uint64_t nodes;
     PyObject *tick; /* called every tick_seconds (time.monotonic) during a search, or NULL */
@@ -123,8 +124,22 @@ static int walk(const Core *c, u128 drawn, int line, u128 offered, int *second) 
     }
 }
 
+/* Whether some free line outside `except` makes no cell capturable (Solver.has_safe_line). */
+static int has_safe_line(const Core *c, u128 drawn, u128 except) {
+    for (u128 rest = c->full & ~drawn & ~except; rest; rest &= rest - 1) {
+        int line = lowest(rest), safe = 1;
+        u128 after = drawn | bit(line);
+        for (int t = 0; t < c->n_touch[line]; t++) {
+            u128 left = c->cell_mask[c->touch[line][t]] & ~after;
+            if (!left || single(left)) safe = 0;
+        }
+        if (safe) return 1;
+    }
+    return 0;
+}
+
 /* The only lines worth trying when a chain is on offer (Solver.chain_moves); 0 when none. Misère keeps only the
-   rule of the last two cells of a chain (taking a long chain is not always right there). */
+   rule of the last two cells of a chain, and only where no safe line is left elsewhere. */
 static u128 chain_moves(const Core *c, u128 drawn) {
     u128 offered = 0;
     for (int cell = 0; cell < c->n_cells; cell++) {
@@ -136,7 +151,10 @@ static u128 chain_moves(const Core *c, u128 drawn) {
         int line = lowest(rest), second = -1;
         int length = walk(c, drawn, line, offered, &second);
         if (length >= 3 && !c->misere) return bit(line);
-        if (length == 2 && count == 1) return bit(line) | bit(second);
+        if (length == 2 && count == 1) {
+            u128 pair = bit(line) | bit(second);
+            if (!c->misere || !has_safe_line(c, drawn, pair)) return pair;
+        }
     }
     return 0;
 }
@@ -177,6 +195,48 @@ static Entry *lookup(Core *c, u128 key) {
     return NULL;
 }
 
+/* The table: zeroed anonymous memory, in 2 MiB pages where the kernel offers them (transparent huge pages:
+   a random probe then rarely misses the TLB, and filling the table faults 512 times less). */
+static Entry *table_alloc(size_t entries) {
+    size_t bytes = entries * sizeof(Entry);
+    void *table = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (table == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(table, bytes, MADV_HUGEPAGE);
+#endif
+    return table;
+}
+
+static void table_free(Core *c) {
+    if (c->table) munmap(c->table, c->buckets * BUCKET * sizeof(Entry));
+    c->table = NULL;
+}
+
+/* Double the table (up to max_buckets) and put every entry back: a table grows with the solve, so a small
+   solve never pays for zeroing the gigabytes a large one may take. Where the memory cannot be had it stays. */
+static void grow(Core *c) {
+    uint64_t old_buckets = c->buckets, buckets = old_buckets * 2;
+    if (buckets > c->max_buckets) buckets = c->max_buckets;
+    Entry *old = c->table, *table = table_alloc((size_t)(buckets * BUCKET));
+    if (!table) {
+        c->max_buckets = old_buckets;
+        return;
+    }
+    c->table = table;
+    c->buckets = buckets;
+    c->filled = 0;
+    for (uint64_t i = 0; i < old_buckets * BUCKET; i++) {
+        if (!old[i].depth) continue;
+        Entry *bucket = c->table + slot_of(c, (u128)old[i].k1 << 64 | old[i].k0), *target = bucket;
+        for (int j = 1; j < BUCKET && target->depth; j++)
+            if (bucket[j].depth < target->depth) target = &bucket[j];
+        if (target->depth >= old[i].depth) continue;
+        if (!target->depth) c->filled++;
+        *target = old[i];
+    }
+    munmap(old, old_buckets * BUCKET * sizeof(Entry));
+}
+
 /* Keep the entry for the same key, else replace the one with the smallest subtree. */
 static void store(Core *c, u128 key, int low, int high, int best, int depth) {
     Entry *bucket = c->table + slot_of(c, key), *target = bucket;
@@ -188,13 +248,14 @@ static void store(Core *c, u128 key, int low, int high, int best, int depth) {
         }
         if (bucket[i].depth < target->depth) target = &bucket[i];
     }
-    if (!target->depth) c->filled++;
+    if (!target->depth) c->filled++;  /* grown below at a quarter full: few buckets overflow before */
     target->k0 = k0;
     target->k1 = k1;
     target->low = (int8_t)low;
     target->high = (int8_t)high;
     target->best = (uint8_t)best;
     target->depth = (uint8_t)(depth > 254 ? 255 : depth + 1);
+    if (c->filled * 4 > c->buckets * BUCKET && c->buckets < c->max_buckets) grow(c);
 }
 
 typedef struct {
@@ -320,23 +381,6 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
 
 /* ---- the Python type ---------------------------------------------------------------------- */
 
-/* The table: zeroed anonymous memory, in 2 MiB pages where the kernel offers them (transparent huge pages:
-   a random probe then rarely misses the TLB, and filling the table faults 512 times less). */
-static Entry *table_alloc(size_t entries) {
-    size_t bytes = entries * sizeof(Entry);
-    void *table = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (table == MAP_FAILED) return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(table, bytes, MADV_HUGEPAGE);
-#endif
-    return table;
-}
-
-static void table_free(Core *c) {
-    if (c->table) munmap(c->table, c->buckets * BUCKET * sizeof(Entry));
-    c->table = NULL;
-}
-
 static void Core_dealloc(Core *c) {
     Py_XDECREF(c->tick);
     table_free(c);
@@ -374,19 +418,21 @@ static int read_item(PyObject *seq, Py_ssize_t index, int *out, const char *what
     return count;
 }
 
-/* Core(n_lines, cells, perms, misere, chain_rules, table_entries) */
+/* Core(n_lines, cells, perms, misere, chain_rules, max_entries, entries): a table of `entries` growing to
+   `max_entries` */
 static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
     int n_lines, misere, chain_rules;
-    unsigned long long entries;
+    unsigned long long max_entries, entries;
     PyObject *cells, *perms;
-    if (!PyArg_ParseTuple(args, "iOOppK", &n_lines, &cells, &perms, &misere, &chain_rules, &entries))
+    if (!PyArg_ParseTuple(args, "iOOppKK", &n_lines, &cells, &perms, &misere, &chain_rules, &max_entries, &entries))
         return -1;
+    if (entries > max_entries) entries = max_entries;
     if (n_lines < 1 || n_lines > MAX_LINES) {
         PyErr_Format(PyExc_ValueError, "the C solver handles 1-%d lines, not %d", MAX_LINES, n_lines);
         return -1;
     }
-    if (entries < 16 || entries > (1ULL << 36)) {
-        PyErr_SetString(PyExc_ValueError, "table_entries must be 16 to 2**36");
+    if (entries < 16 || max_entries > (1ULL << 36)) {
+        PyErr_SetString(PyExc_ValueError, "table entries must be 16 to 2**36");
         return -1;
     }
     c->n_lines = n_lines;
@@ -462,6 +508,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
     }
     table_free(c);
     c->buckets = entries / BUCKET;
+    c->max_buckets = max_entries / BUCKET;
     c->table = table_alloc((size_t)(c->buckets * BUCKET));
     if (!c->table) {
         PyErr_NoMemory();
@@ -549,6 +596,10 @@ static PyObject *Core_get_entries(Core *c, void *Py_UNUSED(closure)) {
     return PyLong_FromUnsignedLongLong(c->buckets * BUCKET);
 }
 
+static PyObject *Core_get_max_entries(Core *c, void *Py_UNUSED(closure)) {
+    return PyLong_FromUnsignedLongLong(c->max_buckets * BUCKET);
+}
+
 static int Core_set_nodes(Core *c, PyObject *value, void *Py_UNUSED(closure)) {
     unsigned long long nodes = PyLong_AsUnsignedLongLong(value);
     if (nodes == (unsigned long long)-1 && PyErr_Occurred()) return -1;
@@ -573,7 +624,8 @@ static PyMethodDef Core_methods[] = {
 static PyGetSetDef Core_getset[] = {
     {"nodes", (getter)Core_get_nodes, (setter)Core_set_nodes, "positions searched since the counter was reset", NULL},
     {"filled", (getter)Core_get_filled, NULL, "table entries in use", NULL},
-    {"entries", (getter)Core_get_entries, NULL, "table entries", NULL},
+    {"entries", (getter)Core_get_entries, NULL, "table entries (the table grows as it fills)", NULL},
+    {"max_entries", (getter)Core_get_max_entries, NULL, "the most entries the table grows to", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -582,7 +634,7 @@ static PyTypeObject CoreType = {
     .tp_name = "bots.brains._solvecore.Core",
     .tp_basicsize = sizeof(Core),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Core(n_lines, cells, symmetries, misere, chain_rules, table_entries): the solver's search",
+    .tp_doc = "Core(n_lines, cells, symmetries, misere, chain_rules, max_entries, entries): the solver's search",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Core_init,
     .tp_dealloc = (destructor)Core_dealloc,
@@ -608,6 +660,6 @@ PyMODINIT_FUNC PyInit__solvecore(void) {
     PyModule_AddIntConstant(m, "MAX_CELLS", MAX_CELLS);
     PyModule_AddIntConstant(m, "ENTRY_BYTES", sizeof(Entry));
     /* what a table's bytes mean (Entry, slot_of, BUCKET, store): a checkpoint of another layout is refused */
-    PyModule_AddIntConstant(m, "LAYOUT", 1);
+    PyModule_AddIntConstant(m, "LAYOUT", 2);
     return m;
 }

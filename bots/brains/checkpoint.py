@@ -8,8 +8,8 @@ Format, version 1 (``FORMAT``), all in one file::
 
 The header's fields: ``format``; ``layout`` (``_solvecore.LAYOUT``: what the table's bytes mean: entry layout,
 buckets, hash) and ``entry_bytes``; ``position`` (geometry, size, misère, border, the drawn lines as a
-hexadecimal mask, scores and the mover: a checkpoint of another position is refused); ``entries`` and ``filled``
-(table entries, and those in use); ``root`` (``solver.RootSearch``: MTD(f)'s window ``low``/``high``, its
+hexadecimal mask, scores and the mover: a checkpoint of another position is refused); ``entries``, ``max_entries``
+and ``filled`` (the table's entries now, the most it grows to, and those in use); ``root`` (``solver.RootSearch``: MTD(f)'s window ``low``/``high``, its
 ``guess``, and ``keeps``, each root child searched so far as ``[hex position, keeps the value]``); ``nodes``
 and ``seconds`` (CPU seconds) spent over all runs so far, ``runs``; ``table_crc32`` (zlib CRC-32 of the table
 bytes: ``_crc`` below). Anything that does not match (magic, JSON, format, layout, position, size, CRC) refuses the file in one
@@ -83,7 +83,8 @@ def write(path: Path, solver: Solver, state: State, nodes: int, seconds: float, 
     view = core.table()
     root = solver.root
     header = {"format": FORMAT, "layout": _solvecore.LAYOUT, "entry_bytes": _solvecore.ENTRY_BYTES,
-              "position": position_of(state), "entries": core.entries, "filled": core.filled,
+              "position": position_of(state), "entries": core.entries,
+              "max_entries": core.max_entries, "filled": core.filled,
               "root": {"low": root.low, "high": root.high, "guess": root.guess,
                        "keeps": [[f"{key:x}", keeps] for key, keeps in root.keeps.items()]},
               "nodes": nodes, "seconds": round(seconds, 3), "runs": runs, "table_crc32": _crc(view)}
@@ -124,11 +125,11 @@ def read_header(path: Path) -> tuple[dict, int]:
         raise refuse("its header is damaged or cut short") from None
     if version != FORMAT:
         raise refuse(f"written in checkpoint format {version!r}; this solver reads format {FORMAT} only")
-    fields = ("layout", "entry_bytes", "entries", "position", "table_crc32", "root")
+    fields = ("layout", "entry_bytes", "entries", "max_entries", "position", "table_crc32", "root")
     if not isinstance(header, dict) or not all(name in header for name in fields):
         raise refuse("its header is damaged (fields missing)")
     layout, entry_bytes, entries = header["layout"], header["entry_bytes"], header["entries"]
-    if not isinstance(entries, int) or not isinstance(entry_bytes, int):
+    if not all(isinstance(header[name], int) for name in ("entries", "max_entries", "entry_bytes")):
         raise refuse("its header is damaged (the table's size)")
     if (layout, entry_bytes) != (_solvecore.LAYOUT, _solvecore.ENTRY_BYTES):
         raise refuse(f"its table has layout {layout} of {entry_bytes}-byte entries; this solver's is layout "

@@ -27,9 +27,10 @@ reductions:
   (Berlekamp's "capture anything that costs nothing").
 * **Chains on offer**: take a chain of three or more cells that meets no other offered
   cell (no loop, not opened at both ends; normal play only); when the only cells on offer
-  are the last two of a chain, try only taking and double-dealing (normal and misère: in
-  misère this one rule holds in every position of the enumerated boards, the other two fail
-  in thousands; it alone cuts hexagons 4x3 with border, misère, from 192 M nodes to 12 M).
+  are the last two of a chain, try only taking and double-dealing (normal play; misère too,
+  but only where no safe line is left elsewhere: with one left, declining the chain by a
+  safe line can be better, as in 20 positions of square 2x3 and 16 of hexagons 2x5 with
+  border; the long-chain and free-capture rules fail in misère in thousands of positions).
 * **Odd loops** (three hexagons around one dot, pairwise adjacent: a loop of three, which
   squares never have): never forced; the chain walk meets the loop's other offered cell and
   every line is searched, so the search is exact there in both rule sets (tested).
@@ -62,6 +63,7 @@ TABLE_BITS = 22  # the C search's table: 4 Mi entries of 24 bytes (96 MiB)
 
 
 ENTRY_BYTES = 24  # one entry of the C table
+START_ENTRIES = 2**20  # the C table's first size (24 MiB); it doubles at a quarter full up to its most
 
 
 def table_bits_for(mebibytes: int) -> int:
@@ -157,9 +159,11 @@ class Solver:
     """Solver for one board and options; keeps its transposition table between calls."""
 
     def __init__(self, rules: Rules, use_symmetry: bool = True, chain_rules: bool = True,
-                 compiled: bool = True, table_bits: int = TABLE_BITS, table_entries: int | None = None) -> None:
+                 compiled: bool = True, table_bits: int = TABLE_BITS, table_entries: int | None = None,
+                 start_entries: int = START_ENTRIES) -> None:
         """``compiled=False`` keeps the search in Python; ``table_bits`` (2**bits entries) or ``table_entries``
-        (any number, rounded down to a multiple of 4) sizes the C search's table."""
+        (any number, rounded down to a multiple of 4) is the most the C search's table takes: it starts at
+        ``start_entries`` and doubles each time it is a quarter full."""
         board = rules.board
         self.rules = rules
         self.misere = rules.options.misere
@@ -204,7 +208,7 @@ class Solver:
         if compiled and _solvecore is not None and fits:
             entries = table_entries if table_entries is not None else 2**table_bits
             self.core = _solvecore.Core(n, [sorted(cell) for cell in board.cells], self.perms,
-                                        self.misere, self.chain_rules, entries)
+                                        self.misere, self.chain_rules, entries, start_entries)
 
     def forget(self, limit: int = 0) -> None:
         """Empty the Python table once it holds more than ``limit`` entries (the C table has a fixed size)."""
@@ -370,8 +374,20 @@ class Solver:
             if walk is not None and len(walk) >= 3 and not self.misere:
                 return (line,)
             if walk is not None and len(walk) == 2 and len(offered) == 1:
-                return (line, walk[1])
+                if not self.misere or not self.has_safe_line(drawn, 1 << line | 1 << walk[1]):
+                    return (line, walk[1])
         return None
+
+    def has_safe_line(self, drawn: int, skip: int) -> bool:
+        """Whether a free line outside ``skip`` makes no cell capturable (misère's chain rule needs none)."""
+        rest = self.full & ~drawn & ~skip
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            after = drawn | bit
+            if all((left := mask & ~after) and left & (left - 1) for mask in self.touch[bit.bit_length() - 1]):
+                return True
+        return False
 
     def _walk(self, drawn: int, line: int, offered: set[int]) -> list[int] | None:
         """The lines that take a chain from ``line`` on, or None if it branches or meets ``offered``."""

@@ -55,7 +55,7 @@ def solve(
     """
     from hexarena.bots.brains import checkpoint as checkpoints
     from hexarena.bots.brains import table_memory
-    from hexarena.bots.brains.solver import Solver, compiled, table_entries_for
+    from hexarena.bots.brains.solver import START_ENTRIES, Solver, compiled, table_entries_for
     from hexarena.bots.errors import CheckpointRefused, SolverTimeout
     from hexarena.protocol.board import make_board
     from hexarena.protocol.errors import BoardError
@@ -85,18 +85,19 @@ def solve(
             header, _ = checkpoints.read_header(checkpoint)
         except CheckpointRefused as exc:
             _fail(str(exc), 2)
-        entries = header["entries"]
+        entries, start = header["max_entries"], header["entries"]
         mib = -(-entries * header["entry_bytes"] // 2**20)
         sizing = "the checkpoint's"
     else:
         mib = memory if memory is not None else table_memory.default_mib(available, state.free_count())
         entries = table_entries_for(mib)
+        start = START_ENTRIES
         sizing = "--memory" if memory is not None else table_memory.RULE
     if memory is not None and available is not None and memory > available:
         _fail(f"cannot allocate --memory {memory} MiB on this machine: {available} MiB are available; give "
               f"16-{available} (default {table_memory.RULE}, here {table_memory.default_mib(available)})", 1)
     try:
-        solver = Solver(rules, table_entries=entries)
+        solver = Solver(rules, table_entries=entries, start_entries=start)
         resumed = checkpoints.read(checkpoint, solver, state) if resuming else None
     except MemoryError:
         _fail(f"cannot allocate a {mib} MiB table on this machine; give less with --memory (16-65536, default "
@@ -156,8 +157,9 @@ def solve(
         save()
     nodes = before_nodes + solution.nodes
     cpu = before_seconds + time.process_time() - cpu_start
-    table = {"table_mib": round(entries * 24 / 2**20, 1), "table_entries": entries, "table_sizing": sizing,
-             "table_filled": solver.core.filled if solver.core is not None else len(solver.table)}
+    table = {"table_mib": round(entries * 24 / 2**20, 1), "table_max_entries": entries,
+             "table_entries": solver.core.entries if solver.core is not None else len(solver.table),
+             "table_sizing": sizing, "table_filled": solver.core.filled if solver.core is not None else len(solver.table)}
     if as_json:
         print(json.dumps({"value": solution.value, "best": list(solution.best), "nodes": nodes,
                           "seconds": round(solution.seconds, 3), "cpu_seconds": round(cpu, 3), "runs": runs,
@@ -172,7 +174,8 @@ def solve(
     search = "C" if solver.core is not None else "pure-Python"
     over = f" over {runs} runs" if runs > 1 else ""
     if solver.core is not None:
-        print(f"table: {table['table_mib']:,.0f} MiB ({sizing}), {100 * table['table_filled'] / entries:.0f}% full")
+        print(f"table: {table['table_filled']:,} entries in use, grown to {table['table_entries']:,} of "
+              f"{entries:,} ({table['table_mib']:,.0f} MiB, {sizing})")
     print(f"{nodes} nodes in {solution.seconds:.2f} s{over} ({search} search)")
 
 
@@ -214,7 +217,7 @@ class _Meter:
         self.last, self.last_nodes = now, nodes
         best = self.solver.best_so_far(self.state)
         elapsed = int(now - self.started)
-        line = (f"{_si(self.before + nodes)} nodes, {_si(rate)} nodes/s, table {100 * core.filled / core.entries:.0f}% "
+        line = (f"{_si(self.before + nodes)} nodes, {_si(rate)} nodes/s, table {100 * core.filled / core.max_entries:.0f}% "
                 f"full, {self.bound()}{f', best line {best}' if best is not None else ''}, "
                 f"{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}")
         if self.terminal:

@@ -41,7 +41,8 @@ def test_json_says_how_the_table_was_sized():
     default = json.loads(run("2x2", "--json").stdout)
     assert default["table_sizing"].startswith("1/4 of MemAvailable") and default["table_entries"] >= 16
     given = json.loads(run("2x2", "--json", "--memory", "20").stdout)
-    assert (given["table_sizing"], given["table_entries"]) == ("--memory", 20 * 2**20 // 24 // 4 * 4)
+    assert (given["table_sizing"], given["table_max_entries"]) == ("--memory", 20 * 2**20 // 24 // 4 * 4)
+    assert given["table_entries"] == given["table_max_entries"]  # smaller than the first size: all of it
     assert given["value"] == default["value"] == -2
 
 
@@ -69,7 +70,7 @@ def damage(path: Path, how: str) -> None:
     elif how == "format":
         data = data.replace(b'"format":1', b'"format":9', 1)
     elif how == "layout":
-        data = data.replace(b'"layout":1', b'"layout":7', 1)
+        data = data.replace(b'"layout":2', b'"layout":7', 1)
     elif how == "header":
         data[len(MAGIC) + 3] = ord("}")
     elif how == "not a checkpoint":

@@ -120,9 +120,9 @@ def test_free_captures_are_optimal_in_every_position(geometry, size, border):
 def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, border, misere):
     """Proof by enumeration of the chain rules: take a chain, or double-deal at its last two cells.
 
-    Misère keeps only the second (when the only cell on offer starts a chain of two, taking it or declining
-    both is best there too); taking a chain of three or more is wrong in misère in thousands of these
-    positions, and so are free captures (``test_the_normal_play_rules_fail_in_misere``)."""
+    Misère keeps only the second, and only where no safe line is left outside the chain; taking a chain of
+    three or more is wrong in misère in thousands of these positions, and so are free captures, and the
+    two-cell rule with a safe line left fails on square 2x3 (``test_the_normal_play_rules_fail_in_misere``)."""
     rules = Rules(make_board(size, geometry), Options(2, misere, border))
     value, move_value = exhaustive_for(geometry, size, misere, border)
     solver = Solver(rules)
@@ -132,6 +132,24 @@ def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, borde
         if moves is not None:
             applied += 1
             assert len(moves) == 2 or not misere
+            assert value(drawn) == max(move_value(drawn, line) for line in moves)
+    assert applied > (20 if misere else 50)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("geometry", "size", "border"), [
+    ("hex", "2x2", False), ("hex", "2x5", True), ("square", "2x3", False), ("square", "3x4", True),
+    ("square", "1x6", False)])
+def test_the_misere_chain_rule_on_boards_of_17_to_19_free_lines(geometry, size, border):
+    """The misère chain rule against plain search in every position of larger boards (minutes each)."""
+    rules = Rules(make_board(size, geometry), Options(2, True, border))
+    value, move_value = exhaustive(rules)
+    solver = Solver(rules)
+    applied = 0
+    for drawn in every_position(rules):
+        moves = solver.chain_moves(drawn)
+        if moves is not None:
+            applied += 1
             assert value(drawn) == max(move_value(drawn, line) for line in moves)
     assert applied > 50
 
@@ -148,6 +166,18 @@ def test_the_normal_play_rules_fail_in_misere():
         moves = normal.chain_moves(drawn)
         wrong_chain += moves is not None and len(moves) == 1 and value(drawn) != move_value(drawn, moves[0])
     assert wrong_free > 1000 and wrong_chain > 100
+    rules = Rules(make_board("2x3", "square"), Options(2, True))
+    value, move_value = exhaustive_for("square", "2x3", True, False)
+    normal = Solver(Rules(make_board("2x3", "square")))
+    misere = Solver(rules)
+    wrong_pair = 0
+    for drawn in every_position(rules):
+        moves = normal.chain_moves(drawn)
+        if moves is not None and len(moves) == 2:
+            wrong = value(drawn) != max(move_value(drawn, line) for line in moves)
+            wrong_pair += wrong
+            assert not wrong or misere.chain_moves(drawn) is None  # a safe line was left: misère searches all
+    assert wrong_pair == 20
 
 
 def odd_loop_on_offer(rules: Rules, drawn: int) -> int:
