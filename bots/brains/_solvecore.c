@@ -1,5 +1,5 @@
 /* The solver's search in C: the same negamax as bots/brains/solver.py's Solver._search, line for line,
- * with a fixed-size transposition table. Boards of up to 128 lines and 64 cells.
+ * with a transposition table that grows (doubling at a quarter full) up to a given size. Boards of up to 128 lines and 64 cells.
  *
  * Python keeps the parts that run once per solve (MTD(f) and the root's best lines) and calls
  * Core.search(low64, high64, alpha, beta, open_cells) for every null-window search.
