@@ -373,9 +373,9 @@ class Solver:
             walk = self._walk(drawn, line, offered)
             if walk is not None and len(walk) >= 3 and not self.misere:
                 return (line,)
-            if walk is not None and len(walk) == 2 and len(offered) == 1:
-                if not self.misere or not self.has_safe_line(drawn, 1 << line | 1 << walk[1]):
-                    return (line, walk[1])
+            pair = walk is not None and len(walk) == 2 and len(offered) == 1
+            if pair and not (self.misere and self.has_safe_line(drawn, 1 << line | 1 << walk[1])):
+                return (line, walk[1])
         return None
 
     def has_safe_line(self, drawn: int, skip: int) -> bool:
