@@ -1,6 +1,13 @@
-"""Check the solver's speed goals: every board with up to 20 free lines in under a second.
+"""Check the solver's speed goals: every board with up to 20 free lines in under a second; or before/after.
 
     PYTHONPATH=. python3 benchmarks/solve_speed.py [--max-free 20] [--goal 1.0]
+    PYTHONPATH=. python3 benchmarks/solve_speed.py --before /work/solver-base [--rounds 2] [--long]
+
+With ``--before CHECKOUT`` (another checkout with its C search built in place, e.g. ``git worktree add
+/work/solver-base 21ebc33`` and its ``bots/brains/_solvecore.c`` compiled beside it), each position is solved by
+``hexarena solve`` as a user types it, in a fresh process, by that checkout and by this one in turn (the order
+alternating each round), and the CPU seconds (user + system) of each process compared: the ratio before/after
+per position and round, with the spread over rounds. ``--long`` adds hexagons 3x3 as typed (minutes).
 
 Solves the start position of every size (1-10 × 1-10), both geometries, with and
 without border, normal and misère, that has at most ``--max-free`` free lines, and
@@ -12,8 +19,13 @@ or in Python when the C search is not built).
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import statistics
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 from hexarena.bots.brains.solver import Solver, compiled
 from hexarena.protocol.board import boards_with_few_free_lines
@@ -25,7 +37,13 @@ def main() -> None:
     parser.add_argument("--max-free", type=int, default=20)
     parser.add_argument("--goal", type=float, default=1.0, help="CPU seconds allowed per position")
     parser.add_argument("--show", type=int, default=10, help="how many of the slowest to print")
+    parser.add_argument("--before", type=Path, help="compare with this checkout (its C search built in place)")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--long", action="store_true", help="with --before: add hexagons 3x3 as typed")
     args = parser.parse_args()
+    if args.before:
+        before_and_after(args.before, args.rounds, args.long)
+        return
     runs = []
     for board, border in boards_with_few_free_lines(args.max_free):
         free = len(board.lines) - (len(board.border) if border else 0)
@@ -51,6 +69,51 @@ def main() -> None:
     slow = [r for r in runs if r[0] > args.goal]
     print(f"{len(slow)} over the {args.goal} s goal")
     sys.exit(1 if slow else 0)
+
+
+# positions as a user types them: the misère ones gained a chain rule, all of them the machine-sized table
+POSITIONS = [["2x3", "--misere"], ["3x3", "--geometry", "square", "--misere"], ["2x4"], ["4x3", "--border", "--misere"],
+             ["3x4", "--border", "--misere"]]
+HERE = Path(__file__).resolve().parents[1]
+
+
+def cpu_of(checkout: Path, position: list[str]) -> tuple[float, str]:
+    """CPU seconds (user + system) of ``hexarena solve POSITION --json`` run from ``checkout``, and its output."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run([sys.executable, "-m", "hexarena", "solve", *position, "--json"], cwd=checkout, env=env,
+                          capture_output=True, text=True, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stdout
+
+
+def before_and_after(base: Path, rounds: int, long: bool) -> None:
+    """Each position by ``base`` and by this checkout in turn, alternating; ratios of CPU seconds."""
+    import json
+
+    positions = POSITIONS + ([["3x3"]] if long else [])
+    commit = subprocess.run(["git", "-C", str(base), "rev-parse", "--short", "HEAD"], text=True, capture_output=True,
+                            check=False).stdout.strip()
+    print(f"before: {base} ({commit}), after: {HERE}; CPU seconds (user + system) of `hexarena solve ... --json` "
+          f"as typed, {rounds} rounds")
+    for position in positions:
+        ratios, times = [], {"before": [], "after": []}
+        for round_ in range(rounds):
+            order = [("before", base), ("after", HERE)]
+            for name, checkout in order if round_ % 2 == 0 else order[::-1]:
+                seconds, out = cpu_of(checkout, position)
+                times[name].append(seconds)
+                result = json.loads(out)
+                if name == "after":
+                    after_value = result["value"]
+                else:
+                    before_value = result["value"]
+            assert before_value == after_value, (position, before_value, after_value)
+            ratios.append(times["before"][-1] / times["after"][-1])
+        spread = f" (rounds {', '.join(f'{r:.2f}' for r in ratios)})" if rounds > 1 else ""
+        before, after = statistics.median(times["before"]), statistics.median(times["after"])
+        print(f"  hexarena solve {' '.join(position):32} value {after_value:+d}  before {before:7.2f} s  after "
+              f"{after:7.2f} s  ratio {statistics.median(ratios):5.2f}x{spread}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 /* The solver's search in C: the same negamax as bots/brains/solver.py's Solver._search, line for line,
- * with a fixed-size transposition table. Boards of up to 128 lines and 64 cells.
+ * with a transposition table that grows (doubling at a quarter full) up to a given size. Boards of up to 128 lines and 64 cells.
  *
  * Python keeps the parts that run once per solve (MTD(f) and the root's best lines) and calls
  * Core.search(low64, high64, alpha, beta, open_cells) for every null-window search.
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 
 #if defined(__x86_64__)
 #pragma GCC target("popcnt")  /* every x86-64 since 2008; the generic fallback costs 5 % of the search */
@@ -43,8 +44,12 @@ typedef struct {
     uint8_t inverse[MAX_PERMS][MAX_LINES];
     u128 (*images)[CHUNKS][256]; /* per symmetry after the identity: image of each byte of a mask */
     Entry *table;
-    uint64_t table_mask; /* entries - 1 */
+    uint64_t buckets; /* the table holds buckets * BUCKET entries */
+    uint64_t max_buckets; /* and grows up to this many */
+    uint64_t filled;  /* entries in use */
     uint64_t nodes;
+    PyObject *tick; /* called every tick_seconds (time.monotonic) during a search, or NULL */
+    double tick_seconds, next_tick;
     int clock_id;
     int has_deadline;
     double deadline;
@@ -119,7 +124,22 @@ static int walk(const Core *c, u128 drawn, int line, u128 offered, int *second) 
     }
 }
 
-/* The only lines worth trying when a chain is on offer (Solver.chain_moves); 0 when none. */
+/* Whether some free line outside `except` makes no cell capturable (Solver.has_safe_line). */
+static int has_safe_line(const Core *c, u128 drawn, u128 except) {
+    for (u128 rest = c->full & ~drawn & ~except; rest; rest &= rest - 1) {
+        int line = lowest(rest), safe = 1;
+        u128 after = drawn | bit(line);
+        for (int t = 0; t < c->n_touch[line]; t++) {
+            u128 left = c->cell_mask[c->touch[line][t]] & ~after;
+            if (!left || single(left)) safe = 0;
+        }
+        if (safe) return 1;
+    }
+    return 0;
+}
+
+/* The only lines worth trying when a chain is on offer (Solver.chain_moves); 0 when none. Misère keeps only the
+   rule of the last two cells of a chain, and only where no safe line is left elsewhere. */
 static u128 chain_moves(const Core *c, u128 drawn) {
     u128 offered = 0;
     for (int cell = 0; cell < c->n_cells; cell++) {
@@ -130,8 +150,11 @@ static u128 chain_moves(const Core *c, u128 drawn) {
     for (u128 rest = offered; rest; rest &= rest - 1) {
         int line = lowest(rest), second = -1;
         int length = walk(c, drawn, line, offered, &second);
-        if (length >= 3) return bit(line);
-        if (length == 2 && count == 1) return bit(line) | bit(second);
+        if (length >= 3 && !c->misere) return bit(line);
+        if (length == 2 && count == 1) {
+            u128 pair = bit(line) | bit(second);
+            if (!c->misere || !has_safe_line(c, drawn, pair)) return pair;
+        }
     }
     return 0;
 }
@@ -154,10 +177,14 @@ static u128 key_of(const Core *c, u128 drawn, int *which) {
     return key;
 }
 
+/* The first entry of the key's bucket: the hash scaled to any number of buckets (not only powers of two),
+   so the table can take whatever share of memory it is given. Part of the checkpoint format (LAYOUT). */
 static inline uint64_t slot_of(const Core *c, u128 key) {
     uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ULL ^ (uint64_t)(key >> 64) * 0xC2B2AE3D27D4EB4FULL;
     h ^= h >> 31;
-    return h & c->table_mask & ~(uint64_t)(BUCKET - 1);
+    h *= 0xD6E8FEB86659FD93ULL;
+    h ^= h >> 32;
+    return (uint64_t)(((u128)h * c->buckets) >> 64) * BUCKET;
 }
 
 static Entry *lookup(Core *c, u128 key) {
@@ -166,6 +193,48 @@ static Entry *lookup(Core *c, u128 key) {
     for (int i = 0; i < BUCKET; i++)
         if (bucket[i].depth && bucket[i].k0 == k0 && bucket[i].k1 == k1) return &bucket[i];
     return NULL;
+}
+
+/* The table: zeroed anonymous memory, in 2 MiB pages where the kernel offers them (transparent huge pages:
+   a random probe then rarely misses the TLB, and filling the table faults 512 times less). */
+static Entry *table_alloc(size_t entries) {
+    size_t bytes = entries * sizeof(Entry);
+    void *table = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (table == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(table, bytes, MADV_HUGEPAGE);
+#endif
+    return table;
+}
+
+static void table_free(Core *c) {
+    if (c->table) munmap(c->table, c->buckets * BUCKET * sizeof(Entry));
+    c->table = NULL;
+}
+
+/* Double the table (up to max_buckets) and put every entry back: a table grows with the solve, so a small
+   solve never pays for zeroing the gigabytes a large one may take. Where the memory cannot be had it stays. */
+static void grow(Core *c) {
+    uint64_t old_buckets = c->buckets, buckets = old_buckets * 2;
+    if (buckets > c->max_buckets) buckets = c->max_buckets;
+    Entry *old = c->table, *table = table_alloc((size_t)(buckets * BUCKET));
+    if (!table) {
+        c->max_buckets = old_buckets;
+        return;
+    }
+    c->table = table;
+    c->buckets = buckets;
+    c->filled = 0;
+    for (uint64_t i = 0; i < old_buckets * BUCKET; i++) {
+        if (!old[i].depth) continue;
+        Entry *bucket = c->table + slot_of(c, (u128)old[i].k1 << 64 | old[i].k0), *target = bucket;
+        for (int j = 1; j < BUCKET && target->depth; j++)
+            if (bucket[j].depth < target->depth) target = &bucket[j];
+        if (target->depth >= old[i].depth) continue;
+        if (!target->depth) c->filled++;
+        *target = old[i];
+    }
+    munmap(old, old_buckets * BUCKET * sizeof(Entry));
 }
 
 /* Keep the entry for the same key, else replace the one with the smallest subtree. */
@@ -179,12 +248,14 @@ static void store(Core *c, u128 key, int low, int high, int best, int depth) {
         }
         if (bucket[i].depth < target->depth) target = &bucket[i];
     }
+    if (!target->depth) c->filled++;  /* grown below at a quarter full: few buckets overflow before */
     target->k0 = k0;
     target->k1 = k1;
     target->low = (int8_t)low;
     target->high = (int8_t)high;
     target->best = (uint8_t)best;
     target->depth = (uint8_t)(depth > 254 ? 255 : depth + 1);
+    if (c->filled * 4 > c->buckets * BUCKET && c->buckets < c->max_buckets) grow(c);
 }
 
 typedef struct {
@@ -204,10 +275,19 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
             c->stop = 2;
             return 0;
         }
+        if (c->tick && (c->nodes & 0x3FFFF) == 0 && now(CLOCK_MONOTONIC) >= c->next_tick) {
+            PyObject *done = PyObject_CallNoArgs(c->tick);
+            if (!done) {
+                c->stop = 2;
+                return 0;
+            }
+            Py_DECREF(done);
+            c->next_tick = now(CLOCK_MONOTONIC) + c->tick_seconds;
+        }
     }
     int sign = c->misere ? -1 : 1;
     int gain = 0;
-    if (c->chain_rules) {
+    if (c->chain_rules && !c->misere) {
         gain = take_free(c, &drawn);
         alpha -= gain;
         beta -= gain;
@@ -257,7 +337,7 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
         }
         int order;
         if (line == hint) order = 0;
-        else if (closed) order = 1;
+        else if (closed) order = 1;  /* misère too: captures last or sacrifices first cost 1.5-4x the nodes */
         else if (risky) order = 1 << 20;
         else order = 2 + (2 - c->n_touch[line]) * 1024 + spare;
         Move move = {line, closed, order * MAX_LINES + line, after};
@@ -302,7 +382,8 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
 /* ---- the Python type ---------------------------------------------------------------------- */
 
 static void Core_dealloc(Core *c) {
-    free(c->table);
+    Py_XDECREF(c->tick);
+    table_free(c);
     free(c->images);
     Py_TYPE(c)->tp_free((PyObject *)c);
 }
@@ -337,18 +418,21 @@ static int read_item(PyObject *seq, Py_ssize_t index, int *out, const char *what
     return count;
 }
 
-/* Core(n_lines, cells, perms, misere, chain_rules, table_bits) */
+/* Core(n_lines, cells, perms, misere, chain_rules, max_entries, entries): a table of `entries` growing to
+   `max_entries` */
 static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
-    int n_lines, misere, chain_rules, table_bits;
+    int n_lines, misere, chain_rules;
+    unsigned long long max_entries, entries;
     PyObject *cells, *perms;
-    if (!PyArg_ParseTuple(args, "iOOppi", &n_lines, &cells, &perms, &misere, &chain_rules, &table_bits))
+    if (!PyArg_ParseTuple(args, "iOOppKK", &n_lines, &cells, &perms, &misere, &chain_rules, &max_entries, &entries))
         return -1;
+    if (entries > max_entries) entries = max_entries;
     if (n_lines < 1 || n_lines > MAX_LINES) {
         PyErr_Format(PyExc_ValueError, "the C solver handles 1-%d lines, not %d", MAX_LINES, n_lines);
         return -1;
     }
-    if (table_bits < 4 || table_bits > 32) {
-        PyErr_SetString(PyExc_ValueError, "table_bits must be 4-32");
+    if (entries < 16 || max_entries > (1ULL << 36)) {
+        PyErr_SetString(PyExc_ValueError, "table entries must be 16 to 2**36");
         return -1;
     }
     c->n_lines = n_lines;
@@ -422,13 +506,15 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
                 c->images[p - 1][k][byte] = out;
             }
     }
-    free(c->table);
-    c->table = calloc((size_t)1 << table_bits, sizeof(Entry));
+    table_free(c);
+    c->buckets = entries / BUCKET;
+    c->max_buckets = max_entries / BUCKET;
+    c->table = table_alloc((size_t)(c->buckets * BUCKET));
     if (!c->table) {
         PyErr_NoMemory();
         return -1;
     }
-    c->table_mask = ((uint64_t)1 << table_bits) - 1;
+    c->filled = 0;
     c->nodes = 0;
     c->has_deadline = 0;
     return 0;
@@ -460,11 +546,59 @@ static PyObject *Core_set_deadline(Core *c, PyObject *args) {
 }
 
 static PyObject *Core_clear(Core *c, PyObject *Py_UNUSED(ignored)) {
-    memset(c->table, 0, (c->table_mask + 1) * sizeof(Entry));
+    memset(c->table, 0, c->buckets * BUCKET * sizeof(Entry));
+    c->filled = 0;
+    Py_RETURN_NONE;
+}
+
+/* table(): the table's bytes as a writable memoryview (a checkpoint writes and reads them whole) */
+static PyObject *Core_table(Core *c, PyObject *Py_UNUSED(ignored)) {
+    return PyMemoryView_FromMemory((char *)c->table, (Py_ssize_t)(c->buckets * BUCKET * sizeof(Entry)), PyBUF_WRITE);
+}
+
+/* recount(): count the entries in use again (after the table was read back), and return the count */
+static PyObject *Core_recount(Core *c, PyObject *Py_UNUSED(ignored)) {
+    uint64_t filled = 0;
+    for (uint64_t i = 0; i < c->buckets * BUCKET; i++) filled += c->table[i].depth != 0;
+    c->filled = filled;
+    return PyLong_FromUnsignedLongLong(filled);
+}
+
+/* probe(low64, high64): (low, high, best line) stored for a position, or None */
+static PyObject *Core_probe(Core *c, PyObject *args) {
+    unsigned long long lo, hi;
+    if (!PyArg_ParseTuple(args, "KK", &lo, &hi)) return NULL;
+    int which;
+    u128 key = key_of(c, (u128)hi << 64 | lo, &which);
+    Entry *entry = lookup(c, key);
+    if (!entry) Py_RETURN_NONE;
+    return Py_BuildValue("iii", entry->low, entry->high, c->inverse[which][entry->best]);
+}
+
+/* set_tick(callable or None, seconds): call it about every `seconds` (time.monotonic) while searching */
+static PyObject *Core_set_tick(Core *c, PyObject *args) {
+    PyObject *tick;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "Od", &tick, &seconds)) return NULL;
+    Py_XDECREF(c->tick);
+    c->tick = tick == Py_None ? NULL : tick;
+    Py_XINCREF(c->tick);
+    c->tick_seconds = seconds;
+    c->next_tick = now(CLOCK_MONOTONIC) + seconds;
     Py_RETURN_NONE;
 }
 
 static PyObject *Core_get_nodes(Core *c, void *Py_UNUSED(closure)) { return PyLong_FromUnsignedLongLong(c->nodes); }
+
+static PyObject *Core_get_filled(Core *c, void *Py_UNUSED(closure)) { return PyLong_FromUnsignedLongLong(c->filled); }
+
+static PyObject *Core_get_entries(Core *c, void *Py_UNUSED(closure)) {
+    return PyLong_FromUnsignedLongLong(c->buckets * BUCKET);
+}
+
+static PyObject *Core_get_max_entries(Core *c, void *Py_UNUSED(closure)) {
+    return PyLong_FromUnsignedLongLong(c->max_buckets * BUCKET);
+}
 
 static int Core_set_nodes(Core *c, PyObject *value, void *Py_UNUSED(closure)) {
     unsigned long long nodes = PyLong_AsUnsignedLongLong(value);
@@ -479,11 +613,19 @@ static PyMethodDef Core_methods[] = {
     {"set_deadline", (PyCFunction)Core_set_deadline, METH_VARARGS,
      "set_deadline(instant or None, cpu): stop searching past time.monotonic() (cpu: time.process_time())"},
     {"clear", (PyCFunction)Core_clear, METH_NOARGS, "forget the transposition table"},
+    {"table", (PyCFunction)Core_table, METH_NOARGS, "the table's bytes, a writable memoryview"},
+    {"recount", (PyCFunction)Core_recount, METH_NOARGS, "count the entries in use again; returns the count"},
+    {"probe", (PyCFunction)Core_probe, METH_VARARGS, "probe(low64, high64) -> (low, high, best line) or None"},
+    {"set_tick", (PyCFunction)Core_set_tick, METH_VARARGS,
+     "set_tick(callable or None, seconds): call it about every `seconds` while searching"},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef Core_getset[] = {
     {"nodes", (getter)Core_get_nodes, (setter)Core_set_nodes, "positions searched since the counter was reset", NULL},
+    {"filled", (getter)Core_get_filled, NULL, "table entries in use", NULL},
+    {"entries", (getter)Core_get_entries, NULL, "table entries (the table grows as it fills)", NULL},
+    {"max_entries", (getter)Core_get_max_entries, NULL, "the most entries the table grows to", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -492,7 +634,7 @@ static PyTypeObject CoreType = {
     .tp_name = "bots.brains._solvecore.Core",
     .tp_basicsize = sizeof(Core),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Core(n_lines, cells, symmetries, misere, chain_rules, table_bits): the solver's search",
+    .tp_doc = "Core(n_lines, cells, symmetries, misere, chain_rules, max_entries, entries): the solver's search",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Core_init,
     .tp_dealloc = (destructor)Core_dealloc,
@@ -516,5 +658,8 @@ PyMODINIT_FUNC PyInit__solvecore(void) {
     }
     PyModule_AddIntConstant(m, "MAX_LINES", MAX_LINES);
     PyModule_AddIntConstant(m, "MAX_CELLS", MAX_CELLS);
+    PyModule_AddIntConstant(m, "ENTRY_BYTES", sizeof(Entry));
+    /* what a table's bytes mean (Entry, slot_of, BUCKET, store): a checkpoint of another layout is refused */
+    PyModule_AddIntConstant(m, "LAYOUT", 2);
     return m;
 }

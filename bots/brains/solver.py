@@ -25,13 +25,19 @@ reductions:
 * **Free captures** (normal play only): a capturable cell whose last line makes no
   other cell capturable is taken at once, without trying the alternatives
   (Berlekamp's "capture anything that costs nothing").
-* **Chains on offer** (normal play only): take a chain of three or more cells that
-  meets no other offered cell (no loop, not opened at both ends); when the only cells
-  on offer are the last two of a chain, try only taking and double-dealing.
+* **Chains on offer**: take a chain of three or more cells that meets no other offered
+  cell (no loop, not opened at both ends; normal play only); when the only cells on offer
+  are the last two of a chain, try only taking and double-dealing (normal play; misère too,
+  but only where no safe line is left elsewhere: with one left, declining the chain by a
+  safe line can be better, as in 20 positions of square 2x3 and 16 of hexagons 2x5 with
+  border; the long-chain and free-capture rules fail in misère in thousands of positions).
+* **Odd loops** (three hexagons around one dot, pairwise adjacent: a loop of three, which
+  squares never have): never forced; the chain walk meets the loop's other offered cell and
+  every line is searched, so the search is exact there in both rule sets (tested).
 
-The search runs in C (``bots/brains/_solvecore.c``, the same algorithm line for line, with a fixed-size
-table of bounds instead of a dict) when pip could build it, on boards of up to 128 lines; Python
-keeps MTD(f) and the root's best lines. ``Solver(rules, compiled=False)`` forces pure Python.
+The search runs in C (``bots/brains/_solvecore.c``, the same algorithm line for line, with a table of
+bounds that grows from 24 MiB to its given size instead of a dict) when pip could build it, on boards of up
+to 128 lines; Python keeps MTD(f) and the root's best lines. ``Solver(rules, compiled=False)`` forces pure Python.
 
 ``tests/brains/test_solver.py`` checks each reduction against plain exhaustive search in
 every position of several small boards (a proof by enumeration on those boards, not
@@ -42,7 +48,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hexarena.protocol.rules import Rules, State
 from hexarena.bots.errors import SolverTimeout
@@ -56,9 +62,18 @@ _CHUNK = 8
 TABLE_BITS = 22  # the C search's table: 4 Mi entries of 24 bytes (96 MiB)
 
 
+ENTRY_BYTES = 24  # one entry of the C table
+START_ENTRIES = 2**20  # the C table's first size (24 MiB); it doubles at a quarter full up to its most
+
+
 def table_bits_for(mebibytes: int) -> int:
     """The largest C table (as a power of two of 24-byte entries) within ``mebibytes``."""
-    return max(4, min(32, (mebibytes * 2**20 // 24).bit_length() - 1))
+    return max(4, min(32, (mebibytes * 2**20 // ENTRY_BYTES).bit_length() - 1))
+
+
+def table_entries_for(mebibytes: int) -> int:
+    """How many entries of the C table fit in ``mebibytes`` (any multiple of its 4-entry buckets)."""
+    return max(16, mebibytes * 2**20 // ENTRY_BYTES // 4 * 4)
 
 
 def compiled() -> bool:
@@ -83,6 +98,21 @@ def solve(state: State, deadline: float | None = None) -> Solution:
 
 
 Clock = Callable[[], float]
+
+
+@dataclass
+class RootSearch:
+    """Where a solve of one position stands: all a resumed solve needs besides the table.
+
+    ``low``/``high`` bound the mover's objective (MTD(f)'s window; ``low == high`` once the value is known),
+    ``guess`` is the next null window's guess, and ``keeps`` maps each root child searched so far (a canonical
+    position after one line) to whether it keeps the value.
+    """
+
+    low: int
+    high: int
+    guess: int = 0
+    keeps: dict[int, bool] = field(default_factory=dict)
 
 
 def symmetries(rules: Rules) -> list[tuple[int, ...]]:
@@ -129,12 +159,16 @@ class Solver:
     """Solver for one board and options; keeps its transposition table between calls."""
 
     def __init__(self, rules: Rules, use_symmetry: bool = True, chain_rules: bool = True,
-                 compiled: bool = True, table_bits: int = TABLE_BITS) -> None:
-        """``compiled=False`` keeps the search in Python; ``table_bits`` sizes the C search's table."""
+                 compiled: bool = True, table_bits: int = TABLE_BITS, table_entries: int | None = None,
+                 start_entries: int = START_ENTRIES) -> None:
+        """``compiled=False`` keeps the search in Python; ``table_bits`` (2**bits entries) or ``table_entries``
+        (any number, rounded down to a multiple of 4) is the most the C search's table takes: it starts at
+        ``start_entries`` and doubles each time it is a quarter full."""
         board = rules.board
         self.rules = rules
         self.misere = rules.options.misere
-        self.chain_rules = chain_rules and not self.misere
+        self.chain_rules = chain_rules  # misère: only the last-two-cells rule (see chain_moves)
+        self.free_captures = chain_rules and not self.misere
         owners = board.line_cells()
         self.cell_masks = rules.cell_masks
         self.touch = tuple(tuple(rules.cell_masks[c] for c in cells) for cells in owners)
@@ -168,11 +202,13 @@ class Solver:
         # in one int (8 bits each): a third of the memory of a tuple
         self.table: dict[int, int] = {}
         self.nodes = 0
+        self.root: RootSearch | None = None
         self.core = None
         fits = len(board.lines) <= 128 and len(board.cells) <= 64 and len(self.perms) <= 8
         if compiled and _solvecore is not None and fits:
+            entries = table_entries if table_entries is not None else 2**table_bits
             self.core = _solvecore.Core(n, [sorted(cell) for cell in board.cells], self.perms,
-                                        self.misere, self.chain_rules, table_bits)
+                                        self.misere, self.chain_rules, entries, start_entries)
 
     def forget(self, limit: int = 0) -> None:
         """Empty the Python table once it holds more than ``limit`` entries (the C table has a fixed size)."""
@@ -191,11 +227,16 @@ class Solver:
                 count -= 1
         return out
 
-    def solve(self, state: State, deadline: float | None = None, clock: Clock = time.monotonic) -> Solution:
+    def solve(self, state: State, deadline: float | None = None, clock: Clock = time.monotonic,
+              resume: RootSearch | None = None, watch: Callable[[], None] | None = None,
+              watch_every: float = 1.0) -> Solution:
         """The value of ``state`` and all its best lines (see the module docstring).
 
         Raises ``SolverTimeout`` once ``clock()`` passes ``deadline`` (checked every 1024
-        nodes); ``time.process_time`` makes it a CPU-time limit.
+        nodes); ``time.process_time`` makes it a CPU-time limit. ``self.root`` says where the
+        solve stands at any moment; ``resume`` (a ``RootSearch`` of the same position, with the
+        table it was written with) goes on from there. ``watch`` is called about every
+        ``watch_every`` seconds during the C search (an exception it raises ends the solve).
         """
         if len(state.scores) != 2:
             raise ValueError("the solver handles two players only")
@@ -209,16 +250,20 @@ class Solver:
                 raise ValueError("the C search keeps time by time.monotonic or time.process_time only")
             self.core.set_deadline(deadline, clock is time.process_time)
             self.core.nodes = 0
+            self.core.set_tick(watch, watch_every)
             search = self._core_search
         drawn = state.drawn
         sign = -1 if self.misere else 1
         open_cells = sum(1 for mask in self.cell_masks if drawn & mask != mask)
         best: list[int] = []
-        if drawn == self.full:
-            objective = 0
-        else:
-            objective = self._mtdf(self.canonical(drawn), open_cells, search)
-            keeps: dict[int, bool] = {}  # canonical position after a line -> does it keep the value
+        self.root = resume if resume is not None else RootSearch(-open_cells, open_cells)
+        try:
+            objective = 0 if drawn == self.full else self._mtdf(self.canonical(drawn), search)
+        finally:
+            if self.core is not None:
+                self.core.set_tick(None, 0)
+        if drawn != self.full:
+            keeps = self.root.keeps  # canonical position after a line -> does it keep the value
             for line in state.legal_moves():
                 after = drawn | 1 << line
                 closed = sum(1 for mask in self.touch[line] if after & mask == mask)
@@ -239,6 +284,23 @@ class Solver:
             self.nodes = self.core.nodes
         return Solution(value, future, tuple(best), self.nodes, time.monotonic() - started)
 
+    def best_so_far(self, state: State) -> int | None:
+        """The line the C table holds as best for ``state`` (from the last search through it), or None."""
+        if self.core is None:
+            return None
+        canonical = self.canonical(state.drawn)
+        entry = self.core.probe(canonical & 0xFFFF_FFFF_FFFF_FFFF, canonical >> 64)
+        if entry is None:
+            return None
+        line = entry[2]
+        if state.drawn >> line & 1 == 0:
+            return line
+        for mask in self.border_masks:  # a border line of the canonical frame: the cell's first free one
+            free = mask & ~state.drawn
+            if mask >> line & 1 and free:
+                return (free & -free).bit_length() - 1
+        return None
+
     def _core_search(self, drawn: int, alpha: int, beta: int, open_cells: int) -> int:
         """``_search`` in C."""
         value = self.core.search(drawn & 0xFFFF_FFFF_FFFF_FFFF, drawn >> 64, alpha, beta, open_cells)
@@ -247,17 +309,23 @@ class Solver:
             raise SolverTimeout(f"solver passed its deadline after {self.core.nodes} nodes")
         return value
 
-    def _mtdf(self, drawn: int, open_cells: int, search: Callable[[int, int, int, int], int]) -> int:
-        """The exact value by null-window searches (MTD(f)): fewer nodes than one wide window."""
-        low, high, guess = -open_cells, open_cells, 0
-        while low < high:
-            beta = guess + 1 if guess == low else guess
+    def _mtdf(self, drawn: int, search: Callable[[int, int, int, int], int]) -> int:
+        """The exact value by null-window searches (MTD(f)): fewer nodes than one wide window.
+
+        Each search narrows ``self.root``'s window; starting from a saved window goes on where it stopped.
+        """
+        root = self.root
+        open_cells = sum(1 for mask in self.cell_masks if drawn & mask != mask)
+        while root.low < root.high:
+            beta = root.guess + 1 if root.guess == root.low else root.guess
+            beta = min(max(beta, root.low + 1), root.high)
             guess = search(drawn, beta - 1, beta, open_cells)
             if guess < beta:
-                high = guess
+                root.high = guess
             else:
-                low = guess
-        return guess
+                root.low = guess
+            root.guess = guess
+        return root.low
 
     def take_free(self, drawn: int) -> tuple[int, int]:
         """Draw every capturable cell's last line that makes no other cell capturable.
@@ -303,11 +371,23 @@ class Solver:
                 offered.add(rest.bit_length() - 1)
         for line in sorted(offered):  # line order, as the C search
             walk = self._walk(drawn, line, offered)
-            if walk is not None and len(walk) >= 3:
+            if walk is not None and len(walk) >= 3 and not self.misere:
                 return (line,)
-            if walk is not None and len(walk) == 2 and len(offered) == 1:
+            pair = walk is not None and len(walk) == 2 and len(offered) == 1
+            if pair and not (self.misere and self.has_safe_line(drawn, 1 << line | 1 << walk[1])):
                 return (line, walk[1])
         return None
+
+    def has_safe_line(self, drawn: int, skip: int) -> bool:
+        """Whether a free line outside ``skip`` makes no cell capturable (misère's chain rule needs none)."""
+        rest = self.full & ~drawn & ~skip
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            after = drawn | bit
+            if all((left := mask & ~after) and left & (left - 1) for mask in self.touch[bit.bit_length() - 1]):
+                return True
+        return False
 
     def _walk(self, drawn: int, line: int, offered: set[int]) -> list[int] | None:
         """The lines that take a chain from ``line`` on, or None if it branches or meets ``offered``."""
@@ -346,7 +426,7 @@ class Solver:
             raise SolverTimeout(f"solver passed its deadline after {self.nodes} nodes")
         sign = -1 if self.misere else 1
         gain = 0
-        if self.chain_rules:
+        if self.free_captures:
             drawn, gain = self.take_free(drawn)
             alpha -= gain
             beta -= gain

@@ -115,11 +115,35 @@ def test_free_captures_are_optimal_in_every_position(geometry, size, border):
     assert applied > 1000
 
 
+@pytest.mark.parametrize("misere", [False, True], ids=["normal", "misere"])
 @pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED)
-def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, border):
-    """Proof by enumeration of the chain rules: take a chain, or double-deal at its last two cells."""
-    rules = Rules(make_board(size, geometry), Options(2, False, border))
-    value, move_value = exhaustive_for(geometry, size, False, border)
+def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, border, misere):
+    """Proof by enumeration of the chain rules: take a chain, or double-deal at its last two cells.
+
+    Misère keeps only the second, and only where no safe line is left outside the chain; taking a chain of
+    three or more is wrong in misère in thousands of these positions, and so are free captures, and the
+    two-cell rule with a safe line left fails on square 2x3 (``test_the_normal_play_rules_fail_in_misere``)."""
+    rules = Rules(make_board(size, geometry), Options(2, misere, border))
+    value, move_value = exhaustive_for(geometry, size, misere, border)
+    solver = Solver(rules)
+    applied = 0
+    for drawn in every_position(rules):
+        moves = solver.chain_moves(drawn)
+        if moves is not None:
+            applied += 1
+            assert len(moves) == 2 or not misere
+            assert value(drawn) == max(move_value(drawn, line) for line in moves)
+    assert applied > (20 if misere else 50)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("geometry", "size", "border"), [
+    ("hex", "2x2", False), ("hex", "2x5", True), ("square", "2x3", False), ("square", "3x4", True),
+    ("square", "1x6", False)])
+def test_the_misere_chain_rule_on_boards_of_17_to_19_free_lines(geometry, size, border):
+    """The misère chain rule against plain search in every position of larger boards (minutes each)."""
+    rules = Rules(make_board(size, geometry), Options(2, True, border))
+    value, move_value = exhaustive(rules)
     solver = Solver(rules)
     applied = 0
     for drawn in every_position(rules):
@@ -128,6 +152,68 @@ def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, borde
             applied += 1
             assert value(drawn) == max(move_value(drawn, line) for line in moves)
     assert applied > 50
+
+
+def test_the_normal_play_rules_fail_in_misere():
+    """Why misère leaves out free captures and taking long chains: both lose value in positions of hex 2x4."""
+    rules = Rules(make_board("2x4", "hex"), Options(2, True, True))
+    value, move_value = exhaustive_for("hex", "2x4", True, True)
+    normal = Solver(Rules(make_board("2x4", "hex"), Options(2, False, True)))
+    wrong_free = wrong_chain = 0
+    for drawn in every_position(rules):
+        after, gain = normal.take_free(drawn)
+        wrong_free += after != drawn and value(drawn) != -gain + value(after)
+        moves = normal.chain_moves(drawn)
+        wrong_chain += moves is not None and len(moves) == 1 and value(drawn) != move_value(drawn, moves[0])
+    assert wrong_free > 1000 and wrong_chain > 100
+    rules = Rules(make_board("2x3", "square"), Options(2, True))
+    value, move_value = exhaustive_for("square", "2x3", True, False)
+    normal = Solver(Rules(make_board("2x3", "square")))
+    misere = Solver(rules)
+    wrong_pair = 0
+    for drawn in every_position(rules):
+        moves = normal.chain_moves(drawn)
+        if moves is not None and len(moves) == 2:
+            wrong = value(drawn) != max(move_value(drawn, line) for line in moves)
+            wrong_pair += wrong
+            assert not wrong or misere.chain_moves(drawn) is None  # a safe line was left: misère searches all
+    assert wrong_pair == 20
+
+
+def odd_loop_on_offer(rules: Rules, drawn: int) -> int:
+    """Three hexagons around one dot whose only free lines are the three between them, one of those drawn."""
+    owners = rules.board.line_cells()
+    for dot in range(len(rules.board.dots)):
+        lines = [i for i, (a, b) in enumerate(rules.board.lines) if dot in (a, b)]
+        cells = {cell for line in lines for cell in owners[line]}
+        if len(lines) != 3 or len(cells) != 3 or any(len(owners[line]) != 2 for line in lines):
+            continue
+        loop = sum(1 << line for line in lines)
+        free_outside = any(rules.cell_masks[cell] & ~drawn & ~loop for cell in cells)
+        if not free_outside and (drawn & loop).bit_count() == 1:
+            return loop
+    return 0
+
+
+@pytest.mark.parametrize("misere", [False, True], ids=["normal", "misere"])
+def test_odd_loops_are_solved_exactly_and_never_forced(misere):
+    """A loop of three hexagons (pairwise adjacent around one dot) opened by one line: the chain rules treat
+    it as no chain (its walk meets the other offered cell), so every line is searched, in both rule sets."""
+    rules = Rules(make_board("3x3", "hex"), Options(2, misere, True))
+    value, _ = exhaustive_for("hex", "3x3", misere, True)
+    solver = Solver(rules)
+    found = 0
+    for drawn in every_position(rules):
+        loop = odd_loop_on_offer(rules, drawn)
+        if loop:
+            found += 1
+            forced = solver.chain_moves(drawn) or ()
+            assert not any(loop >> line & 1 for line in forced)
+            if found % 50 == 1:
+                state = rules.replay([line for line in range(len(rules.board.lines))
+                                      if drawn >> line & 1 and not rules.predrawn >> line & 1])
+                assert solver.solve(state).future == (-1 if misere else 1) * value(drawn)
+    assert found > 200
 
 
 @pytest.mark.parametrize("misere", [False, True])

@@ -1,0 +1,186 @@
+"""Solver checkpoints: the C search's table and where the solve stands, in one file, to go on later.
+
+Format, version 1 (``FORMAT``), all in one file::
+
+    HEXARENA-SOLVER-CHECKPOINT\\n          magic line
+    {"format": 1, ...}\\n                  header: one line of JSON (below)
+    <entries × entry_bytes bytes>          the table exactly as the C search holds it in memory
+
+The header's fields: ``format``; ``layout`` (``_solvecore.LAYOUT``: what the table's bytes mean: entry layout,
+buckets, hash) and ``entry_bytes``; ``position`` (geometry, size, misère, border, the drawn lines as a
+hexadecimal mask, scores and the mover: a checkpoint of another position is refused); ``entries``, ``max_entries``
+and ``filled`` (the table's entries now, the most it grows to, and those in use); ``root`` (``solver.RootSearch``: MTD(f)'s window ``low``/``high``, its
+``guess``, and ``keeps``, each root child searched so far as ``[hex position, keeps the value]``); ``nodes``
+and ``seconds`` (CPU seconds) spent over all runs so far, ``runs``; ``table_crc32`` (zlib CRC-32 of the table
+bytes: ``_crc`` below). Anything that does not match (magic, JSON, format, layout, position, size, CRC) refuses the file in one
+line (``CheckpointRefused``); nothing is ever written over a file that was refused.
+
+Blocks of the table that are all zero (never used) are left as holes of a sparse file, so a checkpoint of a
+small solve with a large table takes little disk. A file is written whole beside its name (``FILE.partial``), flushed to disk and then renamed, so a solve killed
+while writing leaves the previous checkpoint intact. Every stored entry is a proven bound, so a table written
+in the middle of a null-window search is as sound as one written between searches: a resumed solve repeats
+that search, mostly from the table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from hexarena.bots.brains.solver import RootSearch, Solver
+from hexarena.bots.errors import CheckpointRefused
+from hexarena.protocol.rules import State
+
+MAGIC = b"HEXARENA-SOLVER-CHECKPOINT\n"
+FORMAT = 1
+_BLOCK = 1 << 20
+_ZERO = bytes(_BLOCK)
+
+
+@dataclass
+class Resumed:
+    """What a checkpoint gives back: where the solve stood, and the totals of the runs before."""
+
+    root: RootSearch
+    nodes: int
+    seconds: float
+    runs: int
+    entries: int
+
+
+def position_of(state: State) -> dict:
+    """The fields that name a position (a checkpoint of any other is refused)."""
+    rules = state.rules
+    return {"geometry": rules.board.geometry, "size": rules.board.size, "misere": rules.options.misere,
+            "border": rules.options.border, "drawn": f"{state.drawn:x}", "scores": list(state.scores),
+            "to_move": state.to_move}
+
+
+def _blocks(view: memoryview):
+    """(index, block, all zero) for each 1 MiB block of the table."""
+    for index, start in enumerate(range(0, len(view), _BLOCK)):
+        block = view[start:start + _BLOCK]
+        yield index, block, block == _ZERO[:len(block)]
+
+
+def _crc(view: memoryview) -> int:
+    """CRC-32 over each block that is not all zero, preceded by its index (8 bytes, little-endian)."""
+    crc = 0
+    for index, block, zero in _blocks(view):
+        if not zero:
+            crc = zlib.crc32(block, zlib.crc32(index.to_bytes(8, "little"), crc))
+    return crc
+
+
+def write(path: Path, solver: Solver, state: State, nodes: int, seconds: float, runs: int) -> None:
+    """Write ``solver``'s table and ``solver.root`` to ``path`` (whole, then renamed over the old file)."""
+    from hexarena.bots.brains import _solvecore
+
+    core = solver.core
+    view = core.table()
+    root = solver.root
+    header = {"format": FORMAT, "layout": _solvecore.LAYOUT, "entry_bytes": _solvecore.ENTRY_BYTES,
+              "position": position_of(state), "entries": core.entries,
+              "max_entries": core.max_entries, "filled": core.filled,
+              "root": {"low": root.low, "high": root.high, "guess": root.guess,
+                       "keeps": [[f"{key:x}", keeps] for key, keeps in root.keeps.items()]},
+              "nodes": nodes, "seconds": round(seconds, 3), "runs": runs, "table_crc32": _crc(view)}
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "wb") as out:
+        out.write(MAGIC)
+        out.write(json.dumps(header, separators=(",", ":")).encode() + b"\n")
+        for _, block, zero in _blocks(view):
+            if zero:
+                out.seek(len(block), os.SEEK_CUR)
+            else:
+                out.write(block)
+        out.truncate()
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(partial, path)
+
+
+def read_header(path: Path) -> tuple[dict, int]:
+    """The header of the checkpoint at ``path`` and where its table starts; ``CheckpointRefused`` if damaged."""
+    from hexarena.bots.brains import _solvecore
+
+    def refuse(why: str) -> CheckpointRefused:
+        return CheckpointRefused(f"--checkpoint {path}: {why}; give another file, or --restart to overwrite it")
+
+    try:
+        with open(path, "rb") as source:
+            magic = source.read(len(MAGIC))
+            line = source.readline(1 << 20)
+    except OSError as exc:
+        raise CheckpointRefused(f"--checkpoint {path}: cannot read it ({exc.strerror})") from None
+    if magic != MAGIC:
+        raise refuse("not a solver checkpoint (no HEXARENA-SOLVER-CHECKPOINT line)")
+    try:
+        header = json.loads(line)
+        version = header["format"]
+    except (ValueError, KeyError, TypeError, IndexError):
+        raise refuse("its header is damaged or cut short") from None
+    if version != FORMAT:
+        raise refuse(f"written in checkpoint format {version!r}; this solver reads format {FORMAT} only")
+    fields = ("layout", "entry_bytes", "entries", "max_entries", "position", "table_crc32", "root")
+    if not isinstance(header, dict) or not all(name in header for name in fields):
+        raise refuse("its header is damaged (fields missing)")
+    layout, entry_bytes, entries = header["layout"], header["entry_bytes"], header["entries"]
+    if not all(isinstance(header[name], int) for name in ("entries", "max_entries", "entry_bytes")):
+        raise refuse("its header is damaged (the table's size)")
+    if (layout, entry_bytes) != (_solvecore.LAYOUT, _solvecore.ENTRY_BYTES):
+        raise refuse(f"its table has layout {layout} of {entry_bytes}-byte entries; this solver's is layout "
+                     f"{_solvecore.LAYOUT} of {_solvecore.ENTRY_BYTES}-byte entries")
+    start = len(MAGIC) + len(line)
+    expected = start + entries * entry_bytes
+    size = path.stat().st_size
+    if size != expected:
+        raise refuse(f"{size:,} bytes, its header says {expected:,} (truncated or damaged)")
+    return header, start
+
+
+def read(path: Path, solver: Solver, state: State) -> Resumed:
+    """Load the checkpoint at ``path`` into ``solver`` (built with the header's ``entries``) for ``state``.
+
+    Raises ``CheckpointRefused`` (one line) for a damaged or truncated file or one of another position or format.
+    """
+    header, start = read_header(path)
+    wanted = position_of(state)
+    if header["position"] != wanted:
+        theirs = header["position"]
+        raise CheckpointRefused(f"--checkpoint {path}: it is of another position ({_describe(theirs)}), not "
+                                f"{_describe(wanted)}; give another file, or --restart to overwrite it")
+    core = solver.core
+    view = core.table()
+    if core.entries != header["entries"]:  # pragma: no cover - the caller builds the solver from the header
+        raise ValueError("the solver's table is not the checkpoint's size")
+    with open(path, "rb") as source:
+        source.seek(start)
+        done = 0
+        while done < len(view):
+            got = source.readinto(view[done:done + _BLOCK])
+            if not got:
+                break
+            done += got
+    if done != len(view) or _crc(view) != header["table_crc32"]:
+        core.clear()
+        raise CheckpointRefused(f"--checkpoint {path}: its table is damaged (CRC-32 mismatch); give another file, "
+                                "or --restart to overwrite it")
+    core.recount()
+    root = header["root"]
+    try:
+        keeps = {int(key, 16): bool(value) for key, value in root["keeps"]}
+        resumed = RootSearch(int(root["low"]), int(root["high"]), int(root["guess"]), keeps)
+    except (KeyError, TypeError, ValueError):
+        raise CheckpointRefused(f"--checkpoint {path}: its header is damaged (the root search); give another "
+                                "file, or --restart to overwrite it") from None
+    return Resumed(resumed, int(header.get("nodes", 0)), float(header.get("seconds", 0)),
+                   int(header.get("runs", 0)), header["entries"])
+
+
+def _describe(position: dict) -> str:
+    options = "".join(f" {name}" for name in ("misere", "border") if position.get(name))
+    return f"{position.get('geometry')} {position.get('size')}{options}, drawn {position.get('drawn')}"

@@ -1,0 +1,143 @@
+"""``hexarena solve`` as a user runs it: the table's default size, the progress line, resumable checkpoints."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hexarena.bots.brains import table_memory
+from hexarena.bots.brains.checkpoint import MAGIC
+from hexarena.bots.brains.solver import compiled
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = [sys.executable, "-m", "hexarena", "solve"]
+needs_c = pytest.mark.skipif(not compiled(), reason="the C search is not built (Debian package: gcc, python3-dev)")
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=600, cwd=ROOT, check=False)
+
+
+def header_of(path: Path) -> dict:
+    with open(path, "rb") as source:
+        assert source.read(len(MAGIC)) == MAGIC
+        return json.loads(source.readline())
+
+
+def test_the_default_table_is_a_quarter_of_the_available_memory_within_bounds():
+    assert table_memory.default_mib(8_000) == 2_000
+    assert table_memory.default_mib(200_000) == table_memory.CAP_MIB == 16_384
+    assert table_memory.default_mib(40) == 16
+    assert table_memory.default_mib(80_000, free_lines=10) == 16  # 2**11 entries: no more than it can fill
+    assert table_memory.default_mib(200_000, free_lines=25) == 1_536  # 2**26 entries of 24 bytes
+
+
+def test_json_says_how_the_table_was_sized():
+    default = json.loads(run("2x2", "--json").stdout)
+    assert default["table_sizing"].startswith("1/4 of MemAvailable") and default["table_entries"] >= 16
+    given = json.loads(run("2x2", "--json", "--memory", "20").stdout)
+    assert (given["table_sizing"], given["table_max_entries"]) == ("--memory", 20 * 2**20 // 24 // 4 * 4)
+    assert given["table_entries"] == given["table_max_entries"]  # smaller than the first size: all of it
+    assert given["value"] == default["value"] == -2
+
+
+@needs_c
+def test_a_finished_checkpoint_answers_at_once_and_counts_its_runs(tmp_path: Path):
+    path = tmp_path / "2x3.ckpt"
+    first = json.loads(run("2x3", "--memory", "16", "--checkpoint", str(path), "--json").stdout)
+    header = header_of(path)
+    assert (header["format"], header["runs"], header["nodes"]) == (1, 1, first["nodes"])
+    assert header["position"] == {"geometry": "hex", "size": "2x3", "misere": False, "border": False, "drawn": "0",
+                                  "scores": [0, 0], "to_move": 0}
+    again = json.loads(run("2x3", "--memory", "16", "--checkpoint", str(path), "--json").stdout)
+    assert (again["value"], again["best"], again["nodes"], again["runs"]) == (-2, first["best"], first["nodes"], 2)
+    assert again["table_sizing"] == "the checkpoint's"
+
+
+def damage(path: Path, how: str) -> None:
+    data = bytearray(path.read_bytes())
+    if how == "truncated":
+        del data[-1000:]
+    elif how == "table":
+        start = data.index(b"\n", len(MAGIC)) + 1
+        data[start + 5000] ^= 0x5A
+        data[start + 300_000] ^= 0x01
+    elif how == "format":
+        data = data.replace(b'"format":1', b'"format":9', 1)
+    elif how == "layout":
+        data = data.replace(b'"layout":2', b'"layout":7', 1)
+    elif how == "header":
+        data[len(MAGIC) + 3] = ord("}")
+    elif how == "not a checkpoint":
+        data = bytearray(b"hello\n" * 100)
+    path.write_bytes(bytes(data))
+
+
+@needs_c
+@pytest.mark.parametrize(("how", "message"), [
+    ("other position", "it is of another position (hex 2x2, drawn 0), not hex 2x2 misere, drawn 0"),
+    ("truncated", "(truncated or damaged)"),
+    ("table", "its table is damaged (CRC-32 mismatch)"),
+    ("format", "written in checkpoint format 9; this solver reads format 1 only"),
+    ("layout", "its table has layout 7 of 24-byte entries"),
+    ("header", "its header is damaged"),
+    ("not a checkpoint", "not a solver checkpoint"),
+])
+def test_a_checkpoint_that_cannot_be_resumed_is_refused_in_one_line_and_kept(tmp_path: Path, how: str, message: str):
+    path = tmp_path / "solve.ckpt"
+    assert run("2x2", "--memory", "16", "--checkpoint", str(path)).returncode == 0
+    if how != "other position":
+        damage(path, how)
+    before = path.read_bytes()
+    args = ["2x2", "--memory", "16", "--checkpoint", str(path)] + (["--misere"] if how == "other position" else [])
+    done = run(*args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"hexarena: error: --checkpoint {path}: ") and message in done.stderr, done.stderr
+    assert done.stderr.rstrip().endswith("give another file, or --restart to overwrite it")
+    assert path.read_bytes() == before
+    restarted = run(*args, "--restart", "--json")
+    assert restarted.returncode == 0 and json.loads(restarted.stdout)["runs"] == 1
+    assert header_of(path)["position"]["misere"] is (how == "other position")
+
+
+def test_a_checkpoint_in_a_folder_that_cannot_be_written_is_refused_before_solving(tmp_path: Path):
+    done = run("2x2", "--checkpoint", str(tmp_path / "missing" / "x.ckpt"))
+    assert done.returncode == 2 and "not a writable folder" in done.stderr and "Traceback" not in done.stderr
+    folder = run("2x2", "--checkpoint", str(tmp_path))
+    assert folder.returncode == 2 and "is not a regular file" in folder.stderr
+
+
+@pytest.mark.slow
+@needs_c
+@pytest.mark.parametrize(("sig", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
+def test_a_solve_stopped_by_a_signal_writes_its_checkpoint_and_a_rerun_finishes_it(tmp_path: Path, sig, status):
+    """Hexagons 2x4 (35 lines, about 15 CPU s): stopped after its first progress line, then run to the end."""
+    path = tmp_path / "2x4.ckpt"
+    args = ["2x4", "--memory", "64", "--checkpoint", str(path), "--checkpoint-every", "5"]
+    solve = subprocess.Popen([*CLI, *args, "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             cwd=ROOT)
+    try:
+        progress = solve.stderr.readline()
+        assert " nodes, " in progress and " nodes/s, table " in progress and "% full, value in [" in progress
+        solve.send_signal(sig)
+        out, err = solve.communicate(timeout=300)
+    finally:
+        solve.kill()
+    assert solve.returncode == status and out == ""
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"hexarena: error: interrupted; checkpoint written to {path} (") and "Traceback" not in err
+    header = header_of(path)
+    assert header["runs"] == 1 and header["nodes"] > 0 and header["filled"] > 0
+    assert header["root"]["low"] < header["root"]["high"]  # stopped before the value was known
+    done = run(*args, "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["value"], result["best"], result["runs"]) == (-2, list(range(35)), 2)
+    assert result["nodes"] > header["nodes"]
+    assert header_of(path)["root"]["low"] == header_of(path)["root"]["high"] == -2
