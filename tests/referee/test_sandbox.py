@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import BOTS, HEXARENA, processes_with, survivors_of_a_killed, wait_until
+from helpers import BOTS, HEXARENA, processes_with, sandbox_unavailable, survivors_of_a_killed, wait_until
 
 from hexarena.leagues.registry.catalog import bot_history
 from hexarena.leagues.registry.resolve import resolve
@@ -38,22 +38,6 @@ from hexarena.referee.errors import SandboxMissing
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 RANDOM = BotSpec("random", BOTS / "random")
 
-
-
-def _unavailable(path: str) -> str | None:
-    if path == "bwrap":
-        return None if sandbox.bwrap() is not None else "needs bubblewrap (apt-get install bubblewrap)"
-    problem = sandbox.user_namespaces()
-    return None if problem is None else f"user namespaces do not work here: {problem}"
-
-
-@pytest.fixture(params=sandbox.PATHS)
-def sandbox_path(request, monkeypatch) -> str:
-    """Each attack on both paths: bubblewrap, and the kernel's namespaces without it (``HEXARENA_SANDBOX``)."""
-    if (why := _unavailable(request.param)) is not None:
-        pytest.skip(why)
-    monkeypatch.setenv(sandbox.CHOICE, request.param)
-    return request.param
 
 
 @pytest.fixture
@@ -382,7 +366,7 @@ def test_limits_hold_from_the_bots_first_instruction(tmp_path, sandbox_path):
 
 def test_a_sandbox_that_cannot_be_made_is_one_line_in_the_bots_log(tmp_path, monkeypatch):
     """The namespaces path: a folder to bind that is gone by the launch is the launcher's one line, exit 125."""
-    if (why := _unavailable("unshare")) is not None:
+    if (why := sandbox_unavailable("unshare")) is not None:
         pytest.skip(why)
     monkeypatch.setenv(sandbox.CHOICE, "unshare")
     folder = tmp_path / "bot"
