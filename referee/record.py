@@ -83,6 +83,9 @@ class MoveRecord(BaseModel):
     line: int
     closed: list[int] = []
     ms: float = 0.0  # think time measured by the referee (request sent → reply received)
+    # CPU time (user + system) of the bot's whole process tree for this move; None: not measured (older records,
+    # bots in the referee's process or on other machines)
+    cpu_ms: float | None = Field(default=None, exclude_if=lambda value: value is None)
     substituted: bool = False  # drawn by the referee for a faulting bot (league fault policy "substitute")
 
 
@@ -124,6 +127,9 @@ class GameRecord(BaseModel):
     result: Result
     # the start position: lines drawn before the first TURN, not moves (left out of the JSON when empty)
     opening: list[int] = Field(default=[], exclude_if=lambda lines: not lines)
+    # the referee's scheduling lag during the game: the most its watchdog thread woke late (the host's share of a
+    # slow move, referee/watchdog.py); None: not measured (older records, no bot process of the referee's)
+    lag_ms: float | None = Field(default=None, exclude_if=lambda value: value is None)
 
     def replay(self):
         """The final state of the rules engine after the start position and the recorded moves (forfeits

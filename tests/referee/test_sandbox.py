@@ -150,14 +150,15 @@ def test_daemons_die_with_a_referee_that_was_killed(tmp_path, marked, sandbox_pa
     assert survivors_of_a_killed(match, "BROKEN_PIDS", marked) == []
 
 
-def test_memory_is_limited_per_process_and_processes_are_counted(make_referee, tmp_path, monkeypatch, sandbox_path):
-    """No writable cgroup v2 on these machines: the bound is memory_mb per process, times ``processes``."""
+def test_memory_is_limited_per_process_and_for_the_bot_as_a_whole(make_referee, tmp_path, monkeypatch, sandbox_path):
+    """RLIMIT_AS refuses one process over memory_mb; the watchdog stops two under it that together exceed it."""
     monkeypatch.setenv("HOSTILE_MB", "256")
     monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_MB")
     referee = make_referee(limits=Limits(memory_mb=256, processes=8))
     record = referee.play([hostile("memory"), RANDOM], BoardConfig(size="2x2"), game_id="memory", seed=1)
-    assert record.result.termination == "completed"
-    assert said(tmp_path / "logs", "memory", 0, "memory") == "one child over the limit refused; two under it ok ok"
+    assert (record.result.termination, record.result.offender) == ("crashed", 0)
+    assert "over its limit of 256 MiB (the whole bot)" in record.result.forfeits[0].detail  # before its HELLO
+    assert said(tmp_path / "logs", "memory", 0, "memory") == "one child over the limit refused"
 
 
 def test_a_connection_flood_is_bounded_by_the_bots_limits_and_the_referee_plays_on(make_referee, tmp_path,
