@@ -39,7 +39,7 @@ def test_eight_children_of_1_gib_each_end_with_the_memory_fault_under_a_2_gib_wh
     overshoot = held - 2048
     print(f"\n[{sandbox_path}] killed at {held} MiB: {overshoot} MiB past the 2048 MiB limit, "
           f"{time.monotonic() - started:.1f} s into the game")
-    assert 0 < overshoot < 1024  # less than one child's share: stopped at the first look past the limit
+    assert 0 <= overshoot < 1024  # less than one child's share: stopped at the first look past the limit
     assert "hostile memory_tree:" not in (tmp_path / "logs" / "memory.seat0.memory_tree.log").read_text()
     # every child dies with the sandbox (a second on an idle machine; a loaded one takes longer to free 2 GiB)
     def left() -> list[int]:  # the bot and its children (the opponent carries the marker too, and plays on)
