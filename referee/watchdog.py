@@ -134,3 +134,14 @@ def cgroup_v2_memory() -> str | None:
         if "memory" not in file.read().split():
             return "cgroup v2 has no memory controller here (the v1 hierarchy holds it)"
     return None
+
+
+def describe() -> str:
+    """One line for ``hexarena doctor`` and ``serve``: how a bot's whole memory is bounded here, or that it is not."""
+    own = os.getpid()
+    if not os.path.exists(f"/proc/{own}/task/{own}/children"):
+        return ("whole-bot memory: NOT enforced (no /proc/PID/task/TID/children to find a bot's processes: a kernel "
+                "without CONFIG_PROC_CHILDREN); each process keeps its RLIMIT_AS")
+    why = cgroup_v2_memory()
+    cgroup = "cgroup v2 not used" + (f": {why}" if why else "")
+    return f"whole-bot memory: the referee's watchdog, every {INTERVAL * 1000:.0f} ms ({cgroup}); CPU time per move from /proc"
