@@ -32,8 +32,9 @@ from hexarena.protocol.rules import State, Step
 from hexarena.protocol.errors import IllegalMove
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.observers import tell
-from hexarena.referee.record import BoardConfig, Forfeit, GameRecord, Result, move_records
+from hexarena.referee.record import BoardConfig, Forfeit, GameRecord, HostStall, Result, move_records
 from hexarena.referee.seats.base import Seat, SeatState
+from hexarena.referee.stalls import host_stall
 from hexarena.referee.watchdog import Watchdog
 
 FaultPolicy = Literal["forfeit", "substitute"]  # what a fault costs (module docstring); league files name one
@@ -164,7 +165,10 @@ class Game:
             except IllegalMove as exc:
                 raise BotFault("illegal_line", str(exc)) from None
         except BotFault as fault:
-            self.fault(number, fault)
+            stall = None
+            if fault.reason == "timeout" and (cpu_ms := self.cpu_ms(seat, cpu_before)) is not None:
+                stall = host_stall(cpu_ms, Watchdog.shared().lag_ms(sent), limit_ms)
+            self.fault(number, fault, stall)
             return
         clock.spend(seconds)
         self.draw(number, line, seconds * 1000, step=step, cpu_ms=self.cpu_ms(seat, cpu_before))
@@ -210,11 +214,12 @@ class Game:
             self.rng = random.Random(self.seed)
         return self.rng.choice(self.state.legal_moves())
 
-    def fault(self, number: int, fault: BotFault) -> None:
-        """§7: record the fault; then forfeit the seat, or draw a random line for it (substitute policy)."""
+    def fault(self, number: int, fault: BotFault, stall: HostStall | None = None) -> None:
+        """§7: record the fault (a timeout with the host's stall, if it was one: ``referee/stalls.py``); then
+        forfeit the seat, or draw a random line for it (substitute policy)."""
         seat = self.seats[number]
         self.forfeits.append(Forfeit(seat=number, reason=fault.reason, detail=fault.detail[:500],
-                                     move=len(self.moves), substituted=self.substitute))
+                                     move=len(self.moves), substituted=self.substitute, host_stall=stall))
         self.faulted.add(number)
         if fault.reason in GONE or not self.substitute:
             seat.retire(fault)

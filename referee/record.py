@@ -97,12 +97,22 @@ def move_records(rows: list[dict]) -> list[MoveRecord]:
     return _MOVES.validate_python(rows)
 
 
+class HostStall(BaseModel):
+    """A timeout the host caused (docs/security.md, "Timeouts the host caused"): the figures of the rule."""
+
+    cpu_ms: float  # the bot's CPU time in the move: well under the limit
+    lag_ms: float  # how late the referee's own process ran in the move: large
+    limit_ms: int
+
+
 class Forfeit(BaseModel):
     seat: int
     reason: Literal[codec.FAULTS]
     detail: str = ""
     move: int  # number of moves played when the fault happened
     substituted: bool = False  # fault policy "substitute": the seat stayed in the game, the referee drew for it
+    # a timeout while the host stalled (``referee/stalls.py``); None: none, or not measured (older records)
+    host_stall: HostStall | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class Result(BaseModel):

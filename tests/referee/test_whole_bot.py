@@ -4,15 +4,17 @@ counted together, the limit named in the fault, the sandbox gone at once; CPU ti
 from __future__ import annotations
 
 import re
+import signal
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from helpers import BOTS, processes_with, wait_until
+from helpers import BOTS, HEXARENA, TEST_BOTS, processes_with, wait_for, wait_until
 
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.launch import Limits
-from hexarena.referee.record import BoardConfig
+from hexarena.referee.record import BoardConfig, GameRecord
 from hexarena.referee.seats.process import BotSpec
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
@@ -59,3 +61,37 @@ def test_cpu_time_per_move_is_recorded_beside_the_think_time(make_referee, sandb
 
 def bot_spec(name: str) -> BotSpec:
     return BotSpec(name, BOTS / name)
+
+
+@pytest.mark.slow
+def test_a_timeout_while_the_referee_was_stopped_is_a_host_stall_with_its_figures(tmp_path, monkeypatch):
+    """The host stalls the referee (SIGSTOP for 1.5 s) while a bot naps 100 ms of its 400 ms: the bot's reply is
+    read past its deadline, a timeout, but it used almost no CPU and the referee ran late: ``host_stall``."""
+    out, marker = tmp_path / "games.jsonl", str(tmp_path / "marker")
+    monkeypatch.setenv("BROKEN_PIDS", marker)  # forwarded to the bots (conftest): the napper is found by it
+    match = subprocess.Popen([*HEXARENA, "match", str(TEST_BOTS / "napper"), str(BOTS / "random"), "--size", "6x6",
+                              "--games", "1", "--time", "400ms", "--out", str(out), "--logs", str(tmp_path / "logs")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: processes_with("BROKEN_PIDS", marker, "bot.py"), 60, "the bots' processes")
+    time.sleep(2.0)  # well into the game (6x6: 20 s of napping): the referee is waiting for the napper, or about to
+    match.send_signal(signal.SIGSTOP)
+    time.sleep(1.5)
+    match.send_signal(signal.SIGCONT)
+    match.communicate(timeout=120)
+    records = [GameRecord.model_validate_json(line) for line in out.read_text().splitlines()]
+    stalls = [f for record in records for f in record.result.forfeits if f.host_stall is not None]
+    assert len(stalls) == 1 and stalls[0].reason == "timeout", [r.result for r in records]
+    stall = stalls[0].host_stall
+    assert stall.limit_ms == 400 and stall.cpu_ms <= 200 and stall.lag_ms >= 1000
+    assert max(record.lag_ms for record in records) >= 1000
+
+
+def test_a_bot_that_sleeps_past_its_deadline_is_no_host_stall(make_referee, sandbox_path):
+    record = make_referee(time_control=TimeControl.parse("300ms,startup=10s")).play(
+        [bot_spec_of(TEST_BOTS / "timeout"), RANDOM], BoardConfig(size="2x2"), game_id="fault-asleep", seed=1)
+    assert (record.result.termination, record.result.offender) == ("timeout", 0)
+    assert record.result.forfeits[0].host_stall is None  # almost no CPU, but the referee ran on time
+
+
+def bot_spec_of(folder: Path) -> BotSpec:
+    return BotSpec(folder.name, folder)
