@@ -140,6 +140,8 @@ class GameRecord(BaseModel):
     # the referee's scheduling lag during the game: the most its watchdog thread woke late (the host's share of a
     # slow move, referee/watchdog.py); None: not measured (older records, no bot process of the referee's)
     lag_ms: float | None = Field(default=None, exclude_if=lambda value: value is None)
+    # how often the game was played again after a host stall (league option replay_host_stalls): this is the last
+    host_stall_replays: int = Field(default=0, exclude_if=lambda count: not count)
 
     def replay(self):
         """The final state of the rules engine after the start position and the recorded moves (forfeits

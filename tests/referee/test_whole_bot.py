@@ -14,7 +14,7 @@ from helpers import BOTS, HEXARENA, TEST_BOTS, processes_with, wait_for, wait_un
 
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.launch import Limits
-from hexarena.referee.record import BoardConfig, GameRecord
+from hexarena.referee.record import BoardConfig, GameRecord, HostStall
 from hexarena.referee.seats.process import BotSpec
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
@@ -95,3 +95,35 @@ def test_a_bot_that_sleeps_past_its_deadline_is_no_host_stall(make_referee, sand
 
 def bot_spec_of(folder: Path) -> BotSpec:
     return BotSpec(folder.name, folder)
+
+
+def test_replay_host_stalls_plays_a_stalled_game_again_at_most_twice_then_scores_it(make_referee, monkeypatch):
+    """The replay's wiring, with the rule's verdict forced (the rule itself: the SIGSTOP test above)."""
+    from hexarena.referee import game
+
+    monkeypatch.setattr(game, "host_stall", lambda cpu_ms, lag_ms, limit_ms: HostStall(
+        cpu_ms=cpu_ms, lag_ms=500.0, limit_ms=limit_ms))
+    referee = make_referee(time_control=TimeControl.parse("200ms,startup=10s"), replay_host_stalls=True)
+    record = referee.play([bot_spec_of(TEST_BOTS / "timeout"), RANDOM], BoardConfig(size="2x2"),
+                          game_id="fault-stalled", seed=1)
+    assert (record.result.termination, record.host_stall_replays) == ("timeout", 2)
+    assert record.result.forfeits[0].host_stall.lag_ms == 500.0
+    assert '"host_stall_replays":2' in record.model_dump_json()
+    again = make_referee(time_control=TimeControl.parse("200ms,startup=10s")).play(  # the option off: scored at once
+        [bot_spec_of(TEST_BOTS / "timeout"), RANDOM], BoardConfig(size="2x2"), game_id="fault-once", seed=1)
+    assert again.host_stall_replays == 0 and "host_stall_replays" not in again.model_dump_json()
+
+
+def test_a_league_file_turns_replay_host_stalls_on_for_its_referees(tmp_path):
+    from helpers import league_text
+
+    from hexarena.leagues.running.runner import league_settings
+    from hexarena.leagues.schedule.config import load_league
+    from hexarena.leagues.workspace.home import Workspace
+
+    path = tmp_path / "stalls.toml"
+    path.write_text(league_text("stalls", replay_host_stalls=True))
+    league = load_league(path)
+    assert league_settings(Workspace(tmp_path / "home"), league).replay_host_stalls is True
+    path.write_text(league_text("plain"))
+    assert league_settings(Workspace(tmp_path / "home"), load_league(path)).replay_host_stalls is False
