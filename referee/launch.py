@@ -32,7 +32,7 @@ from hexarena.referee import sandbox
 from hexarena.referee.bridge import Bridge
 from hexarena.referee.limits import Limits  # also imported from here by older code and tests
 from hexarena.referee.manifest import Manifest
-from hexarena.referee.usage import cpu_ns, tree_pids
+from hexarena.referee.usage import ProcessTree
 from hexarena.referee.watchdog import Watchdog
 
 PYTHONS = ("python", "python3")
@@ -94,6 +94,7 @@ class BotProcess:
         self.memory_limit_bytes = None if limits.memory_mb is None else limits.memory_mb * 1024 * 1024
         self.peak_bytes = 0  # the most its processes held together at one look of the watchdog
         self.limit_hit: str | None = None  # which limit the watchdog stopped it for
+        self.tree = ProcessTree(self.pid)  # its sandbox's processes and threads: memory and CPU time
         self.watchdog = Watchdog.shared()
         self.watchdog.watch(self)
 
@@ -237,7 +238,7 @@ class BotProcess:
 
     def cpu_ms(self) -> float:
         """CPU time (user + system) the bot's whole process tree has used so far, in ms."""
-        return cpu_ns(tree_pids(self.pid)) / 1e6
+        return self.tree.cpu_ns() / 1e6
 
     def describe_exit(self) -> str:
         """``exited with status 1: <last stderr line>`` for a fault's detail; the limit, if the watchdog killed it."""
@@ -279,6 +280,7 @@ class BotProcess:
     def close(self) -> None:
         """Release descriptors and reap; the process must be gone (``kill_all`` first)."""
         self.watchdog.unwatch(self)
+        self.tree.close()
         self.close_log()
         try:
             self.popen.wait(timeout=5)

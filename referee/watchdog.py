@@ -6,7 +6,7 @@
     watchdog.lag_ms(since)                # the most the thread woke late since ``since`` (perf_counter seconds)
 
 Every ``INTERVAL`` seconds the thread sums the resident anonymous memory of each watched bot's process tree
-(``referee/usage.py``: the sandbox's processes, every child and daemon of the bot) and SIGKILLs the bot's
+(``referee/usage.py``'s ``ProcessTree``, found again at every look: the sandbox's processes, every child and daemon of the bot) and SIGKILLs the bot's
 process group, which takes its whole sandbox with it (the parent-death signal of bwrap's and
 ``namespaces.py``'s init), as soon as the sum passes the bot's ``memory_mb``. The process then exits, and
 its seat reports the fault ``crashed`` with the limit named (``BotProcess.describe_exit``). The per-process
@@ -31,7 +31,7 @@ import time
 from collections import deque
 from typing import Protocol
 
-from hexarena.referee.usage import memory_bytes, tree_pids
+from hexarena.referee.usage import ProcessTree
 
 INTERVAL = 0.02  # seconds between two looks at every watched bot
 LAG_KEPT = 30_000  # wake-ups remembered (10 minutes at INTERVAL): lag_ms looks back that far at most
@@ -42,6 +42,7 @@ CGROUP_ROOT = "/sys/fs/cgroup"
 class Watched(Protocol):
     pid: int
     popen: subprocess.Popen
+    tree: ProcessTree
     memory_limit_bytes: int | None
     peak_bytes: int
     limit_hit: str | None
@@ -57,6 +58,7 @@ class Watchdog:
         self.interval = interval
         self._watched: set[Watched] = set()
         self._lock = threading.Lock()
+        self._looking = threading.Lock()  # held while the thread measures: unwatch waits for the look to end
         self._wake = threading.Condition(self._lock)
         self._thread: threading.Thread | None = None
         self._lags: deque[tuple[float, float]] = deque(maxlen=LAG_KEPT)  # (woke at, seconds late), late ones only
@@ -78,8 +80,11 @@ class Watchdog:
             self._wake.notify()
 
     def unwatch(self, process: Watched) -> None:
+        """Stop watching ``process``; once this returns, the thread is not measuring it (its tree may be closed)."""
         with self._lock:
             self._watched.discard(process)
+        with self._looking:
+            pass
 
     def lag_ms(self, since: float, until: float | None = None) -> float:
         """The most the thread woke late between ``since`` and ``until`` (perf_counter seconds), in ms; 0.0 if it
@@ -97,8 +102,10 @@ class Watchdog:
                     self._wake.wait()
                     planned = time.perf_counter()
                 watched = list(self._watched)
-            for process in watched:
-                self.look(process)
+            with self._looking:
+                for process in watched:
+                    if process in self._watched:  # not unwatched since the copy
+                        self.look(process)
             planned += self.interval
             pause = planned - time.perf_counter()
             if pause > 0:
@@ -111,9 +118,12 @@ class Watchdog:
 
     def look(self, process: Watched) -> None:
         """Measure ``process``'s tree once; past its limit, kill its sandbox and say why."""
-        if process.memory_limit_bytes is None or process.limit_hit is not None or process.popen.returncode is not None:
-            return  # reaped already: its pid may be another process's now
-        used = memory_bytes(tree_pids(process.pid))
+        if process.popen.returncode is not None or process.limit_hit is not None:
+            return  # reaped already (its pid may be another process's now), or being killed
+        process.tree.refresh()  # also what the game loop's CPU reads use
+        if process.memory_limit_bytes is None:
+            return
+        used = process.tree.memory_bytes()
         process.peak_bytes = max(process.peak_bytes, used)
         if used > process.memory_limit_bytes:
             process.limit_hit = (f"memory limit: the bot's processes together held {used / MiB:.0f} MiB, over its "
