@@ -61,6 +61,7 @@ class Watchdog:
         self._looking = threading.Lock()  # held while the thread measures: unwatch waits for the look to end
         self._wake = threading.Condition(self._lock)
         self._thread: threading.Thread | None = None
+        self._planned: float | None = None  # when the thread means to wake next (None: idle, nothing watched)
         self._lags: deque[tuple[float, float]] = deque(maxlen=LAG_KEPT)  # (woke at, seconds late), late ones only
 
     @classmethod
@@ -89,9 +90,13 @@ class Watchdog:
     def lag_ms(self, since: float, until: float | None = None) -> float:
         """The most the thread woke late between ``since`` and ``until`` (perf_counter seconds), in ms; 0.0 if it
         was never late (or watched nothing then)."""
-        until = time.perf_counter() if until is None else until
+        now = time.perf_counter()
+        until = now if until is None else until
         with self._lock:
             late = [lag for at, lag in self._lags if at >= since and at - lag <= until]
+            planned = self._planned
+        if planned is not None and now - planned > self.interval / 2:  # overdue right now: the host has not let
+            late.append(now - max(planned, since))  # the thread run yet (it would count this when it wakes)
         return round(1000 * max(late, default=0.0), 3)
 
     def _run(self) -> None:
@@ -99,6 +104,7 @@ class Watchdog:
         while True:
             with self._lock:
                 while not self._watched:
+                    self._planned = None
                     self._wake.wait()
                     planned = time.perf_counter()
                 watched = list(self._watched)
@@ -107,6 +113,7 @@ class Watchdog:
                     if process in self._watched:  # not unwatched since the copy
                         self.look(process)
             planned += self.interval
+            self._planned = planned
             pause = planned - time.perf_counter()
             if pause > 0:
                 time.sleep(pause)
