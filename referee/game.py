@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,8 +32,10 @@ from hexarena.protocol.rules import State, Step
 from hexarena.protocol.errors import IllegalMove
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.observers import tell
-from hexarena.referee.record import BoardConfig, Forfeit, GameRecord, Result, move_records
+from hexarena.referee.record import BoardConfig, Forfeit, GameRecord, HostStall, Result, move_records
 from hexarena.referee.seats.base import Seat, SeatState
+from hexarena.referee.stalls import host_stall
+from hexarena.referee.watchdog import Watchdog
 
 FaultPolicy = Literal["forfeit", "substitute"]  # what a fault costs (module docstring); league files name one
 FAULT_POLICIES: tuple[str, ...] = get_args(FaultPolicy)
@@ -81,9 +84,12 @@ class Game:
         self.observer = observer
         self.observer_failed = False
         self.observed_as = f"game {game_id}"  # its failures' log lines (formatted once, not per move)
+        self.begun = time.perf_counter()
+        self.lag_since: float | None = None  # the game's start, once a seat's CPU time was measured
 
     def run(self) -> GameRecord:
         started = datetime.now(UTC)
+        self.begun = time.perf_counter()
         if self.observer is not None:
             self.observe("started", self.game_id, [seat.name for seat in self.seats], self.config)
         self.open()
@@ -99,7 +105,8 @@ class Game:
         record = GameRecord(id=self.game_id, config=self.config, seats=[seat.name for seat in self.seats],
                             time_control=self.time_control, seed=self.seed, started=started,
                             finished=datetime.now(UTC), moves=move_records(self.moves), result=result,
-                            opening=self.opening(), versions=self.versions)
+                            opening=self.opening(), versions=self.versions,
+                            lag_ms=None if self.lag_since is None else Watchdog.shared().lag_ms(self.lag_since))
         if self.observer is not None:
             self.observe("ended", record)
         return record
@@ -147,6 +154,7 @@ class Game:
         # starts thinking sooner, and the sends leave together (ZeroMQ's I/O thread wakes once for them)
         for message in self.pending:
             seat.send(message)
+        cpu_before = self.cpu_ms(seat)
         sent = seat.request(left_ms, limit_ms)
         deadline = clock.deadline(sent, self.grace)  # counted from the moment the TURN left
         self.flush(heard=seat)
@@ -157,20 +165,31 @@ class Game:
             except IllegalMove as exc:
                 raise BotFault("illegal_line", str(exc)) from None
         except BotFault as fault:
-            self.fault(number, fault)
+            stall = None
+            if fault.reason == "timeout" and (cpu_ms := self.cpu_ms(seat, cpu_before)) is not None:
+                stall = host_stall(cpu_ms, Watchdog.shared().lag_ms(sent), limit_ms)
+            self.fault(number, fault, stall)
             return
         clock.spend(seconds)
-        self.draw(number, line, seconds * 1000, step=step)
+        self.draw(number, line, seconds * 1000, step=step, cpu_ms=self.cpu_ms(seat, cpu_before))
+
+    def cpu_ms(self, seat: Seat, before: float | None = None) -> float | None:
+        """The seat's bot's CPU time so far (ms), or since ``before``; None where the seat has no process of ours."""
+        used = seat.cpu_ms()
+        if used is None:
+            return None
+        self.lag_since = self.lag_since or self.begun
+        return used if before is None else round(max(0.0, used - before), 3)
 
     def draw(self, number: int, line: int, ms: float, substituted: bool = False, step: Step | None = None,
-             record: bool = True) -> None:
+             record: bool = True, cpu_ms: float | None = None) -> None:
         """Draw ``line`` for seat ``number``; its DRAWN waits for the next TURN or ``flush``."""
         step = step or self.state.apply(line)
         self.state = step.state
         if record:
             ms = round(ms, 3)
             self.moves.append({"seat": number, "line": line, "closed": step.closed, "ms": ms,
-                               "substituted": substituted})
+                               "substituted": substituted, **({} if cpu_ms is None else {"cpu_ms": cpu_ms})})
             if self.observer is not None:
                 self.observe("moved", self.game_id, len(self.moves) - 1, number, line, ms)
         self.pending.append(codec.drawn(number, line, step.closed))
@@ -195,11 +214,12 @@ class Game:
             self.rng = random.Random(self.seed)
         return self.rng.choice(self.state.legal_moves())
 
-    def fault(self, number: int, fault: BotFault) -> None:
-        """§7: record the fault; then forfeit the seat, or draw a random line for it (substitute policy)."""
+    def fault(self, number: int, fault: BotFault, stall: HostStall | None = None) -> None:
+        """§7: record the fault (a timeout with the host's stall, if it was one: ``referee/stalls.py``); then
+        forfeit the seat, or draw a random line for it (substitute policy)."""
         seat = self.seats[number]
         self.forfeits.append(Forfeit(seat=number, reason=fault.reason, detail=fault.detail[:500],
-                                     move=len(self.moves), substituted=self.substitute))
+                                     move=len(self.moves), substituted=self.substitute, host_stall=stall))
         self.faulted.add(number)
         if fault.reason in GONE or not self.substitute:
             seat.retire(fault)

@@ -32,6 +32,8 @@ from hexarena.referee import sandbox
 from hexarena.referee.bridge import Bridge
 from hexarena.referee.limits import Limits  # also imported from here by older code and tests
 from hexarena.referee.manifest import Manifest
+from hexarena.referee.usage import ProcessTree
+from hexarena.referee.watchdog import Watchdog
 
 PYTHONS = ("python", "python3")
 # util-linux's setpriv sets the parent-death signal, then a shell execs the bot (or its sandbox) only if the
@@ -88,6 +90,13 @@ class BotProcess:
         self._logged = 0
         self._skipped = 0
         self._namespace: str | None = None  # the sandbox's pid namespace ("" if none), found on the first signal
+        # the whole bot's memory (every process of its tree), bounded by the referee's watchdog
+        self.memory_limit_bytes = None if limits.memory_mb is None else limits.memory_mb * 1024 * 1024
+        self.peak_bytes = 0  # the most its processes held together at one look of the watchdog
+        self.limit_hit: str | None = None  # which limit the watchdog stopped it for
+        self.tree = ProcessTree(self.pid)  # its sandbox's processes and threads: memory and CPU time
+        self.watchdog = Watchdog.shared()
+        self.watchdog.watch(self)
 
     @classmethod
     def start(cls, folder: Path, manifest: Manifest, env: dict[str, str], limits: Limits = Limits(), *,
@@ -227,9 +236,15 @@ class BotProcess:
             self._log.close()
         self._log, self._log_path, self._logged, self._skipped = None, None, 0, 0
 
+    def cpu_ms(self) -> float:
+        """CPU time (user + system) the bot's whole process tree has used so far, in ms."""
+        return self.tree.cpu_ns() / 1e6
+
     def describe_exit(self) -> str:
-        """``exited with status 1: <last stderr line>`` for a fault's detail."""
+        """``exited with status 1: <last stderr line>`` for a fault's detail; the limit, if the watchdog killed it."""
         self.drain()
+        if self.limit_hit is not None:
+            return self.limit_hit
         code = self.returncode
         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exited with status {code}"
         lines = self.stderr_tail.decode(errors="replace").strip().splitlines()
@@ -264,6 +279,8 @@ class BotProcess:
 
     def close(self) -> None:
         """Release descriptors and reap; the process must be gone (``kill_all`` first)."""
+        self.watchdog.unwatch(self)
+        self.tree.close()
         self.close_log()
         try:
             self.popen.wait(timeout=5)

@@ -83,6 +83,9 @@ class MoveRecord(BaseModel):
     line: int
     closed: list[int] = []
     ms: float = 0.0  # think time measured by the referee (request sent → reply received)
+    # CPU time (user + system) of the bot's whole process tree for this move; None: not measured (older records,
+    # bots in the referee's process or on other machines)
+    cpu_ms: float | None = Field(default=None, exclude_if=lambda value: value is None)
     substituted: bool = False  # drawn by the referee for a faulting bot (league fault policy "substitute")
 
 
@@ -94,12 +97,22 @@ def move_records(rows: list[dict]) -> list[MoveRecord]:
     return _MOVES.validate_python(rows)
 
 
+class HostStall(BaseModel):
+    """A timeout the host caused (docs/security.md, "Timeouts the host caused"): the figures of the rule."""
+
+    cpu_ms: float  # the bot's CPU time in the move: well under the limit
+    lag_ms: float  # how late the referee's own process ran in the move: large
+    limit_ms: int
+
+
 class Forfeit(BaseModel):
     seat: int
     reason: Literal[codec.FAULTS]
     detail: str = ""
     move: int  # number of moves played when the fault happened
     substituted: bool = False  # fault policy "substitute": the seat stayed in the game, the referee drew for it
+    # a timeout while the host stalled (``referee/stalls.py``); None: none, or not measured (older records)
+    host_stall: HostStall | None = Field(default=None, exclude_if=lambda value: value is None)
 
 
 class Result(BaseModel):
@@ -124,6 +137,11 @@ class GameRecord(BaseModel):
     result: Result
     # the start position: lines drawn before the first TURN, not moves (left out of the JSON when empty)
     opening: list[int] = Field(default=[], exclude_if=lambda lines: not lines)
+    # the referee's scheduling lag during the game: the most its watchdog thread woke late (the host's share of a
+    # slow move, referee/watchdog.py); None: not measured (older records, no bot process of the referee's)
+    lag_ms: float | None = Field(default=None, exclude_if=lambda value: value is None)
+    # how often the game was played again after a host stall (league option replay_host_stalls): this is the last
+    host_stall_replays: int = Field(default=0, exclude_if=lambda count: not count)
 
     def replay(self):
         """The final state of the rules engine after the start position and the recorded moves (forfeits

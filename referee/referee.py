@@ -21,6 +21,7 @@ check (``referee/check.py``), which drives a bot's start and stop itself.
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -39,6 +40,8 @@ from hexarena.referee.transport import Hook
 
 DEFAULT_TIME = TimeControl()  # 1 s per move, 10 s to start
 DEFAULT_SETTINGS = RefereeSettings()
+HOST_STALL_REPLAYS = 2  # then the game is scored as it ended: a host that stalls every time is the organiser's to fix
+log = logging.getLogger("hexarena.referee")
 
 
 class Referee:
@@ -91,20 +94,30 @@ class Referee:
     def play(self, specs: list[SeatSpec], config: BoardConfig, *, game_id: str, seed: int | None = None,
              prelude: Prelude = (), grace: float = 0.0, observer: GameObserver | None = None) -> GameRecord:
         """Play one game (``referee/game.py``); seats are started on first use, restarted after a fault.
-        ``observer`` hears of the game's start, moves and end (``GameObserver``)."""
+        ``observer`` hears of the game's start, moves and end (``GameObserver``). With ``replay_host_stalls``, a
+        game a host stall ended (``referee/stalls.py``) is played again, from the same seed, at most
+        ``HOST_STALL_REPLAYS`` times; the record says how often (``host_stall_replays``)."""
         if len(specs) != config.players:
             raise ConfigError(f"{len(specs)} bots for a {config.players}-player game")
         if seed is None:
             seed = secrets.randbelow(2**31)
-        seats = self.seat_bots(specs)
-        self.start(seats)
-        game = Game(seats, config, game_id=game_id, seed=seed, time_control=self.time_control,
-                    fault_policy=self.fault_policy, log_dir=self.log_dir, prelude=prelude, grace=grace,
-                    observer=observer, versions=[spec.version for spec in specs])
-        try:
-            return game.run()
-        finally:
-            self.finish_retiring()
+        replays = 0
+        while True:
+            seats = self.seat_bots(specs)
+            self.start(seats)
+            game = Game(seats, config, game_id=game_id, seed=seed, time_control=self.time_control,
+                        fault_policy=self.fault_policy, log_dir=self.log_dir, prelude=prelude, grace=grace,
+                        observer=observer, versions=[spec.version for spec in specs])
+            try:
+                record = game.run()
+            finally:
+                self.finish_retiring()
+            stalled = [f for f in record.result.forfeits if f.host_stall is not None]
+            if not (stalled and self.settings.replay_host_stalls) or replays == HOST_STALL_REPLAYS:
+                return record if not replays else record.model_copy(update={"host_stall_replays": replays})
+            replays += 1
+            log.warning("game %s: %s timed out while the host stalled (%s); played again (%d of at most %d)",
+                        game_id, record.seats[stalled[0].seat], stalled[0].host_stall, replays, HOST_STALL_REPLAYS)
 
     def seat_bots(self, specs: list[SeatSpec]) -> list[Seat]:
         """The seat for each spec: the one kept running from earlier games, else a new one (not launched)."""

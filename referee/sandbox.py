@@ -43,6 +43,7 @@ import errno
 import marshal
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -212,6 +213,7 @@ def _mounts(tmp_bytes: int, folder: str, writable: bool, socket: str | None) -> 
         elif os.path.isdir(top):
             ops.append(("ro-bind", top, top))
     ops += [("ro-bind", f"/etc/{name}", f"/etc/{name}") for name in ETC if os.path.exists(f"/etc/{name}")]
+    ops += [("ro-bind", path, path) for path in linked_out()]
     ops += [("proc", "/proc"), ("dev", "/dev"), ("tmpfs", "/tmp", tmp_bytes)]
     shared = [os.path.realpath(p) for p in os.environ.get(SHARE, "").split(":") if p and os.path.isdir(p)]
     ops += [("ro-bind", path, path) for path in _runtime_folders() + shared]
@@ -251,3 +253,86 @@ def _runtime_folders() -> list[str]:
         _runtime = sorted(f for f in outside if not any(f != o and f.startswith(o + "/") for o in outside))
     return _runtime
 
+
+
+# where the system's programs keep files of their own outside the system folders, through symlinks
+LINKED_INTO = ("/etc/", "/var/lib/", "/opt/")
+NOT_RUNTIME = ("/usr/share/doc", "/usr/share/man", "/usr/share/info", "/usr/include", "/usr/src")
+_linked: list[str] | None = None
+
+
+def linked_out() -> list[str]:
+    """What the files of ``/usr`` lead to outside it, to be bound read-only at the same paths (computed once).
+
+    A runtime keeps its configuration where its package put it and links it in: Debian's OpenJDK has
+    ``/usr/lib/jvm/java-17-openjdk-amd64/conf/security/java.security`` → ``/etc/java-17-openjdk/…``,
+    OpenSSL ``/usr/lib/ssl/openssl.cnf`` → ``/etc/ssl/…``. Every symlink under ``/usr`` (not its
+    documentation) is followed hop by hop; each hop into ``LINKED_INTO`` is kept if anyone on the machine
+    may read it. A folder under ``/etc`` they lead into is bound whole when everything in it is readable
+    by anyone, else only the files the links name: no secret (a key, a password file) that a package's
+    link happens to reach is bound, however the sandbox's uid is mapped. So a runtime installed later
+    needs no list of ours: what its files lead to is what it gets.
+    """
+    global _linked
+    if _linked is None:
+        targets = {hop for link in _symlinks("/usr") for hop in _hops(link)
+                   if hop.startswith(LINKED_INTO) and _readable_by_anyone(hop)}
+        # bound already by ETC, or under a folder that is
+        kept = {_whole_folder(t) for t in targets if not any(t == f"/etc/{n}" or t.startswith(f"/etc/{n}/")
+                                                            for n in ETC)}
+        _linked = sorted(t for t in kept if not any(t.startswith(o + "/") for o in kept))
+    return _linked
+
+
+def _symlinks(top: str) -> list[str]:
+    found, folders = [], [top]
+    while folders:
+        folder = folders.pop()
+        try:
+            entries = os.scandir(folder)
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    found.append(entry.path)
+                elif entry.is_dir(follow_symlinks=False) and not entry.path.startswith(NOT_RUNTIME):
+                    folders.append(entry.path)
+    return found
+
+
+def _hops(link: str, most: int = 16) -> list[str]:
+    """Each path a symlink chain passes through after ``link`` (absolute, its folders resolved)."""
+    hops, path = [], link
+    for _ in range(most):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            break
+        path = os.path.join(os.path.realpath(os.path.dirname(path)), target)
+        path = os.path.normpath(path)
+        hops.append(path)
+    return hops
+
+
+def _readable_by_anyone(path: str) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    if stat.S_ISDIR(mode):
+        return mode & 0o005 == 0o005
+    return stat.S_ISREG(mode) and bool(mode & 0o004)
+
+
+def _whole_folder(path: str) -> str:
+    """``/etc/NAME`` for a path under it, if everything there is readable by anyone; else ``path`` itself."""
+    parts = path.split("/")
+    if parts[1] != "etc" or len(parts) < 4:
+        return path
+    folder = "/".join(parts[:3])
+    for root, dirs, files in os.walk(folder):
+        if not all(_readable_by_anyone(os.path.join(root, name)) for name in dirs + files
+                   if not os.path.islink(os.path.join(root, name))):
+            return path
+    return folder

@@ -37,6 +37,7 @@ class RefereeSettings:
     stop_grace: float = 1.0  # seconds bots get to exit after BYE when the referee closes
     listen: str = "tcp://127.0.0.1:0"  # where remote seats connect (CURVE), a match's --listen
     remote_retry: bool = False  # wait again before every game for a remote bot that never joined
+    replay_host_stalls: bool = False  # a game a host stall ended is played again (``Referee.play``), not scored
 
     def __post_init__(self) -> None:
         if self.log_dir is not None and not isinstance(self.log_dir, Path):

@@ -4,9 +4,10 @@ headless browser. Plain helpers (paths, the test bots, processes, leagues...) ar
 from __future__ import annotations
 
 import pytest
-from helpers import CHROMEDRIVER, CHROMIUM, FAST, SHARED, TEST_BOTS
+from helpers import CHROMEDRIVER, CHROMIUM, FAST, SHARED, TEST_BOTS, sandbox_unavailable
 from hypothesis import settings
 
+from hexarena.referee import sandbox
 from hexarena.referee.referee import Referee
 
 # `pytest --hypothesis-profile=long`: the fuzz campaign (tests/cli/test_fuzz.py) and every property test, 20x longer
@@ -19,6 +20,15 @@ def forward_test_bot_variables(monkeypatch):
     monkeypatch.setenv("HEXARENA_PASS_ENV", "BROKEN_MARKER,BROKEN_PIDS,LEAGUE_TEST")
     # the test bots run a script of their parent folder (``../broken.py``): share those folders with the sandbox
     monkeypatch.setenv("HEXARENA_SANDBOX_SHARE", ":".join(str(TEST_BOTS.parent / name) for name in SHARED))
+
+
+@pytest.fixture(params=sandbox.PATHS)
+def sandbox_path(request, monkeypatch) -> str:
+    """The test on both sandbox paths: bubblewrap, and the kernel's namespaces without it (``HEXARENA_SANDBOX``)."""
+    if (why := sandbox_unavailable(request.param)) is not None:
+        pytest.skip(why)
+    monkeypatch.setenv(sandbox.CHOICE, request.param)
+    return request.param
 
 
 @pytest.fixture

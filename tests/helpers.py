@@ -36,6 +36,16 @@ needs_c = pytest.mark.skipif(not has_libzmq_headers, reason="libzmq headers (lib
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
 
 
+def sandbox_unavailable(path: str) -> str | None:
+    """Why sandbox path ``path`` ("bwrap" or "unshare") cannot be taken here (None: it can)."""
+    from hexarena.referee import sandbox
+
+    if path == "bwrap":
+        return None if sandbox.bwrap() is not None else "needs bubblewrap (apt-get install bubblewrap)"
+    problem = sandbox.user_namespaces()
+    return None if problem is None else f"user namespaces do not work here: {problem}"
+
+
 def bot(name: str) -> BotSpec:
     """A reference bot (``bots/NAME``) or a broken test bot (``tests/bots/NAME``)."""
     folder = BOTS / name if (BOTS / name).is_dir() else TEST_BOTS / name

@@ -28,6 +28,9 @@ def doctor(
         print(f"sandbox: {sandbox.describe()}")
     except ConfigError as exc:  # a bad HEXARENA_SANDBOX: said, and the database is still checked
         print(f"sandbox: {exc}")
+    from hexarena.referee import watchdog
+
+    print(watchdog.describe())
     if salvage is not None:
         report, copied = examine.salvage(home, salvage)
     else:

@@ -48,6 +48,9 @@ def serve(
         raise ConfigError(f"hexarena serve runs uploaded bots only in the sandbox, and none can be made here: "
                           f"{sandbox.describe()}; install bubblewrap (apt-get install bubblewrap)")
     _check_listen(host, port)
+    from hexarena.referee import watchdog
+
+    print(f"hexarena serve: {watchdog.describe()}", file=sys.stderr, flush=True)
     workspace = home if home is not None else default_home()
     app = create_app(workspace, list(league or []),
                      limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate))

@@ -68,7 +68,7 @@ def league_settings(ws: Workspace, league: LeagueConfig, *, sandboxed: bool | No
     (the organiser's --no-sandbox, or the server, which sandboxes every league)."""
     return RefereeSettings(time_control=league.time_control, fault_policy=league.fault_policy,
                            sandboxed=league.sandbox if sandboxed is None else sandboxed,
-                           log_dir=ws.logs_dir / league.name)
+                           log_dir=ws.logs_dir / league.name, replay_host_stalls=league.replay_host_stalls)
 
 
 def games_at_once(league: LeagueConfig, concurrency: int | None = None) -> int:

@@ -14,6 +14,7 @@
     fault_policy = "forfeit"            # "forfeit" (the offender loses) or "substitute" (a random line is drawn)
     flag_threshold = 0.1                # flag a bot in the tables when more than this share of its games had a fault
     sandbox = false                     # run the bots unconfined (default true: referee/sandbox.py; warned every run)
+    replay_host_stalls = true           # play a game again when a timeout in it was the host's (docs/security.md)
     concurrency = 2                     # games at once (default: one per core); --concurrency overrides
     executor = "dask"                   # optional: play on a Dask cluster (docs/cluster.md); default "local"
     scheduler = "tcp://HOST:8786"       #   its scheduler; --scheduler overrides (and implies executor = "dask")
@@ -108,6 +109,8 @@ class LeagueConfig(BaseModel):
     pairing: Literal["round-robin", "adaptive"] = Field("round-robin", exclude_if=lambda value: value == "round-robin")
     budget: int | None = Field(None, ge=1, le=10**9, exclude_if=lambda value: value is None)
     league_budget: int | None = Field(None, ge=1, le=10**12, exclude_if=lambda value: value is None)
+    # a game a host stall ended (a timeout the host caused: docs/security.md) is played again instead of scored
+    replay_host_stalls: bool = Field(False, exclude_if=lambda value: not value)
 
     @field_validator("name")
     @classmethod
@@ -207,7 +210,7 @@ class LeagueConfig(BaseModel):
 
 # What a league plays: a stored league whose file had other values here is another league (league run --replace).
 # Left out: what only changes how it is run or shown (description, concurrency, executor, scheduler, sandbox,
-# flag_threshold).
+# flag_threshold, replay_host_stalls).
 DEFINITION = ("participants", "players", "boards", "games", "sample", "gauntlet", "time_control", "fault_policy",
               "seed", "pairing")
 TERMS = ("time_control", "fault_policy", "seed")  # how each game is played, which its id does not hash

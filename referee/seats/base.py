@@ -66,6 +66,10 @@ class Seat(Protocol):
     def gone(self) -> str | None:
         """Why the seat can no longer play (its process exited), or None."""
 
+    def cpu_ms(self) -> float | None:
+        """CPU time (user + system) the bot's whole process tree has used so far, in ms; None where the seat has
+        no process of the referee's to measure (in-process, remote)."""
+
     def begin_game(self, log_path: Path | None) -> None:
         """A game starts: the seat's output goes to ``log_path`` (None: kept nowhere)."""
 

@@ -65,6 +65,9 @@ class InProcessSeat:
     def gone(self) -> str | None:
         return None
 
+    def cpu_ms(self) -> float | None:
+        return None  # a thread of the referee's own process: nothing of its own to measure
+
     def startup_report(self) -> str:
         return ""
 

@@ -106,6 +106,9 @@ class ProcessSeat(ZmqSeat):
             return self.process.describe_exit()
         return None
 
+    def cpu_ms(self) -> float | None:
+        return None if self.process is None else self.process.cpu_ms()
+
     def begin_game(self, log_path: Path | None) -> None:
         if self.process is not None:
             self.process.queue_log(log_path)

@@ -110,6 +110,10 @@ class ZmqSeat:
         """Why the bot can no longer answer (its process exited), or None while it may."""
         return None
 
+    def cpu_ms(self) -> float | None:
+        """The CPU time the bot's processes have used so far (ms); None: not measurable (a bot elsewhere)."""
+        return None
+
     def await_move(self, deadline: Deadline) -> tuple[int, float]:
         inbox = self._inbox
         while True:

@@ -89,15 +89,33 @@ def daemons() -> str:
 
 
 def memory() -> str:
-    """A child over the limit on its own, then two children under it that together exceed it."""
+    """A child over the limit on its own (reported), then two children under it that together exceed it."""
     limit = int(os.environ.get("HOSTILE_MB", "256"))
     grab = ("import sys\ntry:\n    b = bytearray({mb} * 2**20)\n    print('ok')\nexcept MemoryError:\n    print('refused')\n")
     alone = subprocess.run([sys.executable, "-c", grab.format(mb=int(limit * 1.2))], capture_output=True, text=True,
                            check=False)
+    report("memory", f"one child over the limit {alone.stdout.strip() or 'killed'}")
     pair = [subprocess.Popen([sys.executable, "-c", grab.format(mb=int(limit * 0.6)) + "import time; time.sleep(1)"],
                              stdout=subprocess.PIPE, text=True) for _ in range(2)]
     together = [p.communicate()[0].strip() for p in pair]
-    return f"one child over the limit {alone.stdout.strip() or 'killed'}; two under it {' '.join(together)}"
+    return f"two under it {' '.join(together)}"  # only if nothing stopped the bot
+
+
+GRAB = """import sys, time
+held = b"\\x01" * (int(sys.argv[1]) * 2**20)  # every page written: resident, not just reserved
+print("held", flush=True)
+time.sleep(300)
+"""
+
+
+def memory_tree() -> None:
+    """At its first TURN: 8 children, each under the per-process limit, each touching HOSTILE_MB (1 GiB)."""
+    mb = os.environ.get("HOSTILE_MB", "1024")
+    children = [subprocess.Popen([sys.executable, "-c", GRAB, mb], stdout=subprocess.PIPE, text=True)
+                for _ in range(8)]
+    held = sum(child.stdout.readline() == "held\n" for child in children)
+    report("memory_tree", f"{held} children hold {mb} MiB each")  # only if nothing stopped the bot
+    time.sleep(300)
 
 
 def flood() -> str:
@@ -157,6 +175,8 @@ def main(attack: str) -> None:
         junk(os.environ["HEXARENA_ENDPOINT"])
 
     def choose(game, state) -> int:
+        if attack == "memory_tree":
+            memory_tree()
         if attack == "daemons" and game.id.startswith("fault"):
             time.sleep(600)  # a timeout: the referee stops the bot at once, with SIGTERM
         return game.rng.choice(state.legal_moves())

@@ -143,10 +143,11 @@ def test_a_garbled_record_is_named_and_every_other_game_still_shows(home: Path, 
 
 def test_a_sound_workspace_is_reported_sound(home: Path, capsys) -> None:
     status, out, _ = cli(capsys, "doctor", "--home", str(home))
-    from hexarena.referee import sandbox
+    from hexarena.referee import sandbox, watchdog
 
     expected = f"{home / 'hexarena.db'}: 1 leagues and 4 games intact, 0 rows garbled or unreadable; nothing wrong found\n"
-    assert (status, out) == (0, f"sandbox: {sandbox.describe()}\n" + expected)  # which sandbox first, then the database
+    # which sandbox first, how a bot's whole memory is bounded, then the database
+    assert (status, out) == (0, f"sandbox: {sandbox.describe()}\n{watchdog.describe()}\n" + expected)
 
 
 def test_the_page_check_runs_again_only_after_the_file_changed(home: Path, monkeypatch) -> None:

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import BOTS, HEXARENA, processes_with, survivors_of_a_killed, wait_until
+from helpers import BOTS, HEXARENA, processes_with, sandbox_unavailable, survivors_of_a_killed, wait_until
 
 from hexarena.leagues.registry.catalog import bot_history
 from hexarena.leagues.registry.resolve import resolve
@@ -38,22 +38,6 @@ from hexarena.referee.errors import SandboxMissing
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 RANDOM = BotSpec("random", BOTS / "random")
 
-
-
-def _unavailable(path: str) -> str | None:
-    if path == "bwrap":
-        return None if sandbox.bwrap() is not None else "needs bubblewrap (apt-get install bubblewrap)"
-    problem = sandbox.user_namespaces()
-    return None if problem is None else f"user namespaces do not work here: {problem}"
-
-
-@pytest.fixture(params=sandbox.PATHS)
-def sandbox_path(request, monkeypatch) -> str:
-    """Each attack on both paths: bubblewrap, and the kernel's namespaces without it (``HEXARENA_SANDBOX``)."""
-    if (why := _unavailable(request.param)) is not None:
-        pytest.skip(why)
-    monkeypatch.setenv(sandbox.CHOICE, request.param)
-    return request.param
 
 
 @pytest.fixture
@@ -166,14 +150,15 @@ def test_daemons_die_with_a_referee_that_was_killed(tmp_path, marked, sandbox_pa
     assert survivors_of_a_killed(match, "BROKEN_PIDS", marked) == []
 
 
-def test_memory_is_limited_per_process_and_processes_are_counted(make_referee, tmp_path, monkeypatch, sandbox_path):
-    """No writable cgroup v2 on these machines: the bound is memory_mb per process, times ``processes``."""
+def test_memory_is_limited_per_process_and_for_the_bot_as_a_whole(make_referee, tmp_path, monkeypatch, sandbox_path):
+    """RLIMIT_AS refuses one process over memory_mb; the watchdog stops two under it that together exceed it."""
     monkeypatch.setenv("HOSTILE_MB", "256")
     monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_MB")
     referee = make_referee(limits=Limits(memory_mb=256, processes=8))
     record = referee.play([hostile("memory"), RANDOM], BoardConfig(size="2x2"), game_id="memory", seed=1)
-    assert record.result.termination == "completed"
-    assert said(tmp_path / "logs", "memory", 0, "memory") == "one child over the limit refused; two under it ok ok"
+    assert (record.result.termination, record.result.offender) == ("crashed", 0)
+    assert "over its limit of 256 MiB (the whole bot)" in record.result.forfeits[0].detail  # before its HELLO
+    assert said(tmp_path / "logs", "memory", 0, "memory") == "one child over the limit refused"
 
 
 def test_a_connection_flood_is_bounded_by_the_bots_limits_and_the_referee_plays_on(make_referee, tmp_path,
@@ -382,7 +367,7 @@ def test_limits_hold_from_the_bots_first_instruction(tmp_path, sandbox_path):
 
 def test_a_sandbox_that_cannot_be_made_is_one_line_in_the_bots_log(tmp_path, monkeypatch):
     """The namespaces path: a folder to bind that is gone by the launch is the launcher's one line, exit 125."""
-    if (why := _unavailable("unshare")) is not None:
+    if (why := sandbox_unavailable("unshare")) is not None:
         pytest.skip(why)
     monkeypatch.setenv(sandbox.CHOICE, "unshare")
     folder = tmp_path / "bot"

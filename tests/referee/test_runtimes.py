@@ -1,0 +1,73 @@
+"""The runtime matrix: a bot per language (tests/bots/runtimes/, and the shipped Node.js one) is built, checked
+(every item of ``hexarena check``) and plays a game, in the sandbox, on both paths (bubblewrap and the kernel's
+namespaces). A runtime that is not installed is skipped with the Debian package that brings it."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from helpers import BOTS, TEST_BOTS
+
+from hexarena.referee.check import ITEMS, check_bot
+from hexarena.referee.record import BoardConfig
+from hexarena.referee.seats.process import BotSpec
+
+RUNTIMES = TEST_BOTS / "runtimes"
+
+
+@dataclass(frozen=True)
+class Runtime:
+    language: str
+    folder: Path
+    needs: tuple[str, ...]  # programs on PATH, or files, the bot's build and run use
+    package: str  # what brings them on Debian
+
+    def missing(self) -> str | None:
+        absent = [need for need in self.needs if not (Path(need).exists() if "/" in need else shutil.which(need))]
+        return f"{', '.join(absent)} not installed (apt-get install {self.package})" if absent else None
+
+
+MATRIX = [
+    Runtime("java", RUNTIMES / "java", ("javac", "java", "/usr/share/java/jeromq.jar"),
+            "openjdk-17-jdk-headless libjeromq-java"),
+    Runtime("go", RUNTIMES / "go", ("go",), "golang-go"),
+    Runtime("rust", RUNTIMES / "rust", ("rustc",), "rustc"),
+    Runtime("c++", RUNTIMES / "cpp", ("g++",), "g++"),
+    Runtime("ruby", RUNTIMES / "ruby", ("ruby",), "ruby"),
+    Runtime("lua", RUNTIMES / "lua", ("lua5.4",), "lua5.4"),
+    Runtime("php", RUNTIMES / "php", ("php",), "php-cli"),
+    Runtime("javascript", BOTS / "nodebot", ("node",), "nodejs"),
+    Runtime("python+numpy", RUNTIMES / "python-numpy", (), "python3-numpy"),
+]
+
+
+@pytest.fixture(params=MATRIX, ids=[runtime.language for runtime in MATRIX])
+def runtime_bot(request, tmp_path) -> Path:
+    """A fresh copy of the runtime's bot folder (its build writes there), or a skip naming the package."""
+    runtime: Runtime = request.param
+    if (why := runtime.missing()) is not None:
+        pytest.skip(why)
+    if runtime.language == "python+numpy":
+        pytest.importorskip("numpy", reason="numpy not installed (pip install numpy, or apt-get install python3-numpy)")
+    folder = tmp_path / runtime.folder.name
+    shutil.copytree(runtime.folder, folder)
+    return folder
+
+
+@pytest.mark.slow
+def test_each_runtime_builds_and_passes_every_check_in_the_sandbox(runtime_bot, sandbox_path, tmp_path):
+    report = check_bot(runtime_bot, log_dir=tmp_path / "check-logs")  # 1 s per move, as leagues play
+    assert [item.name for item in report.items] == list(ITEMS)
+    assert report.passed, [item for item in report.items if not item.passed]
+
+
+def test_each_runtime_plays_a_whole_game_in_the_sandbox(runtime_bot, sandbox_path, make_referee):
+    referee = make_referee()
+    record = referee.play([BotSpec(runtime_bot.name, runtime_bot), BotSpec("random", BOTS / "random")],
+                          BoardConfig(size="2x2", border=True), game_id="runtime", seed=3)
+    assert (record.result.termination, record.result.offender) == ("completed", None)
+    assert sum(record.result.scores) == 4  # every cell of the 2x2 board was closed, by one seat or the other
+    assert any(move.seat == 0 for move in record.moves)  # the runtime's bot drew lines itself

@@ -1,0 +1,129 @@
+"""One bot's memory and CPU as a whole (referee/watchdog.py, referee/usage.py): every process of its sandbox
+counted together, the limit named in the fault, the sandbox gone at once; CPU time per move in the record."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from helpers import BOTS, HEXARENA, TEST_BOTS, processes_with, wait_for, wait_until
+
+from hexarena.referee.clock import TimeControl
+from hexarena.referee.launch import Limits
+from hexarena.referee.record import BoardConfig, GameRecord, HostStall
+from hexarena.referee.seats.process import BotSpec
+
+HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
+RANDOM = BotSpec("random", BOTS / "random")
+ROOMY = TimeControl.parse("20s,startup=20s")  # the memory fault must come first, however loaded the machine
+
+
+@pytest.mark.slow
+def test_eight_children_of_1_gib_each_end_with_the_memory_fault_under_a_2_gib_whole_bot_limit(
+        make_referee, monkeypatch, tmp_path, sandbox_path):
+    marker = str(tmp_path / "marker")
+    monkeypatch.setenv("BROKEN_PIDS", marker)
+    monkeypatch.setenv("HOSTILE_MB", "1024")
+    monkeypatch.setenv("HEXARENA_PASS_ENV", "BROKEN_PIDS,HOSTILE_MB")
+    referee = make_referee(limits=Limits(memory_mb=2048), time_control=ROOMY)
+    started = time.monotonic()
+    record = referee.play([BotSpec("memory_tree", HOSTILE / "memory_tree"), RANDOM], BoardConfig(size="2x2"),
+                          game_id="memory", seed=1)
+    assert (record.result.termination, record.result.offender) == ("crashed", 0)
+    detail = record.result.forfeits[0].detail
+    assert detail.startswith("memory limit: the bot's processes together held ")
+    assert detail.endswith("over its limit of 2048 MiB (the whole bot)")
+    held = int(re.search(r"held (\d+) MiB", detail).group(1))
+    overshoot = held - 2048
+    print(f"\n[{sandbox_path}] killed at {held} MiB: {overshoot} MiB past the 2048 MiB limit, "
+          f"{time.monotonic() - started:.1f} s into the game")
+    assert 0 <= overshoot < 1024  # less than one child's share: stopped at the first look past the limit
+    assert "hostile memory_tree:" not in (tmp_path / "logs" / "memory.seat0.memory_tree.log").read_text()
+    # every child dies with the sandbox (a second on an idle machine; a loaded one takes longer to free 2 GiB)
+    def left() -> list[int]:  # the bot and its children (the opponent carries the marker too, and plays on)
+        return processes_with("BROKEN_PIDS", marker, "memory_tree") + processes_with("BROKEN_PIDS", marker, "2**20")
+
+    wait_until(lambda: left() == [], 10)
+    assert left() == []
+
+
+def test_cpu_time_per_move_is_recorded_beside_the_think_time(make_referee, sandbox_path):
+    record = make_referee().play([bot_spec("greedy"), RANDOM], BoardConfig(size="2x2"), game_id="cpu", seed=2)
+    assert record.result.termination == "completed"
+    assert all(move.cpu_ms is not None and 0 <= move.cpu_ms for move in record.moves)
+    assert all(move.cpu_ms <= move.ms + 50 for move in record.moves)  # one thread thinks: no more CPU than wall
+    assert record.lag_ms is not None and record.lag_ms >= 0
+
+
+def bot_spec(name: str) -> BotSpec:
+    return BotSpec(name, BOTS / name)
+
+
+@pytest.mark.slow
+def test_a_timeout_while_the_referee_was_stopped_is_a_host_stall_with_its_figures(tmp_path, monkeypatch):
+    """The host stalls the referee (SIGSTOP for 1.5 s) while a bot naps 100 ms of its 400 ms: the bot's reply is
+    read past its deadline, a timeout, but it used almost no CPU and the referee ran late: ``host_stall``."""
+    out, marker = tmp_path / "games.jsonl", str(tmp_path / "marker")
+    monkeypatch.setenv("BROKEN_PIDS", marker)  # forwarded to the bots (conftest): the napper is found by it
+    match = subprocess.Popen([*HEXARENA, "match", str(TEST_BOTS / "napper"), str(BOTS / "random"), "--size", "6x6",
+                              "--games", "1", "--time", "400ms", "--out", str(out), "--logs", str(tmp_path / "logs")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: processes_with("BROKEN_PIDS", marker, "bot.py"), 60, "the bots' processes")
+    time.sleep(2.0)  # well into the game (6x6: 20 s of napping): the referee is waiting for the napper, or about to
+    match.send_signal(signal.SIGSTOP)
+    time.sleep(1.5)
+    match.send_signal(signal.SIGCONT)
+    match.communicate(timeout=120)
+    records = [GameRecord.model_validate_json(line) for line in out.read_text().splitlines()]
+    stalls = [f for record in records for f in record.result.forfeits if f.host_stall is not None]
+    assert len(stalls) == 1 and stalls[0].reason == "timeout", [r.result for r in records]
+    stall = stalls[0].host_stall
+    assert stall.limit_ms == 400 and stall.cpu_ms <= 200 and stall.lag_ms >= 1000
+    assert max(record.lag_ms for record in records) >= 1000
+
+
+def test_a_bot_that_sleeps_past_its_deadline_is_no_host_stall(make_referee, sandbox_path):
+    record = make_referee(time_control=TimeControl.parse("300ms,startup=10s")).play(
+        [bot_spec_of(TEST_BOTS / "timeout"), RANDOM], BoardConfig(size="2x2"), game_id="fault-asleep", seed=1)
+    assert (record.result.termination, record.result.offender) == ("timeout", 0)
+    assert record.result.forfeits[0].host_stall is None  # almost no CPU, but the referee ran on time
+
+
+def bot_spec_of(folder: Path) -> BotSpec:
+    return BotSpec(folder.name, folder)
+
+
+def test_replay_host_stalls_plays_a_stalled_game_again_at_most_twice_then_scores_it(make_referee, monkeypatch):
+    """The replay's wiring, with the rule's verdict forced (the rule itself: the SIGSTOP test above)."""
+    from hexarena.referee import game
+
+    monkeypatch.setattr(game, "host_stall", lambda cpu_ms, lag_ms, limit_ms: HostStall(
+        cpu_ms=cpu_ms, lag_ms=500.0, limit_ms=limit_ms))
+    referee = make_referee(time_control=TimeControl.parse("200ms,startup=10s"), replay_host_stalls=True)
+    record = referee.play([bot_spec_of(TEST_BOTS / "timeout"), RANDOM], BoardConfig(size="2x2"),
+                          game_id="fault-stalled", seed=1)
+    assert (record.result.termination, record.host_stall_replays) == ("timeout", 2)
+    assert record.result.forfeits[0].host_stall.lag_ms == 500.0
+    assert '"host_stall_replays":2' in record.model_dump_json()
+    again = make_referee(time_control=TimeControl.parse("200ms,startup=10s")).play(  # the option off: scored at once
+        [bot_spec_of(TEST_BOTS / "timeout"), RANDOM], BoardConfig(size="2x2"), game_id="fault-once", seed=1)
+    assert again.host_stall_replays == 0 and "host_stall_replays" not in again.model_dump_json()
+
+
+def test_a_league_file_turns_replay_host_stalls_on_for_its_referees(tmp_path):
+    from helpers import league_text
+
+    from hexarena.leagues.running.runner import league_settings
+    from hexarena.leagues.schedule.config import load_league
+    from hexarena.leagues.workspace.home import Workspace
+
+    path = tmp_path / "stalls.toml"
+    path.write_text(league_text("stalls", replay_host_stalls=True))
+    league = load_league(path)
+    assert league_settings(Workspace(tmp_path / "home"), league).replay_host_stalls is True
+    path.write_text(league_text("plain"))
+    assert league_settings(Workspace(tmp_path / "home"), load_league(path)).replay_host_stalls is False
