@@ -160,10 +160,10 @@ class Game:
             self.fault(number, fault)
             return
         clock.spend(seconds)
-        self.draw(number, line, seconds * 1000, step=step)
+        self.draw(number, line, seconds * 1000, step=step, notes=seat.take_notes())
 
     def draw(self, number: int, line: int, ms: float, substituted: bool = False, step: Step | None = None,
-             record: bool = True) -> None:
+             record: bool = True, notes: list[str] | None = None) -> None:
         """Draw ``line`` for seat ``number``; its DRAWN waits for the next TURN or ``flush``."""
         step = step or self.state.apply(line)
         self.state = step.state
@@ -171,6 +171,8 @@ class Game:
             ms = round(ms, 3)
             self.moves.append({"seat": number, "line": line, "closed": step.closed, "ms": ms,
                                "substituted": substituted})
+            if notes:  # the bot's INFO on this move (§4.8)
+                self.moves[-1]["info"] = notes
             if self.observer is not None:
                 self.observe("moved", self.game_id, len(self.moves) - 1, number, line, ms)
         self.pending.append(codec.drawn(number, line, step.closed))
