@@ -74,3 +74,22 @@ def test_a_bad_info_is_a_protocol_error_naming_why(text, why):
 def test_info_round_trips(id, text):
     assert codec.parse(codec.Info(id, text).to_text()) == codec.Info(id, text)
     assert codec.parse(codec.Info(id, text).wire) == codec.Info(id, text)
+
+
+def test_each_games_log_holds_what_the_bot_wrote_from_its_game_to_the_next(tmp_path):
+    """``hexarena match --games 6 --logs``: the notes bot prints ``game ID`` as each GAME arrives, then
+    ``request N`` at each TURN; each game's log has its own id alone, for either seat, and the last game's exists."""
+    logs = tmp_path / "logs"
+    done = subprocess.run([*HEXARENA, "match", str(NOTES.folder), str(RANDOM.folder), "--games", "6", "--size", "1x2",
+                           "--logs", str(logs), "--seed", "3"], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    files = sorted(logs.glob("*notes*.log"))
+    assert len(files) == 6, [f.name for f in logs.iterdir()]
+    for path in files:
+        game_id = path.name.split(".seat")[0]
+        said = [line for line in path.read_text().splitlines() if line.startswith("game ")]
+        assert said == [f"game {game_id}"], (path.name, said)
+        seat = int(path.name.split(".seat")[1][0])
+        if seat == 0:  # its first TURN's request id follows its game line
+            assert "\nrequest " in path.read_text()
