@@ -71,3 +71,57 @@ def analyse_pending(ws: Workspace, records: Iterable[GameRecord], budget: float,
         save_analysis(ws, analyse(record, budget, solvers[record.config]), budget)
         count += 1
     return count
+
+
+COSTLIEST = 10  # moves listed per bot (its page's "your costliest moves")
+
+
+def league_analyses(ws: Workspace, league: str, budget: float) -> dict[str, dict]:
+    """Every stored analysis of the league's current schedule by game id (its ``--json`` form), after analysing
+    (within ``budget`` seconds each) the finished 2-player games that have none; ``budget`` 0: none analysed now."""
+    from hexarena.leagues.results.store import game_data
+
+    if budget > 0:
+        pending = [row[0] for row in ws.db.execute(
+            "SELECT s.game FROM league_games s JOIN games g ON g.id = s.game LEFT JOIN analyses a ON a.game = s.game"
+            " WHERE s.league = ? AND a.game IS NULL ORDER BY s.position", (league,))]
+        analyse_pending(ws, _records(game_data(ws, game) for game in pending), budget)
+    found = {}
+    for game, text in ws.db.execute("SELECT a.game, a.analysis FROM league_games s JOIN analyses a ON a.game = s.game"
+                                    " WHERE s.league = ?", (league,)):
+        try:
+            found[game] = json.loads(text)
+        except ValueError:
+            continue
+    return found
+
+
+def _records(datas: Iterable[dict | None]) -> Iterable[GameRecord]:
+    """The readable records among stored JSON objects (a garbled one is the store's warning, not ours)."""
+    from pydantic import ValidationError
+
+    for data in datas:
+        try:
+            yield GameRecord.model_validate(data)
+        except (ValidationError, TypeError):
+            continue
+
+
+def costliest_moves(ws: Workspace, analyses: dict[str, dict]) -> dict[str, list[dict]]:
+    """Each bot's costliest moves over ``analyses`` (losing moves first, then by cost): ``{"game", "move" (its
+    index), "line", "cost", "losing"}``, at most ``COSTLIEST`` a bot."""
+    found: dict[str, list[dict]] = {}
+    for game, analysis in analyses.items():
+        costly = {i: c for i, c in enumerate(analysis.get("costs", [])) if c}
+        if not costly:
+            continue
+        rows = ws.db.execute("SELECT m.number, m.line, r.bot FROM moves m JOIN results r ON r.game = m.game"
+                             " AND r.seat = m.seat WHERE m.game = ?", (game,))
+        for number, line, bot in rows:
+            if number in costly:
+                found.setdefault(bot, []).append({"game": game, "move": number, "line": line, "cost": costly[number],
+                                                  "losing": number == analysis.get("losing_move")})
+    for bot, moves in found.items():
+        moves.sort(key=lambda m: (not m["losing"], -m["cost"], m["game"], m["move"]))
+        del moves[COSTLIEST:]
+    return found

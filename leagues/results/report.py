@@ -57,6 +57,8 @@ class LeagueReport:
     versions: dict[str, list[dict]] = field(default_factory=dict)  # bot name → registered versions, oldest first
     generated: datetime = field(default_factory=lambda: datetime.now(UTC))
     facts: dict = field(default_factory=dict)  # ``facts``: found while the games are written
+    analyses: dict = field(default_factory=dict)  # game id → its solver analysis (``results.analyses.league_analyses``)
+    costliest: dict = field(default_factory=dict)  # bot → its costliest moves (``results.analyses.costliest_moves``)
 
     @property
     def last_file(self) -> str:

@@ -59,6 +59,9 @@ STYLE = Style(unknown="unknown key {field!r} (allowed: {allowed})", missing="{fi
               invalid="{field}: {msg}{got}", toml_path=True)
 
 
+ANALYSIS_BUDGET = 0.05  # seconds per game: small, so that the demo league's site still builds in seconds
+
+
 class LeagueBoard(BoardConfig):
     """A board of a league file: a configuration, and its start positions (none, N random ones, or a file's)."""
 
@@ -100,6 +103,8 @@ class LeagueConfig(BaseModel):
     seed: int = Field(0, ge=-SEED_LIMIT, le=SEED_LIMIT)
     gauntlet: str = Field("", exclude_if=lambda value: not value)
     sandbox: bool = Field(True, exclude_if=lambda value: value)  # False: bots unconfined (docs/security.md)
+    # seconds the solver may spend on each finished 2-player game when the site is published (0: no analysis)
+    analysis_budget: float = Field(ANALYSIS_BUDGET, ge=0, le=600, exclude_if=lambda value: value == ANALYSIS_BUDGET)
 
     @field_validator("name")
     @classmethod
