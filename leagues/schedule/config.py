@@ -59,7 +59,7 @@ STYLE = Style(unknown="unknown key {field!r} (allowed: {allowed})", missing="{fi
               invalid="{field}: {msg}{got}", toml_path=True)
 
 
-ANALYSIS_BUDGET = 0.05  # seconds per game: small, so that the demo league's site still builds in seconds
+ANALYSIS_BUDGET = 0.02  # seconds per game: small, so that the demo league's site still builds in seconds
 
 
 class LeagueBoard(BoardConfig):
