@@ -48,9 +48,9 @@ def publish_on_off(home: Path) -> None:
                 if mode == "on":
                     with ws.transaction() as db:
                         db.execute("DELETE FROM analyses")
-                budget = 0 if mode == "off" else None
-                definitions.league_config = lambda ws, name: (
-                    original(ws, name) if budget is None else original(ws, name).model_copy(update={"analysis_budget": 0}))
+                off = mode == "off"
+                definitions.league_config = lambda ws, name, off=off: (
+                    original(ws, name).model_copy(update={"analysis_budget": 0}) if off else original(ws, name))
                 site.definitions.league_config = definitions.league_config
                 started = time.perf_counter()
                 site.publish(ws, "demo", out)

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from hexarena.bots.brains.solver import Solver
 from hexarena.leagues.results.analysis import Analysis, analyse
 from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import ConfigError
 from hexarena.referee.record import BoardConfig, GameRecord
 
 
@@ -85,7 +86,7 @@ def league_analyses(ws: Workspace, league: str, budget: float) -> dict[str, dict
         pending = [row[0] for row in ws.db.execute(
             "SELECT s.game FROM league_games s JOIN games g ON g.id = s.game LEFT JOIN analyses a ON a.game = s.game"
             " WHERE s.league = ? AND a.game IS NULL ORDER BY s.position", (league,))]
-        analyse_pending(ws, _records(game_data(ws, game) for game in pending), budget)
+        analyse_pending(ws, _records(_readable(game_data, ws, game) for game in pending), budget)
     found = {}
     for game, text in ws.db.execute("SELECT a.game, a.analysis FROM league_games s JOIN analyses a ON a.game = s.game"
                                     " WHERE s.league = ?", (league,)):
@@ -94,6 +95,14 @@ def league_analyses(ws: Workspace, league: str, budget: float) -> dict[str, dict
         except ValueError:
             continue
     return found
+
+
+def _readable(game_data, ws: Workspace, game: str) -> dict | None:
+    """A stored record's JSON, or None for a garbled one (the store's warning and ``hexarena doctor`` name it)."""
+    try:
+        return game_data(ws, game)
+    except ConfigError:
+        return None
 
 
 def _records(datas: Iterable[dict | None]) -> Iterable[GameRecord]:
