@@ -74,6 +74,12 @@ class GameInfo:
     rng: random.Random
     clock: codec.Turn | None = None  # the last TURN: .left_ms, .limit_ms
     events: list[codec.Message] = field(default_factory=list)  # DRAWN/FORFEIT so far, in order
+    notes: list[str] = field(default_factory=list)  # this move's INFO texts so far (``info``)
+
+    def info(self, text: str) -> None:
+        """A note on the move being chosen (call it inside ``choose``): sent as ``INFO`` just before the MOVE,
+        kept with the move in the game's record (§4.8; at most 16 a move, 256 bytes of UTF-8 each, one line)."""
+        self.notes.append(str(text))
 
     @property
     def board(self):
@@ -121,6 +127,7 @@ class Player:
         self.on_end = on_end
         self.game: GameInfo | None = None
         self.state: State | None = None
+        self.infos: list[codec.Info] = []  # the INFO of the last TURN answered, to send before its MOVE
 
     def receive(self, message: codec.Message) -> codec.Move | None:
         """Take one message from the referee; the MOVE to send for a TURN, else None. ProtocolError if unexpected."""
@@ -135,8 +142,10 @@ class Player:
             self.state = state.forfeit(message.seat)
             game.events.append(message)
         elif isinstance(message, codec.Turn) and state is not None:
-            game.clock = message
-            return codec.Move(message.id, int(self.choose(game, state)))
+            game.clock, game.notes = message, []
+            line = int(self.choose(game, state))
+            self.infos = [codec.Info(message.id, text) for text in game.notes]
+            return codec.Move(message.id, line)
         elif isinstance(message, codec.End) and game is not None:
             if self.on_end is not None:
                 self.on_end(game, message)
@@ -144,6 +153,17 @@ class Player:
         else:
             raise ProtocolError(f"unexpected message {message.to_text()[:60]!r} (§4)")
         return None
+
+    def take_notes(self) -> list[str]:
+        """The texts of the last TURN's INFO that a referee keeps (§4.8's limits), for an in-process seat."""
+        kept = []
+        for info in self.infos[:codec.INFO_PER_MOVE]:
+            try:
+                kept.append(codec.Info.from_text(f"{info.id} {info.text}").text)
+            except ProtocolError:
+                pass
+        self.infos = []
+        return kept
 
 
 def play(connection: Connection, choose: Choose, on_end: Callable[[GameInfo, codec.End], None] | None = None) -> None:
@@ -155,6 +175,9 @@ def play(connection: Connection, choose: Choose, on_end: Callable[[GameInfo, cod
             return
         reply = player.receive(message)
         if reply is not None:
+            for info in player.infos:
+                connection.send(info)
+            player.infos = []
             connection.send(reply)
 
 

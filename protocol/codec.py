@@ -26,6 +26,9 @@ from hexarena.protocol.errors import ProtocolError
 
 VERSION = "v1"
 MAX_BYTES = 1 << 20  # §1.2
+EXTENSIONS = ("info",)  # what this referee takes beyond v1's messages, announced in GAME (§4.1, §4.8)
+INFO_BYTES = 256  # §4.8: the most UTF-8 bytes of one INFO's text
+INFO_PER_MOVE = 16  # §4.8: the most INFO kept per TURN; more are dropped (and counted in the log)
 # The termination vocabulary (§4.6, §7): the codec and the game record (referee/record.py) both derive from it.
 FAULTS = (
     "no_connection",  # the bot did not connect and say hello in time
@@ -163,6 +166,7 @@ class Game(_Wire):
     time: TimeSpec
     seed: int
     protocol: str = VERSION
+    extensions: tuple[str, ...] = ()  # §4.1: "info" when the referee reads INFO (§4.8); absent when none
 
     def to_json(self) -> dict:
         return {**self._head(), **self.board.to_json(), **self._tail()}
@@ -174,7 +178,8 @@ class Game(_Wire):
                 "misere": self.misere, "border": self.border}
 
     def _tail(self) -> dict:
-        return {"predrawn": list(self.predrawn), "time": self.time.to_json(), "seed": self.seed}
+        tail = {"predrawn": list(self.predrawn), "time": self.time.to_json(), "seed": self.seed}
+        return {**tail, "extensions": list(self.extensions)} if self.extensions else tail
 
     def to_text(self) -> str:
         # json.dumps(self.to_json()), with the board's part encoded once per board rather than per seat and game
@@ -269,6 +274,31 @@ class Move(_Wire):
 
 
 @dataclass(frozen=True)
+class Info(_Wire):
+    """§4.8, bot → referee, before its MOVE: a note on request ``id`` (one line of at most 256 bytes of UTF-8,
+    no control characters) that the record keeps with the move. Never a fault: a bad one is ignored and logged."""
+
+    id: int
+    text: str
+
+    def to_text(self) -> str:
+        return f"INFO {self.id} {self.text}"
+
+    @classmethod
+    def from_text(cls, rest: str) -> Info:
+        """``rest``: what follows ``INFO `` (the id, one space, the text to the end of the message)."""
+        number, space, text = rest.partition(" ")
+        id = _number(number, "INFO's id", "4.8")
+        if not space or not text:
+            raise ProtocolError("INFO needs the form 'INFO <id> <text>' with a text (§4.8)")
+        if len(text.encode()) > INFO_BYTES:
+            raise ProtocolError(f"INFO's text is {len(text.encode())} bytes, more than {INFO_BYTES} (§4.8)")
+        if any(ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029" for c in text):
+            raise ProtocolError("INFO's text has a control character or line break (§4.8)")
+        return cls(id, text)
+
+
+@dataclass(frozen=True)
 class End(_Wire):
     """§4.6, referee → bots: the game is over."""
 
@@ -304,8 +334,8 @@ class Bye(_Wire):
         return f"BYE {self.reason}" if self.reason else "BYE"
 
 
-Message = Hello | Welcome | Game | Drawn | Forfeit | Turn | Move | End | Bye
-BOT_MESSAGES = (Hello, Move)  # §1.4
+Message = Hello | Welcome | Game | Drawn | Forfeit | Turn | Move | Info | End | Bye
+BOT_MESSAGES = (Hello, Move, Info)  # §1.4, §4.8
 _BY_WORDS = {"HELLO": Hello, "WELCOME": Welcome, "DRAWN": Drawn, "FORFEIT": Forfeit, "TURN": Turn, "MOVE": Move,
              "END": End}
 
@@ -323,6 +353,8 @@ def parse(data: str | bytes) -> Message:
         raise ProtocolError(f"message must be text, got {type(data).__name__} (§1.2)")
     elif len(data) > MAX_BYTES:
         raise ProtocolError("message is larger than 1 MiB (§1.2)")
+    if data.startswith("INFO "):  # its text runs to the end of the message: a trailing newline is in it
+        return Info.from_text(data[5:])
     text = data.removesuffix("\n").removesuffix("\r")
     command, _, rest = text.partition(" ")
     if command == "GAME":
@@ -406,11 +438,15 @@ def _game_from_json(data: object) -> Game:
     if (spec.move_ms is None) == (spec.bank_ms is None):
         raise ProtocolError("GAME: 'time' must give exactly one of move_ms and bank_ms (§5)")
     seed = field("seed", int)
+    extensions = data.get("extensions", [])
+    if not isinstance(extensions, list) or not all(isinstance(e, str) for e in extensions):
+        raise ProtocolError("GAME: 'extensions' must be a list of strings (§4.1)")
     board = Board(geometry, rows, cols, tuple(tuple(d) for d in dots), tuple(lines), tuple(cells))
     return Game(
         game=field("game", str), seat=seat, players=players, names=tuple(names), board=board,
         misere=field("misere", bool), border=field("border", bool),
         predrawn=ints(field("predrawn", list), "predrawn", len(lines)), time=spec, seed=seed, protocol=protocol,
+        extensions=tuple(extensions),
     )
 
 

@@ -171,7 +171,8 @@ class Game:
             self.fault(number, fault, stall)
             return
         clock.spend(seconds)
-        self.draw(number, line, seconds * 1000, step=step, cpu_ms=self.cpu_ms(seat, cpu_before))
+        self.draw(number, line, seconds * 1000, step=step, cpu_ms=self.cpu_ms(seat, cpu_before),
+                  notes=seat.take_notes())
 
     def cpu_ms(self, seat: Seat, before: float | None = None) -> float | None:
         """The seat's bot's CPU time so far (ms), or since ``before``; None where the seat has no process of ours."""
@@ -182,7 +183,7 @@ class Game:
         return used if before is None else round(max(0.0, used - before), 3)
 
     def draw(self, number: int, line: int, ms: float, substituted: bool = False, step: Step | None = None,
-             record: bool = True, cpu_ms: float | None = None) -> None:
+             record: bool = True, cpu_ms: float | None = None, notes: list[str] | None = None) -> None:
         """Draw ``line`` for seat ``number``; its DRAWN waits for the next TURN or ``flush``."""
         step = step or self.state.apply(line)
         self.state = step.state
@@ -190,6 +191,8 @@ class Game:
             ms = round(ms, 3)
             self.moves.append({"seat": number, "line": line, "closed": step.closed, "ms": ms,
                                "substituted": substituted, **({} if cpu_ms is None else {"cpu_ms": cpu_ms})})
+            if notes:  # the bot's INFO on this move (§4.8)
+                self.moves[-1]["info"] = notes
             if self.observer is not None:
                 self.observe("moved", self.game_id, len(self.moves) - 1, number, line, ms)
         self.pending.append(codec.drawn(number, line, step.closed))

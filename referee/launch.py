@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -85,8 +86,9 @@ class BotProcess:
         self.stderr_tail = b""
         self._between = b""  # output while no game log is open
         self._log: BinaryIO | None = None
-        self._log_path: Path | None = None  # the file is created on the first byte, so quiet games leave none
-        self._queued: tuple[Path | None] | None = None  # the next game's log, once the bot replies in it
+        self._log_path: Path | None = None
+        self._last_output = 0.0  # time.monotonic() of the last output read
+        self.ended_at: float | None = None  # when the last END was sent, until the next game's log opens
         self._logged = 0
         self._skipped = 0
         self._namespace: str | None = None  # the sandbox's pid namespace ("" if none), found on the first signal
@@ -161,6 +163,7 @@ class BotProcess:
             if not chunk:
                 self.open_fds.discard(fd)
                 return False
+            self._last_output = time.monotonic()
             if fd == self.stderr:
                 self.stderr_tail = (self.stderr_tail + chunk)[-self.TAIL:]
             self._write(chunk)
@@ -197,29 +200,45 @@ class BotProcess:
         self._skipped += len(data) - min(room, len(data))
 
     def open_log(self, path: Path | None) -> None:
-        """Send output to ``path`` (one log per game) until the next ``open_log``/``close_log``."""
+        """Send output to ``path`` (one log per game, made at once: a quiet game has an empty one) until the next
+        ``open_log``/``close_log``."""
         self.close_log()
-        self._queued = None
         self._log_path = path
+        if path is not None:
+            self._file()
         if path is not None and self._between:
             between, self._between = self._between, b""
             self._write(between)
 
-    def queue_log(self, path: Path | None) -> None:
-        """The next game's log, opened at ``take_queued_log``: the bot's first reply (or fault) in that game.
+    def switch_log(self, path: Path | None) -> None:
+        """The next game's log, from the moment its GAME leaves: what the bot writes from then on is that game's.
 
-        Until then output still goes to the last game's log: what the bot writes in answer to
-        that game's last DRAWN or END was written before its first reply in the next, so the
-        drain at the switch finds it, however fast the next game began (no race, no wait).
+        What it writes in answer to the last game's END belongs to the last game's log: when an END was sent
+        (``ended``), the output is first read until the pipes have been quiet for ``QUIET`` seconds (at most
+        ``SETTLE`` seconds after the END), so the answer reaches the old log however fast the next game began.
         """
-        if self._log_path is None:
-            self.open_log(path)
-        else:
-            self._queued = (path,)
+        if self.ended_at is not None and self._log_path is not None:  # no log kept: nothing to settle
+            self.settle()
+        self.ended_at = None
+        self.open_log(path)
 
-    def take_queued_log(self) -> None:
-        if self._queued is not None:
-            self.open_log(self._queued[0])
+    QUIET, SETTLE = 0.02, 0.25  # seconds
+
+    def ended(self) -> None:
+        """An END was sent to the bot (``switch_log`` lets its answer reach that game's log)."""
+        self.ended_at = time.monotonic()
+
+    def settle(self) -> None:
+        poller = select.poll()
+        for fd in self.open_fds:
+            poller.register(fd, select.POLLIN)
+        cap = self.ended_at + self.SETTLE
+        while self.open_fds:
+            now = time.monotonic()
+            wait = min(max(self._last_output, self.ended_at) + self.QUIET, cap) - now
+            if wait <= 0 or not poller.poll(wait * 1000):
+                break
+            self.drain()
 
     def note(self, text: str) -> None:
         """A referee line in the log, written even past the size cap."""

@@ -69,7 +69,8 @@ class BoardConfig(BaseModel):
         """The GAME message (§4.1) that opens a game of this configuration for ``seat``."""
         board = self.rules().board
         predrawn = tuple(board.border) if self.border else ()
-        return codec.Game(game_id, seat, self.players, names, board, self.misere, self.border, predrawn, time, seed)
+        return codec.Game(game_id, seat, self.players, names, board, self.misere, self.border, predrawn, time, seed,
+                          extensions=codec.EXTENSIONS)
 
 
 @cache
@@ -87,6 +88,8 @@ class MoveRecord(BaseModel):
     # bots in the referee's process or on other machines)
     cpu_ms: float | None = Field(default=None, exclude_if=lambda value: value is None)
     substituted: bool = False  # drawn by the referee for a faulting bot (league fault policy "substitute")
+    # the bot's own notes on this move (INFO, PROTOCOL.md §4.8): untrusted text; left out of the JSON when none
+    info: list[str] = Field(default=[], exclude_if=lambda notes: not notes)
 
 
 _MOVES = TypeAdapter(list[MoveRecord])

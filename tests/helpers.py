@@ -157,6 +157,7 @@ STORE_TABLES = {"leagues", "league_games", "games", "moves", "results"}
 TALLY_TABLES = {"totals", "shapes", "tallied", "rating_snapshots"}  # schema 5 (leagues.store.tally), 6 (snapshots)
 REGISTRY_TABLES = {"bots", "bot_versions", "registry_meta"}
 AUTHOR_TABLES = {"authors"}  # schema 3 (leagues.authors)
+ANALYSIS_TABLES = {"analyses"}  # schema 6 (leagues.results.analysis)
 
 # What the code of commit 957ae21 printed for the fixture (`league table tiny`, `league table tiny --by
 # configuration --table standings`, `bots list`), byte for byte.

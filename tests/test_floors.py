@@ -22,7 +22,7 @@ ALLOWED = {
     "protocol": {"protocol"},
     "bots": {"protocol", "bots"},
     "referee": {"protocol", "referee"},
-    "leagues": {"protocol", "referee", "leagues"},
+    "leagues": {"protocol", "bots", "referee", "leagues"},
     "hexarena": {"protocol", "bots", "referee", "leagues", "hexarena"},
 }
 # what each wing of leagues/ may import of leagues/ (its own wing is always allowed)

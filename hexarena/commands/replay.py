@@ -68,10 +68,16 @@ def frames(record: GameRecord) -> Iterator[str]:
             sub = " (drawn by the referee)" if move.substituted else ""
             head = f"move {number}/{total}: {names[move.seat]} draws line {move.line}{closed}{sub} · {move.ms:.1f} ms"
         faults = [f for f in record.result.forfeits if f.move == number]
-        lines = [head, "", render(board, state), ""]
+        notes = [f"{names[move.seat]} notes: {printable(text)}" for text in move.info] if number else []
+        lines = [head, *notes, "", render(board, state), ""]
         lines += [f"{names[f.seat]} forfeits: {f.reason}{': ' + f.detail if f.detail else ''}" for f in faults]
         lines.append("   ".join(f"{name}: {score}" for name, score in zip(names, state.scores)))
         yield "\n".join(lines)
+
+
+def printable(text: str) -> str:
+    """A bot's note as the terminal shows it: control characters escaped (untrusted text, §4.8)."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def result_line(record: GameRecord) -> str:

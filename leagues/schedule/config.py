@@ -65,6 +65,9 @@ STYLE = Style(unknown="unknown key {field!r} (allowed: {allowed})", missing="{fi
               invalid="{field}: {msg}{got}", toml_path=True)
 
 
+ANALYSIS_BUDGET = 0.02  # seconds per game: small, so that the demo league's site still builds in seconds
+
+
 class LeagueBoard(BoardConfig):
     """A board of a league file: a configuration, and its start positions (none, N random ones, or a file's)."""
 
@@ -111,6 +114,8 @@ class LeagueConfig(BaseModel):
     league_budget: int | None = Field(None, ge=1, le=10**12, exclude_if=lambda value: value is None)
     # a game a host stall ended (a timeout the host caused: docs/security.md) is played again instead of scored
     replay_host_stalls: bool = Field(False, exclude_if=lambda value: not value)
+    # seconds the solver may spend on each finished 2-player game when the site is published (0: no analysis)
+    analysis_budget: float = Field(ANALYSIS_BUDGET, ge=0, le=600, exclude_if=lambda value: value == ANALYSIS_BUDGET)
 
     @field_validator("name")
     @classmethod

@@ -45,6 +45,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from hexarena.leagues.workspace.files import check_out_folder
 from hexarena.leagues.site import charts
+from hexarena.leagues.results import definitions
+from hexarena.leagues.results.analyses import costliest_moves, league_analyses
 from hexarena.leagues.results.wording import markdown_table, result_summary
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
@@ -54,7 +56,7 @@ from hexarena.leagues.results.report import (
 )
 
 SITE = Path(__file__).parent  # the templates, scripts and stylesheet beside this module
-STATIC = ("site.css", "games.js", "replay.js")
+STATIC = ("site.css", "games.js", "replay.js", "insight.js")
 LOG_EXCERPT = 1500  # characters of a bot's log shown beside a fault
 MANIFEST = ".hexarena-site.json"  # the files a publish wrote: the next one removes those it does not write
 GAMES_PER_CHUNK = 1000  # games per file of games/: the viewer loads one such file (1-3 MB) for one game
@@ -72,6 +74,8 @@ def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     check_out_folder(Path(out_dir))
     out = Path(out_dir).resolve()  # before the league is read: a bad --out fails at once, not after a big store's tally
     site = league_view(ws, league)
+    site.analyses = league_analyses(ws, league, definitions.league_config(ws, league).analysis_budget)
+    site.costliest = costliest_moves(ws, site.analyses)
     try:  # written whole beside the folder, then moved in: never half a site (and a user's files stay)
         return write_site(out, site)
     except OSError as exc:
@@ -244,6 +248,7 @@ def bot_context(league: LeagueReport, bot: str) -> dict:
         "moves": moves,
         "mean_ms": _mean_ms(total_ms, moves),
         "heat": charts.heat,
+        "costliest": [c for c in league.costliest.get(bot, []) if c["game"] in league.files],
     }
 
 
@@ -329,7 +334,9 @@ def write_game_data(out: Path, league: LeagueReport) -> dict:
             label = board_of(configs, data)[1]
             result, seats, stem = data["result"], data["seats"], league.files[data["id"]]
             seen.add(data, label)
-            chunks.add(stem, f"{_head(heads, label, seats, result)}{text}}}")
+            analysis = league.analyses.get(data["id"])
+            extra = f',"analysis":{json.dumps(analysis, separators=(",", ":"))}' if analysis else ""
+            chunks.add(stem, f"{_head(heads, label, seats, result)}{text}{extra}}}")
             started = data.get("started") or ""
             rows.append((started, data["id"], [stem, started, label, [bot_index[b] for b in seats], result["scores"],
                                                result["placements"], result["termination"], data["moves"],

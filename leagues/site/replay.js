@@ -149,6 +149,8 @@
     });
     (faultsAt[game.moves.length] || []).forEach(faultRow);
 
+    // the solver's analysis and the bots' notes (insight.js), when the site has them
+    const insight = window.HEXARENA_INSIGHT ? window.HEXARENA_INSIGHT.attach(game, rows) : null;
     let total = game.moves.length;
     const scrub = $("scrub");
     scrub.max = total;
@@ -193,6 +195,7 @@
           box.scrollTop = row.offsetTop - box.clientHeight / 2;
         }
       }
+      if (insight) insight.show(position);
       $("first").disabled = $("back").disabled = position === 0;
       $("forward").disabled = $("last").disabled = position === total;
       if (position === total) stop();
@@ -280,7 +283,8 @@
     let game;
     try {
       const found = JSON.parse(entry);
-      game = Object.assign(found.record, { config_label: found.config_label, summary: found.summary });
+      game = Object.assign(found.record, { config_label: found.config_label, summary: found.summary,
+        analysis: found.analysis || null });
     } catch (error) {
       return fail("The data of game " + file + " is garbled: publish the league again.");
     }

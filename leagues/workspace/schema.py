@@ -7,6 +7,7 @@ the rows own the statements that read and write them:
                        totals, shapes, tallied                         (their results folded)
     hexarena.leagues.registry.submit   bots, bot_versions, registry_meta               (the bot registry)
     hexarena.leagues.registry.authors    authors                                         (the server's authors and their tokens)
+    hexarena.leagues.results.analysis   analyses                                        (the solver's analysis of games)
 
 ``PRAGMA user_version`` is the layout's version, for the whole file. ``Workspace`` calls ``upgrade`` on
 every open, before anything reads a table:
@@ -44,6 +45,8 @@ Versions:
         batches, a round robin's run): each version's Elo, its 95% interval and games so far, with the time taken
         (``league table --at``, the server's history). The step creates it empty: a league has no history
         before it
+    7   analyses: each game's solver analysis (``hexarena.leagues.results.analysis``), one row per game, made
+        once and kept (the budget it had; a game analysed in part is done again only with a larger one)
 
 A new layout is a new version: append its step to ``MIGRATIONS`` (a function of the connection, run
 inside the upgrade's transaction), write the new layout into ``TABLES`` and raise ``VERSION``. A step
@@ -315,13 +318,30 @@ def _from_5(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+# ---------------------------------------------------------------- version 7
+
+_ANALYSES_7 = """CREATE TABLE IF NOT EXISTS analyses (
+        game      TEXT PRIMARY KEY REFERENCES games(id),
+        budget    REAL NOT NULL,           -- the seconds it was given (a partial one is redone with more)
+        complete  INTEGER NOT NULL,        -- 1: every position solved
+        analysis  TEXT NOT NULL,           -- the JSON of ``hexarena analyse --json``
+        created   TEXT NOT NULL
+    )"""
+_TABLES_7 = _TABLES_6 + (_ANALYSES_7,)
+
+
+def _from_6(db: sqlite3.Connection) -> None:
+    """6 → 7: the analyses table (new, empty: games are analysed when first asked for)."""
+    db.execute(_ANALYSES_7)
+
+
 # ---------------------------------------------------------------- the current layout and the way up to it
 
-VERSION = 6
-TABLES: tuple[str, ...] = _TABLES_6  # the layout at VERSION: what a new database is created with
+VERSION = 7
+TABLES: tuple[str, ...] = _TABLES_7  # the layout at VERSION: what a new database is created with
 # step N → N + 1
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1, 2: _from_2, 3: _from_3,
-                                                                 4: _from_4, 5: _from_5}
+                                                                 4: _from_4, 5: _from_5, 6: _from_6}
 
 
 def upgrade(db: sqlite3.Connection, where: str) -> int | None:

@@ -6,6 +6,7 @@
     seat.send(codec.Drawn(...))    # announcements
     sent = seat.request(left_ms, limit_ms)   # TURN; the move's deadline, from the mover's clock, counts from sent
     line, seconds = seat.await_move(clock.deadline(sent, grace))   # MOVE by then, or BotFault
+    notes = seat.take_notes()      # the INFO texts it sent before that MOVE (§4.8)
     seat.retire(fault)             # BYE; a process is stopped by the referee afterwards (``seat.process``)
 
 Implementations:
@@ -85,6 +86,9 @@ class Seat(Protocol):
         (the move's, ``Clock.deadline``: from when the TURN left, its limit plus the margin and any grace), or the
         reply broke the protocol (§6, §7). A seat without a transport (in-process) holds its thinking time to the
         deadline's span, ``deadline.seconds``."""
+
+    def take_notes(self) -> list[str]:
+        """The bot's notes (INFO, §4.8) on the request just answered, for the move's record; [] if none."""
 
     def note(self, text: str) -> None:
         """A referee line in the seat's log."""

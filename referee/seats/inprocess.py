@@ -97,6 +97,9 @@ class InProcessSeat:
             raise BotFault("timeout", f"chose after {seconds * 1000:.0f} ms, allowed {deadline.seconds * 1000:.0f} ms")
         return move.line, seconds
 
+    def take_notes(self) -> list[str]:
+        return self.player.take_notes()
+
     def note(self, text: str) -> None:
         pass
 

@@ -16,13 +16,14 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
+from hexarena.protocol import codec
 from hexarena.protocol.errors import BotFault, ConfigError
 from hexarena.referee.build import build
 from hexarena.referee.hub import Hub
-from hexarena.referee.seats.zmq import ZmqSeat
-from hexarena.referee.manifest import Manifest, load_manifest
 from hexarena.referee.launch import BotProcess
+from hexarena.referee.manifest import Manifest, load_manifest
 from hexarena.referee.seats.base import Seat, SeatState
+from hexarena.referee.seats.zmq import ZmqSeat
 from hexarena.referee.settings import RefereeSettings
 
 
@@ -61,7 +62,6 @@ class ProcessSeat(ZmqSeat):
         self._broken = broken
         self.process: BotProcess | None = None
         self._exit_seen = False  # the poller saw the process exit
-        self._log_queued = False  # the next game's log waits for the bot's first reply in it
 
     def start_bot(self, env: dict[str, str]) -> None:
         if self._broken is not None:
@@ -110,27 +110,21 @@ class ProcessSeat(ZmqSeat):
         return None if self.process is None else self.process.cpu_ms()
 
     def begin_game(self, log_path: Path | None) -> None:
-        if self.process is not None:
-            self.process.queue_log(log_path)
-            self._log_queued = True
+        if self.process is not None:  # before its GAME leaves: from then on the bot's output is this game's
+            self.process.switch_log(log_path)
 
-    def await_move(self, deadline) -> tuple[int, float]:
-        try:
-            return super().await_move(deadline)
-        finally:
-            if self._log_queued:  # a game's first move only: from its first reply on, the output is this game's
-                self._log_queued = False
-                self.process.take_queued_log()
+    def send(self, message: codec.Message) -> None:
+        super().send(message)
+        if isinstance(message, codec.End) and self.process is not None:
+            self.process.ended()
 
     def note(self, text: str) -> None:
         if self.process is not None:
-            self.process.take_queued_log()
             self.process.note(text)
 
     def note_fault(self, fault: BotFault) -> None:
         if self.process is None:
             return
-        self.process.take_queued_log()
         self.process.drain()
         super().note_fault(fault)
         tail = self.process.stderr_tail.decode(errors="replace")

@@ -43,6 +43,8 @@ class ZmqSeat:
         self._sent = 0.0  # time.perf_counter() when the last TURN left: think times count from it
         self._inbox: deque[Received] = deque()
         self._flooded = False  # sent more unrequested messages than INBOX_LIMIT
+        self._notes: list[str] = []  # the INFO texts of the outstanding request (§4.8)
+        self._notes_dropped = 0  # those past codec.INFO_PER_MOVE
 
     # ---- starting ------------------------------------------------------------------------------
 
@@ -102,6 +104,7 @@ class ZmqSeat:
     def request(self, left_ms: int, limit_ms: int) -> float:
         self._last_id += 1
         self._outstanding = self._last_id
+        self._notes, self._notes_dropped = [], 0
         self.hub.transport.send(self, codec.Turn.encode(self._last_id, left_ms, limit_ms))
         self._sent = sent = time.perf_counter()
         return sent
@@ -152,17 +155,39 @@ class ZmqSeat:
 
     def _read_other(self, data: bytes) -> tuple[int, int] | None:
         """A reply not written as a plain MOVE: its ``(id, line)``, None for a second HELLO (§3.3: dropped and
-        logged), or the fault it is."""
+        logged) or an INFO (§4.8: kept, or dropped and logged), or the fault it is."""
         try:
             message = codec.parse(data)
         except ProtocolError as exc:
+            if data.startswith(b"INFO "):  # §4.8: never a fault
+                self.note(f"INFO ignored: {exc}")
+                return None
             raise BotFault("malformed_message", str(exc)) from None
+        if isinstance(message, codec.Info):
+            self._keep_note(message)
+            return None
         if isinstance(message, codec.Hello):
             self.note("a second HELLO on an authenticated connection ignored (§3.3)")
             return None
         if not isinstance(message, codec.Move):
             raise BotFault("malformed_message", f"{message.to_text()[:60]!r} is not a MOVE (§6.4)")
         return message.id, message.line
+
+    def _keep_note(self, info: codec.Info) -> None:
+        if info.id != self._outstanding:
+            self.note(f"INFO for request {info.id} ignored: the request is {self._outstanding} (§4.8)")
+        elif len(self._notes) < codec.INFO_PER_MOVE:
+            self._notes.append(info.text)
+        else:
+            self._notes_dropped += 1
+
+    def take_notes(self) -> list[str]:
+        """The INFO texts of the request just answered (§4.8); the log counts those dropped past the limit."""
+        if self._notes_dropped:
+            self.note(f"{self._notes_dropped} INFO for request {self._last_id} dropped: at most "
+                      f"{codec.INFO_PER_MOVE} per move (§4.8)")
+        notes, self._notes, self._notes_dropped = self._notes, [], 0
+        return notes
 
     def note(self, text: str) -> None:
         pass

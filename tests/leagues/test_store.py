@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import (AUTHOR_TABLES, FIXTURE, OLD_BOTS, OLD_BY_CONFIGURATION, OLD_TABLE, REGISTRY_TABLES, STORE_TABLES,
+from helpers import (ANALYSIS_TABLES, AUTHOR_TABLES, FIXTURE, OLD_BOTS, OLD_BY_CONFIGURATION, OLD_TABLE, REGISTRY_TABLES, STORE_TABLES,
                      TALLY_TABLES, cli, tables, user_version)
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -53,7 +53,7 @@ def test_a_new_workspace_is_created_at_the_current_version(tmp_path: Path, count
     with Workspace(tmp_path / "home") as ws:
         assert ws.migrated_from is None
     assert user_version(tmp_path / "home") == schema.VERSION
-    assert tables(tmp_path / "home") == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES
+    assert tables(tmp_path / "home") == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES | ANALYSIS_TABLES
     assert count_migrations == []  # created from the current layout, not by replaying the steps
     with Workspace(tmp_path / "home") as ws:
         assert ws.migrated_from is None
@@ -80,7 +80,7 @@ def test_a_957ae21_workspace_migrates_once_and_shows_the_same_tables(
     with Workspace(old_home) as ws:
         assert ws.migrated_from is None
     assert count_migrations == list(range(schema.VERSION))
-    assert tables(old_home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES
+    assert tables(old_home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES | ANALYSIS_TABLES
 
     assert cli(capsys, "league", "table", "tiny", "--home", str(old_home)) == (0, OLD_TABLE, "")
     assert cli(capsys, "league", "table", "tiny", "--by", "configuration", "--table", "standings",
@@ -136,7 +136,7 @@ def test_a_version_0_database_that_lacks_tables_gets_them(tmp_path: Path) -> Non
         assert ws.migrated_from == 0
         assert store.played_ids(ws, "any") == set()
         assert list_bots(ws) == []
-    assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES
+    assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES | ANALYSIS_TABLES
 
 
 def test_a_version_0_database_with_other_columns_is_refused(tmp_path: Path) -> None:

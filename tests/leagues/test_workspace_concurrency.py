@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import (AUTHOR_TABLES, FIXTURE, REGISTRY_TABLES, STORE_TABLES, TALLY_TABLES, league_text, make_workspace,
+from helpers import (ANALYSIS_TABLES, AUTHOR_TABLES, FIXTURE, REGISTRY_TABLES, STORE_TABLES, TALLY_TABLES, league_text, make_workspace,
                      stored_ids, tables, user_version)
 
 from hexarena.leagues.workspace import schema
@@ -154,7 +154,7 @@ def test_migration_2_removes_the_doubled_rows_of_a_race_and_keeps_returns_to_ear
         assert dict(ws.db.execute("SELECT bot, MIN(id) FROM bot_versions GROUP BY bot").fetchall()) == first_ids
         assert [v.hash for v in bot_history(ws, "greedy")] == [get_bot(ws, "greedy").latest]
     assert user_version(home) == schema.VERSION
-    assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES
+    assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES | ANALYSIS_TABLES
 
 
 @pytest.mark.slow

@@ -1,0 +1,161 @@
+"""The solver's analysis of stored games (``hexarena.leagues.results.analysis``, ``hexarena analyse``) against a plain
+full search by the rules engine, on 2x2 and 2x3 hex, normal and misère."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import sys
+
+import pytest
+from helpers import cli
+
+from hexarena.leagues.results import store
+from hexarena.leagues.results.analyses import analysis_of, stored_analysis
+from hexarena.leagues.results.analysis import analyse, loser, side
+from hexarena.leagues.workspace.home import Workspace
+from hexarena.referee.record import BoardConfig, GameRecord, MoveRecord, Result
+
+sys.setrecursionlimit(10_000)
+
+
+def plain_values(config: BoardConfig, opening: list[int]):
+    """Seat 0's final margin under perfect play of any position reached from ``opening``: memoised negamax over
+    every free line by ``State.apply`` (no solver, no reductions)."""
+    sign = -1 if config.misere else 1
+    known: dict[int, int] = {}  # drawn lines -> the mover's margin over the open cells (misère: negated)
+
+    def future(state) -> int:  # it depends on the drawn lines alone, not on who took which cell
+        if state.drawn not in known:
+            best = None
+            for line in state.legal_moves():
+                step = state.apply(line)
+                after = future(step.state)
+                value = len(step.closed) * sign + after if step.again else -after
+                best = value if best is None else max(best, value)
+            known[state.drawn] = 0 if best is None else best
+        return known[state.drawn]
+
+    def value_of(state) -> int:
+        mover_future = future(state) * sign
+        return state.scores[0] - state.scores[1] + (mover_future if state.to_move == 0 else -mover_future)
+
+    return value_of
+
+
+def played_game(config: BoardConfig, seed: int, opening: list[int] = ()) -> GameRecord:
+    """A game of two sloppy players (random lines, a capture when there is one), recorded as the referee does."""
+    rng = random.Random(seed)
+    state = config.rules().replay(opening)
+    moves = []
+    while not state.is_over():
+        legal = state.legal_moves()
+        captures = [line for line in legal if state.apply(line).closed]
+        line = rng.choice(captures) if captures and rng.random() < 0.7 else rng.choice(legal)
+        step = state.apply(line)
+        moves.append(MoveRecord(seat=state.to_move, line=line, closed=list(step.closed)))
+        state = step.state
+    outcome = state.outcome()
+    return GameRecord(id=f"g-{config.size}-{int(config.misere)}-{seed}", config=config, seats=["a", "b"],
+                      moves=moves, opening=list(opening),
+                      result=Result(scores=list(outcome.scores), placements=list(outcome.placements)))
+
+
+# the whole game on 2x2 (19 free lines: seconds of plain search, so slow); 2x3 from a start position of 11 lines
+CASES = [pytest.param("2x2", misere, [], id=f"2x2-{'misere' if misere else 'normal'}", marks=pytest.mark.slow)
+         for misere in (False, True)]
+CASES += [pytest.param("2x3", misere, [0, 3, 5, 8, 11, 13, 14, 19, 22, 24, 26],
+                       id=f"2x3-{'misere' if misere else 'normal'}") for misere in (False, True)]
+
+
+@pytest.mark.parametrize(("size", "misere", "opening"), CASES)
+def test_every_value_is_the_plain_search_and_the_losing_move_is_the_first_drop(size, misere, opening):
+    config = BoardConfig(size=size, geometry="hex", misere=misere)
+    value_of = plain_values(config, opening)
+    checked_losing = 0
+    for seed in range(6):
+        record = played_game(config, seed, opening)
+        analysis = analyse(record, budget=60)
+        states = [config.rules().replay(opening)]
+        for move in record.moves:
+            states.append(states[-1].apply(move.line).state)
+        expected = [value_of(state) for state in states]
+        assert analysis.values == expected
+        assert analysis.solved_positions == len(states)
+        assert analysis.values[-1] == record.result.scores[0] - record.result.scores[1]
+        for index, move in enumerate(record.moves):
+            cost = side(expected[index], move.seat, misere) - side(expected[index + 1], move.seat, misere)
+            assert analysis.costs[index] == cost >= 0
+            # best lines: exactly the lines that keep the mover's value, listed only where the move was not one
+            keeping = [line for line in states[index].legal_moves()
+                       if value_of(states[index].apply(line).state) == expected[index]]
+            assert analysis.best[index] == ([] if cost == 0 else keeping)
+        seat = loser(record)
+        sides = [side(v, seat, misere) for v in expected] if seat is not None else []
+        drops = [i for i in range(len(sides) - 1) if sides[i] >= 0 > sides[i + 1]]
+        assert analysis.losing_move == (drops[0] if drops else None)
+        if drops:
+            assert record.moves[drops[0]].seat == seat  # only one's own move can lose one's game
+            checked_losing += 1
+    assert checked_losing >= 2  # the sloppy games do have losing moves to check
+
+
+def store_game(home, record: GameRecord) -> None:
+    with Workspace(home) as ws:
+        assert store.save_game(ws, "tiny", record)
+
+
+def test_analyse_prints_the_json_once_made_and_stored(tmp_path, capsys):
+    home = tmp_path / "home"
+    record = played_game(BoardConfig(size="2x2", geometry="hex"), seed=3)
+    store_game(home, record)
+    status, out, err = cli(capsys, "analyse", record.id[:6], "--home", str(home), "--json")
+    assert (status, err) == (0, "")
+    data = json.loads(out)
+    assert list(data) == ["game", "values", "costs", "losing_move", "best", "solved_positions", "seconds"]
+    assert data["game"] == record.id and len(data["values"]) == len(record.moves) + 1
+    assert len(data["costs"]) == len(data["best"]) == len(record.moves)
+    assert data["solved_positions"] == len(record.moves) + 1
+    with sqlite3.connect(home / "hexarena.db") as db:
+        assert json.loads(db.execute("SELECT analysis FROM analyses WHERE game = ?", (record.id,)).fetchone()[0]) == data
+    # never recomputed: the stored row (its seconds, too) comes back, whatever the budget
+    status, again, _ = cli(capsys, "analyse", record.id, "--home", str(home), "--json", "--budget", "100")
+    assert (status, json.loads(again)) == (0, data)
+    status, text, _ = cli(capsys, "analyse", record.id, "--home", str(home))
+    assert status == 0 and text.splitlines()[1] == f"start: {data['values'][0]:+d}"
+    assert f"{len(record.moves) + 1} positions solved" in text.splitlines()[-1]
+
+
+def test_a_partial_analysis_says_how_many_positions_it_solved_and_a_larger_budget_completes_it(tmp_path, capsys):
+    home = tmp_path / "home"
+    record = played_game(BoardConfig(size="4x4", geometry="hex"), seed=1)
+    store_game(home, record)
+    status, out, _ = cli(capsys, "analyse", record.id, "--home", str(home), "--budget", "0.2")
+    total = len(record.moves) + 1
+    assert status == 0
+    with Workspace(home) as ws:
+        partial, budget = stored_analysis(ws, record.id)
+    assert budget == 0.2 and 0 < partial.solved_positions < total
+    assert partial.values[0] is None and partial.values[-1] is not None
+    assert f"solved {partial.solved_positions} of {total} positions within the budget" in out
+    # the late positions are solved first: every None comes before every value
+    assert partial.values == [None] * (total - partial.solved_positions) + partial.values[-partial.solved_positions:]
+    with Workspace(home) as ws:  # the same budget again: the stored one, not a new search
+        assert analysis_of(ws, record, 0.2) == partial
+
+
+def test_three_players_and_a_missing_game_are_one_line(tmp_path, capsys):
+    home = tmp_path / "home"
+    config = BoardConfig(size="2x2", geometry="hex", players=3)
+    state = config.rules().start()
+    step = state.apply(0)
+    record = GameRecord(id="three", config=config, seats=["a", "b", "c"],
+                        moves=[MoveRecord(seat=0, line=0)], result=Result(scores=[0, 0, 0], placements=[1, 1, 1]))
+    assert not step.closed
+    store_game(home, record)
+    status, out, err = cli(capsys, "analyse", "three", "--home", str(home))
+    assert (status, out) == (2, "")
+    assert err == "hexarena: error: game three has 3 players: the analysis covers 2-player games only (the solver's)\n"
+    status, out, err = cli(capsys, "analyse", "nope", "--home", str(home), "--json")
+    assert (status, out) == (2, "") and len(err.splitlines()) == 1 and "game 'nope' is not in the workspace" in err
