@@ -14,7 +14,9 @@ No ``zmq.Again`` or other ZeroMQ error leaves this module except on the referee'
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import resource
 import shutil
 import tempfile
@@ -85,8 +87,41 @@ class Transport:
         self._routes: dict[Hashable, bytes] = {}  # owner → routing id
         self.dropped: list[str] = []  # one line per dropped message (most recent 100)
         self.dropped_count = 0
+        self._seat_sockets = 0  # how many seat_endpoint() bound so far (their file names' numbers)
         self._unlogged = 0  # dropped since the last warning
         self._logged_at = -LOG_EVERY
+
+    def seat_endpoint(self) -> str:
+        """A socket of its own for one bot process: another ``ipc://`` endpoint of the same ROUTER, in this
+        transport's private folder, so that a bot can make unusable (``chmod``, remove) only the socket it was
+        given, never the one the next bot connects to (docs/security.md). A transport on a caller's fixed
+        endpoint (a test's, a tcp one) has no folder of its own: its bots share that endpoint."""
+        if self._tmp is None:
+            return self.endpoint
+        self._seat_sockets += 1
+        endpoint = f"ipc://{self._tmp}/seat-{self._seat_sockets}.sock"
+        # libzmq takes security options at bind time: once the CURVE gate made the socket a CURVE server
+        # (referee/curve.py), a local bot's socket is bound as the first one was, without it
+        curve = self.socket.curve_server
+        try:
+            if curve:
+                self.socket.curve_server = False
+            self.socket.bind(endpoint)
+        except zmq.ZMQError as exc:
+            raise OSError(f"cannot bind a seat's socket to {endpoint}: {exc}") from None
+        finally:
+            if curve:
+                self.socket.curve_server = True
+        return endpoint
+
+    def release_endpoint(self, endpoint: str) -> None:
+        """A seat's socket (``seat_endpoint``) no bot will connect to again: unbound, its file removed."""
+        if endpoint == self.endpoint or self.socket.closed:
+            return
+        with contextlib.suppress(zmq.ZMQError):
+            self.socket.unbind(endpoint)
+        with contextlib.suppress(OSError):
+            os.unlink(endpoint.removeprefix("ipc://"))
 
     def admit(self, token: str, owner: Hashable) -> None:
         """Expect one HELLO with ``token``; its sender becomes ``owner``."""
