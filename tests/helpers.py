@@ -5,12 +5,14 @@ at its top (worker processes import test modules too); the rest inside the helpe
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import sqlite3
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -236,3 +238,20 @@ def console_errors(driver) -> list[str]:
 def replay_url(site: Path, record, files: dict[str, str], move: int | None = None) -> str:
     url = (site / "replay.html").as_uri() + f"?game={files[record.id]}"
     return url + (f"&move={move}" if move is not None else "")
+
+
+def lying_zip(real: int, declared: int, method: int = zipfile.ZIP_DEFLATED) -> bytes:
+    """A zip whose entry ``big`` inflates to ``real`` zero bytes but declares ``declared`` (issue 31 item 2)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", method) as archive:
+        archive.writestr("bot.toml", b'name = "liar"\ncommand = ["python3", "bot.py"]\n')
+        with archive.open("big", "w") as handle:
+            for _ in range(real >> 20):
+                handle.write(bytes(2**20))
+        info = archive.getinfo("big")
+    data = bytearray(buffer.getvalue())
+    data[info.header_offset + 22:info.header_offset + 26] = declared.to_bytes(4, "little")  # the local header
+    central = data.rindex(b"PK\x01\x02")  # the central directory entry of "big", the last one
+    data[central + 24:central + 28] = declared.to_bytes(4, "little")  # its central directory entry
+    assert zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("big").file_size == declared
+    return bytes(data)

@@ -10,7 +10,8 @@ neither a gzip'ed tar nor a zip, or is damaged or encrypted; an absolute path, a
 NUL in a name, a name used twice or as both file and folder, an over-long name; symlinks and hard links;
 devices, FIFOs and every other special file; more than ``max_files`` entries; more than ``max_bytes`` of
 content once unpacked (counted while decompressing: a zip or gzip bomb stops at the cap, it is never
-inflated whole). The bot folder is the archive's top, or its one top folder when the top has no bot.toml
+inflated whole, whatever size its entries declare); a zip entry compressed otherwise than stored or deflated
+(bzip2 and LZMA cannot be inflated in bounded steps by Python's ``zipfile``). The bot folder is the archive's top, or its one top folder when the top has no bot.toml
 (``tar czf bot.tar.gz mybot/``). The exec bit is kept (it is content: ``hexarena.leagues.registry.snapshot`` hashes it);
 owners, times and other mode bits are not.
 """
@@ -37,6 +38,9 @@ MAX_ARCHIVE_BYTES = 20 * 2**20  # an upload's size as sent (compressed)
 MAX_FILES = 2000  # entries (files and folders) of one archive
 MAX_NAME_BYTES = 255  # one part of a path
 MAX_PATH_BYTES = 1024  # a whole path
+ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)  # inflated in bounded steps; bzip2 and LZMA are not
+ZIP_METHOD_NAMES = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "LZMA", 9: "deflate64", 93: "zstandard"}
+ZIP_CHUNK = 1 << 16  # bytes inflated per step
 _TAR_OVERHEAD = 1536  # bytes of tar stream per entry beyond its content (header, padding; pax records)
 
 
@@ -172,15 +176,32 @@ def _read_zip(data: bytes, max_bytes: int, max_files: int) -> list[Member]:
                     if path:
                         members.append(Member(path, None))
                     continue
-                total = _add_bytes(total, info.file_size, max_bytes)
-                with archive.open(info) as handle:  # reads the declared size at most; a CRC mismatch raises
-                    content = handle.read()
+                if info.compress_type not in ZIP_METHODS:
+                    method = ZIP_METHOD_NAMES.get(info.compress_type, f"number {info.compress_type}")
+                    raise UploadRefused(f"{info.filename}: compressed with {method}; an upload's zip entries may be "
+                                        "stored or deflated only (zip's default)")
+                _add_bytes(total, info.file_size, max_bytes)  # the declared size: refused before any inflating
+                content = _inflate(archive, info, max_bytes - total)
+                total += len(content)
                 members.append(Member(_file_path(path, info.filename), content, bool(mode & 0o111)))
     except UploadRefused:
         raise
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, ValueError, OSError) as exc:
         raise UploadRefused(f"the .zip archive is damaged or uses an unsupported feature ({exc})") from None
     return members
+
+
+def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, room: int) -> bytes:
+    """One zip entry's bytes, inflated a chunk at a time and counted as they come: past ``room`` (what is left of
+    the cap) it is refused. ``read()`` at once would inflate up to 2 GiB whatever the entry declares, then cut."""
+    out = bytearray()
+    with archive.open(info) as handle:  # stops at the declared size; a CRC mismatch raises
+        while chunk := handle.read(ZIP_CHUNK):
+            out += chunk
+            if len(out) > room:
+                raise UploadRefused(f"the archive unpacks to more than the limit (at {info.filename})",
+                                    too_large=True)
+    return bytes(out)
 
 
 # ---------------------------------------------------------------- the checks both share

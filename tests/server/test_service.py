@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import HEXARENA, wait_for
+from helpers import HEXARENA, lying_zip, wait_for
 
 from hexarena.leagues.registry import authors, uploads
 from hexarena.leagues.workspace.home import Workspace
@@ -540,3 +540,34 @@ def test_serve_refuses_a_bad_league_file_in_one_line(tmp_path):
     assert done.returncode == 2 and done.stderr == (f"hexarena: error: --league {tmp_path / 'open.toml'}: sandbox = "
                                                     "false: a served league runs uploaded code, which runs only in "
                                                     "the sandbox; remove the line\n")
+
+
+# ---- hostile authors against the server (issue 31) ------------------------------------------------------------
+
+def peak_rss(process: subprocess.Popen) -> int:
+    """The server process's peak resident memory so far (VmHWM), in bytes."""
+    status = Path(f"/proc/{process.pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))) * 1024
+
+
+def test_a_lying_zip_costs_the_server_no_more_memory_than_the_upload_cap(tmp_path):
+    """A 0.5 MB zip whose entry declares 100 bytes and inflates to 512 MB: refused, and the server's peak memory
+    grows by less than the unpacked cap (50 MB) plus a small margin (before: by the 512 MB, up to 2 GiB)."""
+    archive = lying_zip(512 * 2**20, 100)
+    assert len(archive) < 2**20
+    server = start(tmp_path / "home")
+    try:
+        server.get("/api/bots")
+        before = peak_rss(server.process)
+        status, answer = server.upload(archive, author=None)
+        assert status == 401  # no token: the body is never unpacked
+        with Workspace(server.home) as ws:
+            server.tokens["mallory"] = authors.add(ws, "mallory")
+        status, answer = server.upload(archive, author="mallory")
+        grown = peak_rss(server.process) - before
+    finally:
+        stop(server)
+    assert (status, answer["detail"]) == (422, "the .zip archive is damaged or uses an unsupported feature (Bad CRC-32 "
+                                               "for file 'big')"), answer
+    print(f"server peak memory grew by {grown / 2**20:.1f} MB during the lying zip")
+    assert grown < (50 + 20) * 2**20, grown / 2**20  # the cap plus 20 MB
