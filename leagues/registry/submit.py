@@ -291,8 +291,8 @@ def _bound_size(folder: Path, limit: int) -> None:
     """_Rejected if the built folder holds more than ``limit`` bytes of files."""
     size = folder_bytes(folder, limit)
     if size > limit:
-        raise _Rejected(f"the built folder holds more than {megabytes(limit)} (at least {megabytes(size)}); "
-                        f"the limit is {megabytes(limit)}: keep build outputs smaller")
+        raise _Rejected(f"the build left at least {size / 2**20:.1f} MB in the bot's folder, over the limit of "
+                        f"{megabytes(limit)} for a built bot; keep build outputs smaller")
 
 
 def run_check(folder: Path, sandboxed: bool = True) -> list[CheckItem]:
