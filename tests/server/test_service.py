@@ -571,3 +571,18 @@ def test_a_lying_zip_costs_the_server_no_more_memory_than_the_upload_cap(tmp_pat
                                                "for file 'big')"), answer
     print(f"server peak memory grew by {grown / 2**20:.1f} MB during the lying zip")
     assert grown < (50 + 20) * 2**20, grown / 2**20  # the cap plus 20 MB
+
+
+def test_a_manifest_of_40_mb_in_a_40_kb_upload_is_refused_at_once_in_one_line(served, tmp_path):
+    """issue 31 item 4: before, 30-94 s of server CPU, +80 MB of database per version, 40 MB per GET."""
+    folder = bot_folder(tmp_path, "verbose")
+    manifest = folder / "bot.toml"
+    manifest.write_text(manifest.read_text() + f'description = "{"x" * 40_000_000}"\n')
+    archive = uploads.pack(folder)
+    assert len(archive) < 200_000
+    before = written_state(served.home)
+    began = time.monotonic()
+    status, refused = served.upload(archive, author="bob")
+    assert (status, refused["detail"]) == (422, "bot.toml: larger than 64 KB, the limit of a manifest; keep long texts "
+                                                "out of it")
+    assert time.monotonic() - began < 20 and written_state(served.home) == before
