@@ -30,6 +30,9 @@ def serve(
     upload_rate: Annotated[int, typer.Option(min=1, max=10_000, help="uploads per author per minute")] = 10,
     max_upload: Annotated[float, typer.Option(min=0.01, max=1024, help="size limit of an uploaded archive, "
                                                                        "in MB")] = 20,
+    build_timeout: Annotated[float, typer.Option(min=1, max=86_400, help="seconds one upload's build may take")] = 300,
+    max_snapshot: Annotated[float, typer.Option(min=1, max=100_000, help="size limit of a bot's folder after its "
+                                                                         "build, in MB")] = 200,
 ) -> None:
     """Serve the workspace over HTTP: authors upload bots (POST /api/bots, a token from 'hexarena authors add'),
     the --league files are played continuously, results are read at /api/... (schema at /docs)."""
@@ -50,7 +53,8 @@ def serve(
     _check_listen(host, port)
     workspace = home if home is not None else default_home()
     app = create_app(workspace, list(league or []),
-                     limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate))
+                     limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate,
+                                         build_timeout=build_timeout, max_snapshot=int(max_snapshot * 2**20)))
     print(f"hexarena serve: workspace {workspace}, leagues: {', '.join(sorted(app.state.scheduler.runners)) or 'none'}"
           f"; listening on http://{host}:{port} (API schema at /docs)", file=sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)

@@ -240,3 +240,27 @@ def queue(request: Request) -> list[QueueEntry]:
         entries.append(QueueEntry(league=name, state=runner.state, games_total=total, games_played=played,
                                   games_left=total - played, last_run=runner.last_run, last_error=runner.last_error))
     return entries
+
+
+class UploadPlace(BaseModel):
+    author: str
+    building: bool  # one of this author's uploads is being built and checked now
+    waiting: int  # this author's uploads waiting for a build slot
+    position: int  # the place of their next waiting upload among all waiting ones (1: next to start; 0: none)
+    estimate_seconds: float  # until it starts, if every build takes the mean of the recent ones
+
+
+class UploadQueue(BaseModel):
+    slots: int  # builds at once, at most one per author
+    mean_build_seconds: float
+    authors: list[UploadPlace]
+
+
+@router.get("/api/queue/uploads")
+def upload_queue(request: Request) -> UploadQueue:
+    """The uploads being built and waiting: each author's place in the fair queue and an estimate of the wait."""
+    building = request.app.state.uploads.building
+    return UploadQueue(slots=building.slots, mean_build_seconds=round(building.mean_seconds(), 1),
+                       authors=[UploadPlace(author=p.author, building=p.building, waiting=p.waiting,
+                                            position=p.position, estimate_seconds=round(p.estimate_seconds, 1))
+                                for p in building.plan()])

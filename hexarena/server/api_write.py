@@ -14,13 +14,15 @@
 The upload is the same pipeline as ``hexarena submit`` (``hexarena.leagues.registry.submit.submit``: manifest, copy and hash,
 build and check in the sandbox) on the archive unpacked by ``hexarena.leagues.registry.uploads`` into a private temp folder,
 always removed. The body is read with a cap (no Content-Length needed to refuse a huge one); the slow build
-and check run in a worker thread, ``builds`` at once, so the server keeps answering reads meanwhile. A new
+and check run in a worker thread, ``builds`` at once and at most one per author, taking turns
+(``hexarena.server.build_queue``; ``GET /api/queue/uploads`` shows each author's place), so the server keeps
+answering reads meanwhile; a build has the organiser's time bound (``--build-timeout``) and size bound after it
+(``--max-snapshot``). A new
 version wakes the continuous leagues (``hexarena.server.scheduler``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections import defaultdict, deque
@@ -33,9 +35,11 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.formparsers import MultiPartException, MultiPartParser
 
+from hexarena.referee.build import BUILD_TIMEOUT
 from hexarena.server.api_common import author_of, workspace
+from hexarena.server.build_queue import BuildQueue
 from hexarena.leagues.registry import uploads
-from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES
+from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, MAX_SNAPSHOT_BYTES
 from hexarena.leagues.registry.submit import submit, submitted
 from hexarena.leagues.errors import NameTaken, UploadRefused
 from hexarena.leagues.results.report import strip_paths
@@ -54,7 +58,9 @@ class UploadLimits:
     max_bytes: int = MAX_BOT_BYTES  # bytes once unpacked
     max_files: int = uploads.MAX_FILES
     per_minute: int = 10  # uploads per author per minute
-    builds: int = 2  # builds and checks at once (each starts the bot a dozen times)
+    builds: int = 2  # builds and checks at once (each starts the bot a dozen times), at most one per author
+    build_timeout: float = BUILD_TIMEOUT  # seconds one build may take
+    max_snapshot: int = MAX_SNAPSHOT_BYTES  # bytes a bot's folder may hold after its build
 
 
 @dataclass
@@ -63,11 +69,11 @@ class UploadState:
     recent: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
     lock: threading.Lock = field(default_factory=threading.Lock)
     # waited for on the event loop, before a worker thread is taken: uploads queued behind the builds must not
-    # hold the threads every read endpoint runs on
-    building: asyncio.Semaphore = field(init=False)
+    # hold the threads every read endpoint runs on; a queue per author (``hexarena.server.build_queue``)
+    building: BuildQueue = field(init=False)
 
     def __post_init__(self) -> None:
-        self.building = asyncio.Semaphore(self.limits.builds)
+        self.building = BuildQueue(self.limits.builds)
 
     def admit(self, author: str) -> None:
         """Count one upload of ``author``; 429 if it would be over the rate (a sliding minute)."""
@@ -129,7 +135,7 @@ async def upload(request: Request) -> UploadOut:
     author = await run_in_threadpool(author_of, request)
     state.admit(author.name)
     data = await _read_file_field(request, state.limits)
-    async with state.building:
+    async with state.building.slot(author.name):
         return await run_in_threadpool(_submit, request, state, author.name, data)
 
 
@@ -197,7 +203,8 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
                               max_archive=limits.max_archive) as folder:
             try:
                 result = submit(workspace(request), folder, author=author, max_bytes=limits.max_bytes,
-                                         source=f"upload by {author}")
+                                         source=f"upload by {author}", build_timeout=limits.build_timeout,
+                                         max_snapshot_bytes=limits.max_snapshot)
             except ConfigError as exc:  # the manifest, the copy: name the archive's files, not the temp folder
                 raise type(exc)(_relative(str(exc), folder)) from None
     except UploadRefused as exc:

@@ -586,3 +586,35 @@ def test_a_manifest_of_40_mb_in_a_40_kb_upload_is_refused_at_once_in_one_line(se
     assert (status, refused["detail"]) == (422, "bot.toml: larger than 64 KB, the limit of a manifest; keep long texts "
                                                 "out of it")
     assert time.monotonic() - began < 20 and written_state(served.home) == before
+
+
+@pytest.mark.slow
+def test_one_authors_slow_builds_do_not_hold_another_authors_upload(served, tmp_path):
+    """issue 31 item 5: alice sends three 8 s builds, then bob one quick upload: bob's takes the second slot at once
+    and is answered before alice's first (before: behind two of alice's, 19-20 s); the queue shows their places."""
+    answers: dict[str, tuple[float, tuple]] = {}
+    began = time.monotonic()
+
+    def send(key: str, author: str, folder: Path) -> None:
+        answer = served.upload(uploads.pack(folder), author=author)
+        answers[key] = (time.monotonic() - began, answer)
+
+    threads = []
+    for number in range(3):
+        folder = bot_folder(tmp_path, f"slow{number}")
+        manifest = folder / "bot.toml"
+        manifest.write_text(manifest.read_text() + 'build = ["sleep", "8"]\n')
+        threads.append(threading.Thread(target=send, args=(f"alice{number}", "alice", folder)))
+        threads[-1].start()
+    wait_for(lambda: any(p["author"] == "alice" and p["waiting"] == 2
+                         for p in served.get("/api/queue/uploads")[1]["authors"]), 30, "alice's uploads queued")
+    status, queue = served.get("/api/queue/uploads")
+    alice = next(p for p in queue["authors"] if p["author"] == "alice")
+    assert status == 200 and queue["slots"] == 2 and (alice["building"], alice["waiting"]) == (True, 2)
+    assert alice["position"] == 1 and alice["estimate_seconds"] >= 0
+    threads.append(threading.Thread(target=send, args=("bob", "bob", bot_folder(tmp_path, "quick"))))
+    threads[-1].start()
+    for thread in threads:
+        thread.join(300)
+    assert [answers[k][1][0] for k in ("alice0", "alice1", "alice2", "bob")] == [201] * 4, answers
+    assert answers["bob"][0] < min(answers[f"alice{n}"][0] for n in range(3)), answers
