@@ -39,6 +39,7 @@ _RCVMORE = int(zmq.RCVMORE)
 _send, _recv, _getsockopt = zmq.backend.Socket.send, zmq.backend.Socket.recv, zmq.backend.Socket.get
 _zmq_poll = zmq.backend.zmq_poll  # zmq.Poller.poll without its wrapper
 
+SOCKET_PREFIX = "hexarena-referee-"  # TMPDIR/hexarena-referee-<pid>-<random>: a referee's sockets
 DRAIN_MAX = 256  # messages read per poll
 LOG_EVERY = 5.0  # seconds between two warnings about dropped messages
 
@@ -68,7 +69,7 @@ class Transport:
         raise_descriptor_limit()
         self._tmp = None
         if endpoint is None:
-            self._tmp = tempfile.mkdtemp(prefix="hexarena-")
+            self._tmp = tempfile.mkdtemp(prefix=f"{SOCKET_PREFIX}{os.getpid()}-")
             endpoint = f"ipc://{self._tmp}/referee.sock"
         self.context = zmq.Context()
         self.socket = self.context.socket(zmq.ROUTER)

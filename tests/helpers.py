@@ -5,8 +5,10 @@ at its top (worker processes import test modules too); the rest inside the helpe
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -255,3 +257,30 @@ def lying_zip(real: int, declared: int, method: int = zipfile.ZIP_DEFLATED) -> b
     data[central + 24:central + 28] = declared.to_bytes(4, "little")  # its central directory entry
     assert zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("big").file_size == declared
     return bytes(data)
+
+
+@contextlib.contextmanager
+def mounted_tmpfs(mount: Path, size: str):
+    """A tmpfs of ``size`` at the new folder ``mount`` (needs root); the test is skipped with the reason when it
+    cannot be mounted. Always unmounted."""
+    mount.mkdir()
+    try:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)],
+                              capture_output=True, text=True, check=False, timeout=30)
+    except OSError as exc:
+        pytest.skip(f"cannot mount a tmpfs: {exc}")
+    if done.returncode:
+        pytest.skip(f"cannot mount a tmpfs (root needed): {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False, timeout=30)
+
+
+def fill(mount: Path, leave: int) -> Path:
+    """A file that takes all but ``leave`` bytes of the file system."""
+    filler = mount / "filler"
+    free = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize
+    with open(filler, "wb") as handle:
+        handle.write(b"\0" * max(0, free - leave))
+    return filler

@@ -13,6 +13,7 @@ Standings are computed once per change of the league's games (``store.games_stam
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Annotated, Any
 
@@ -238,8 +239,14 @@ def queue(request: Request) -> list[QueueEntry]:
     for name, runner in sorted(request.app.state.scheduler.runners.items()):
         total, played = counts.get(name, (0, 0))
         entries.append(QueueEntry(league=name, state=runner.state, games_total=total, games_played=played,
-                                  games_left=total - played, last_run=runner.last_run, last_error=runner.last_error))
+                                  games_left=total - played, last_run=runner.last_run,
+                                  last_error=public_error(runner.last_error)))
     return entries
+
+
+def public_error(text: str | None) -> str | None:
+    """An error as anyone may read it: no folder of the server's, no process id."""
+    return None if text is None else re.sub(r" \(pid [^)]*\)", "", strip_paths(text))
 
 
 class UploadPlace(BaseModel):

@@ -19,6 +19,7 @@ owners, times and other mode bits are not.
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 import stat
@@ -32,8 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, UNLIMITED, megabytes, pack_snapshot
+from hexarena.leagues.workspace.locks import pid_alive
+from hexarena.protocol.errors import OutOfSpace, is_out_of_space
 from hexarena.leagues.errors import UploadRefused
 
+SCRATCH_PREFIX = "hexarena-upload-"  # TMPDIR/hexarena-upload-<pid>-<random>: an upload unpacked
 MAX_ARCHIVE_BYTES = 20 * 2**20  # an upload's size as sent (compressed)
 MAX_FILES = 2000  # entries (files and folders) of one archive
 MAX_NAME_BYTES = 255  # one part of a path
@@ -97,14 +101,40 @@ def write_members(members: list[Member], dest: Path) -> Path:
 @contextmanager
 def unpacked(data: bytes, *, max_bytes: int = MAX_BOT_BYTES, max_files: int = MAX_FILES,
              max_archive: int = MAX_ARCHIVE_BYTES) -> Iterator[Path]:
-    """The bot folder of an archive, unpacked into a private temp folder (mode 0700) removed when the block ends."""
+    """The bot folder of an archive, unpacked into a private temp folder (mode 0700) removed when the block ends;
+    OutOfSpace if the temp folder's file system is full."""
     members = read_archive(data, max_bytes=max_bytes, max_files=max_files, max_archive=max_archive)
     bot_root(members)  # refused before the temp folder exists
-    scratch = Path(tempfile.mkdtemp(prefix="hexarena-upload-"))
+    scratch = None
     try:
-        yield write_members(members, scratch / "bot")
+        scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
+        folder = write_members(members, scratch / "bot")
+    except OSError as exc:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+        if is_out_of_space(exc):
+            raise OutOfSpace(tempfile.gettempdir()) from None
+        raise
+    try:
+        yield folder
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def remove_stale_scratch() -> list[Path]:
+    """The temp folders of uploads whose process is gone (a server SIGKILLed mid-build), removed; returns them."""
+    return remove_stale_temp(SCRATCH_PREFIX)
+
+
+def remove_stale_temp(prefix: str) -> list[Path]:
+    """Folders ``TMPDIR/<prefix><pid>-*`` whose process ``pid`` is gone, removed; returns them."""
+    removed = []
+    for folder in Path(tempfile.gettempdir()).glob(f"{prefix}*"):
+        pid = folder.name.removeprefix(prefix).split("-")[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
 
 
 # ---------------------------------------------------------------- the two formats
