@@ -739,3 +739,45 @@ def as_zip_entries(entries: dict[str, bytes]) -> bytes:
         for name, data in entries.items():
             archive.writestr(name, data)
     return buffer.getvalue()
+
+
+@pytest.mark.slow
+def test_slow_header_clients_are_closed_at_the_header_timeout(tmp_path):
+    """issue 31 item 7 (slowloris): 200 connections sending one header byte a second are all closed by the server
+    soon after its 2 s header timeout (before: all still open after 40 s); a normal client is answered meanwhile."""
+    home = tmp_path / "home"
+    Workspace(home).close()
+    server = start(home, "--header-timeout", "2")
+    host, port = server.url.removeprefix("http://").split(":")
+    clients = []
+    try:
+        for _ in range(200):
+            client = socket.create_connection((host, int(port)))
+            client.sendall(b"GET /api/queue HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            client.setblocking(False)
+            clients.append(client)
+        began = time.monotonic()
+        closed: set[int] = set()
+        while len(closed) < len(clients) and time.monotonic() - began < 20:
+            for number, client in enumerate(clients):
+                if number in closed:
+                    continue
+                try:
+                    if client.recv(1024) == b"":
+                        closed.add(number)
+                        continue
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    closed.add(number)
+                    continue
+                with contextlib.suppress(OSError):
+                    client.send(b"x")
+            assert server.get("/api/queue")[0] == 200
+            time.sleep(1)
+        took = time.monotonic() - began
+    finally:
+        for client in clients:
+            client.close()
+        stop(server)
+    assert len(closed) == 200 and 1.5 < took < 20, (len(closed), took)
