@@ -1,7 +1,9 @@
 """The referee's one ZeroMQ seam: a bound ROUTER socket, token authentication, one poller with deadlines.
 
 Bots connect DEALER sockets (PROTOCOL.md §1.1) and authenticate with a one-time token
-(§3). The transport maps each authenticated peer to its *owner* (whatever object the
+(§3). Each bot process of ours gets an ``ipc://`` socket file of its own (``seat_endpoint``: one more endpoint
+of the same ROUTER, in the referee's private folder ``TMPDIR/hexarena-referee-<pid>-*``), so that no bot can
+make unusable the socket another bot connects to. The transport maps each authenticated peer to its *owner* (whatever object the
 referee registered the token for); messages from peers that have not authenticated
 are dropped (§3.3) and logged, one warning line per ``LOG_EVERY`` seconds at most whatever a peer
 sends; one ``poll`` reads at most ``DRAIN_MAX`` messages, so a flood cannot hold the game loop

@@ -167,18 +167,26 @@ def _hash(digest, entry: Entry, sink: Callable[[bytes], object] | None = None) -
         digest.update(f"f\0{entry.rel}\0{'x' if entry.executable else '-'}\0{entry.size}\0".encode())
         left = entry.size
         try:
-            with open(entry.path, "rb") as file:
-                while chunk := file.read(min(CHUNK, left) if left else 1):
-                    left -= len(chunk)
-                    if left < 0:
-                        break
-                    digest.update(chunk)
-                    if sink is not None:
-                        sink(chunk)
+            file = open(entry.path, "rb")  # noqa: SIM115 -- closed below; a sink's OSError (a full disk) is not ours
         except OSError as exc:
             raise ConfigError(f"{entry.path}: cannot read: {exc.strerror}") from None
+        with file:
+            while chunk := _read_chunk(file, entry.path, min(CHUNK, left) if left else 1):
+                left -= len(chunk)
+                if left < 0:
+                    break
+                digest.update(chunk)
+                if sink is not None:
+                    sink(chunk)
         if left:
             raise ConfigError(f"{entry.path}: changed while it was read; submit again when nothing writes the folder")
+
+
+def _read_chunk(file, path: Path, size: int) -> bytes:
+    try:
+        return file.read(size)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
 
 
 def folder_bytes(folder: Path, stop_at: int = UNLIMITED) -> int:
