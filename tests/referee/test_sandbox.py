@@ -204,6 +204,7 @@ def test_a_bot_cannot_deny_its_socket_to_the_bots_started_after_it(make_referee,
     assert again.result.termination == "completed"
 
 
+@pytest.mark.slow
 def test_a_bot_cannot_tell_its_conformance_check_from_a_real_game(tmp_path, sandbox_path):
     """issue 31 item 1: a bot that behaves where it believes it is checked (a ``.staging-`` folder, a writable one)
     and plays illegal lines elsewhere is checked at its snapshot's own path, frozen: it cheats there, and fails."""

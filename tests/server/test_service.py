@@ -554,6 +554,7 @@ def peak_rss(process: subprocess.Popen) -> int:
     return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))) * 1024
 
 
+@pytest.mark.slow
 def test_a_lying_zip_costs_the_server_no_more_memory_than_the_upload_cap(tmp_path):
     """A 0.5 MB zip whose entry declares 100 bytes and inflates to 512 MB: refused, and the server's peak memory
     grows by less than the unpacked cap (50 MB) plus a small margin (before: by the 512 MB, up to 2 GiB)."""
@@ -714,6 +715,7 @@ def test_on_a_full_disk_reads_answer_and_an_upload_is_507(tmp_path):
         assert "Traceback" not in server_log(server)
 
 
+@pytest.mark.slow
 def test_the_queue_shows_no_folder_and_no_pid_and_a_file_names_newline_is_escaped(tmp_path, served):
     from hexarena.leagues.workspace.locks import league_lock
 
