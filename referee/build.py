@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import selectors
 import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 from hexarena.referee import sandbox
@@ -80,6 +82,13 @@ def moved(old: Path, new: Path) -> None:
             _outcomes[new] = _outcomes.pop(old)
 
 
+def forget(folder: Path) -> None:
+    """The remembered outcome of ``folder``'s build dropped (the registry removed a rejected snapshot folder: the
+    same content submitted again is built again)."""
+    with _locks_lock:
+        _outcomes.pop(Path(folder).resolve(), None)
+
+
 def _run(folder: Path, command: list[str], timeout: float, sandboxed: bool) -> str:
     shown = " ".join(command)
     try:
@@ -90,17 +99,47 @@ def _run(folder: Path, command: list[str], timeout: float, sandboxed: bool) -> s
     except OSError as exc:
         raise BuildFailed(f"build command {shown!r} cannot start: {exc.strerror}") from None
     try:
-        output, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):  # the whole group: make may have started children
-            os.killpg(process.pid, signal.SIGKILL)
-        output, _ = process.communicate()
-        raise BuildFailed(f"build {shown!r} did not finish within {timeout:g} s", _tail(output)) from None
+        output, finished = _read_tail(process, timeout)
+    finally:
+        if process.poll() is None or not finished:
+            with contextlib.suppress(ProcessLookupError):  # the whole group: make may have started children
+                os.killpg(process.pid, signal.SIGKILL)
+        process.stdout.close()
+        process.wait()
     log = _tail(output)
+    if not finished:
+        raise BuildFailed(f"build {shown!r} did not finish within {timeout:g} s", log)
     if process.returncode != 0:
         last = log.strip().splitlines()[-1:] or ["no output"]
         raise BuildFailed(f"build {shown!r} failed with exit status {process.returncode}: {last[0]}", log)
     return log
+
+
+def _read_tail(process: subprocess.Popen, timeout: float) -> tuple[bytes, bool]:
+    """The build's output as it comes, only its last ``4 * OUTPUT_TAIL`` bytes kept (a build printing without end
+    costs the server no memory), until the pipe closes and the process has exited or ``timeout`` passes;
+    (the tail, whether it finished)."""
+    keep = 4 * OUTPUT_TAIL  # UTF-8: at most 4 bytes a character
+    tail = bytearray()
+    end = time.monotonic() + timeout
+    fd = process.stdout.fileno()
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while (left := end - time.monotonic()) > 0:
+            if not selector.select(left):
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            tail += chunk
+            del tail[:-keep]
+        else:
+            return bytes(tail), False
+    try:
+        process.wait(max(0.0, end - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        return bytes(tail), False
+    return bytes(tail), True
 
 
 def _tail(output: bytes) -> str:

@@ -26,6 +26,10 @@ from hexarena.protocol.validation import Style, describe_validation_error, plain
 from hexarena.referee.limits import NAMES as LIMIT_NAMES
 
 MANIFEST = "bot.toml"
+MAX_MANIFEST_BYTES = 64 * 1024  # a bot.toml larger is refused before it is parsed
+# the longest each field may be where a manifest is read (characters; a list: its words, and each word's length)
+MAX_LENGTHS = {"name": 40, "language": 40, "author": 100, "description": 2000, "command": (64, 1000),
+               "build": (64, 1000)}
 LIMIT_MAX = 1 << 31  # a [limits] value (MiB, seconds, counts): more is no limit an OS takes, and true is not 1
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,39}$"  # a bot's name, wherever one is given (manifest, remote:NAME)
 STYLE = Style(unknown="unknown field {field!r}", missing="field {field!r} is missing",
@@ -77,14 +81,37 @@ def load_manifest(folder: str | Path) -> Manifest:
     if not Path(folder).is_dir():
         raise ConfigError(f"{folder}: not a bot folder (no such directory)")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as file:
+            raw = file.read(MAX_MANIFEST_BYTES + 1)
+        if len(raw) > MAX_MANIFEST_BYTES:
+            raise ConfigError(f"{path}: larger than {MAX_MANIFEST_BYTES // 1024} KB, the limit of a manifest; "
+                              "keep long texts out of it")
+        data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: missing (every bot folder needs a {MANIFEST} manifest)") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    _check_lengths(data, path)
     try:
         return Manifest.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(exc, str(path), STYLE)) from None
+
+
+def _check_lengths(data: dict, path: Path) -> None:
+    """ConfigError (one line, the figure and the limit) for a field longer than ``MAX_LENGTHS`` allows. Checked
+    where a manifest is read, not in the model: versions registered before the bound still load."""
+    for field, bound in MAX_LENGTHS.items():
+        value = data.get(field)
+        if isinstance(value, str) and not isinstance(bound, tuple) and len(value) > bound:
+            raise ConfigError(f"{path}: field {field!r} is {len(value):,} characters long; at most {bound:,} allowed")
+        if isinstance(value, list) and isinstance(bound, tuple):
+            words, word = bound
+            if len(value) > words:
+                raise ConfigError(f"{path}: field {field!r} has {len(value):,} words; at most {words} allowed")
+            for item in value:
+                if isinstance(item, str) and len(item) > word:
+                    raise ConfigError(f"{path}: field {field!r} has a word of {len(item):,} characters; at most "
+                                      f"{word:,} allowed")

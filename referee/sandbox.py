@@ -220,7 +220,9 @@ def _mounts(tmp_bytes: int, folder: str, writable: bool, socket: str | None) -> 
     if folder != "/":  # "/": the probe, which needs no folder of its own
         ops.append(("bind" if writable else "ro-bind", folder, folder))
     if socket is not None:
-        ops.append(("bind", socket, socket))  # the socket itself, not its folder: it cannot be unlinked
+        # the socket itself, not its folder: it cannot be unlinked; read-only: the user namespace maps its owner to
+        # the bot's uid, and a writable mount would let the bot chmod it (connecting needs no writable mount)
+        ops.append(("ro-bind", socket, socket))
     return ops
 
 

@@ -1,7 +1,9 @@
 """The referee's one ZeroMQ seam: a bound ROUTER socket, token authentication, one poller with deadlines.
 
 Bots connect DEALER sockets (PROTOCOL.md §1.1) and authenticate with a one-time token
-(§3). The transport maps each authenticated peer to its *owner* (whatever object the
+(§3). Each bot process of ours gets an ``ipc://`` socket file of its own (``seat_endpoint``: one more endpoint
+of the same ROUTER, in the referee's private folder ``TMPDIR/hexarena-referee-<pid>-*``), so that no bot can
+make unusable the socket another bot connects to. The transport maps each authenticated peer to its *owner* (whatever object the
 referee registered the token for); messages from peers that have not authenticated
 are dropped (§3.3) and logged, one warning line per ``LOG_EVERY`` seconds at most whatever a peer
 sends; one ``poll`` reads at most ``DRAIN_MAX`` messages, so a flood cannot hold the game loop
@@ -14,7 +16,9 @@ No ``zmq.Again`` or other ZeroMQ error leaves this module except on the referee'
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import resource
 import shutil
 import tempfile
@@ -37,6 +41,7 @@ _RCVMORE = int(zmq.RCVMORE)
 _send, _recv, _getsockopt = zmq.backend.Socket.send, zmq.backend.Socket.recv, zmq.backend.Socket.get
 _zmq_poll = zmq.backend.zmq_poll  # zmq.Poller.poll without its wrapper
 
+SOCKET_PREFIX = "hexarena-referee-"  # TMPDIR/hexarena-referee-<pid>-<random>: a referee's sockets
 DRAIN_MAX = 256  # messages read per poll
 LOG_EVERY = 5.0  # seconds between two warnings about dropped messages
 
@@ -66,7 +71,7 @@ class Transport:
         raise_descriptor_limit()
         self._tmp = None
         if endpoint is None:
-            self._tmp = tempfile.mkdtemp(prefix="hexarena-")
+            self._tmp = tempfile.mkdtemp(prefix=f"{SOCKET_PREFIX}{os.getpid()}-")
             endpoint = f"ipc://{self._tmp}/referee.sock"
         self.context = zmq.Context()
         self.socket = self.context.socket(zmq.ROUTER)
@@ -85,8 +90,41 @@ class Transport:
         self._routes: dict[Hashable, bytes] = {}  # owner → routing id
         self.dropped: list[str] = []  # one line per dropped message (most recent 100)
         self.dropped_count = 0
+        self._seat_sockets = 0  # how many seat_endpoint() bound so far (their file names' numbers)
         self._unlogged = 0  # dropped since the last warning
         self._logged_at = -LOG_EVERY
+
+    def seat_endpoint(self) -> str:
+        """A socket of its own for one bot process: another ``ipc://`` endpoint of the same ROUTER, in this
+        transport's private folder, so that a bot can make unusable (``chmod``, remove) only the socket it was
+        given, never the one the next bot connects to (docs/security.md). A transport on a caller's fixed
+        endpoint (a test's, a tcp one) has no folder of its own: its bots share that endpoint."""
+        if self._tmp is None:
+            return self.endpoint
+        self._seat_sockets += 1
+        endpoint = f"ipc://{self._tmp}/seat-{self._seat_sockets}.sock"
+        # libzmq takes security options at bind time: once the CURVE gate made the socket a CURVE server
+        # (referee/curve.py), a local bot's socket is bound as the first one was, without it
+        curve = self.socket.curve_server
+        try:
+            if curve:
+                self.socket.curve_server = False
+            self.socket.bind(endpoint)
+        except zmq.ZMQError as exc:
+            raise OSError(f"cannot bind a seat's socket to {endpoint}: {exc}") from None
+        finally:
+            if curve:
+                self.socket.curve_server = True
+        return endpoint
+
+    def release_endpoint(self, endpoint: str) -> None:
+        """A seat's socket (``seat_endpoint``) no bot will connect to again: unbound, its file removed."""
+        if endpoint == self.endpoint or self.socket.closed:
+            return
+        with contextlib.suppress(zmq.ZMQError):
+            self.socket.unbind(endpoint)
+        with contextlib.suppress(OSError):
+            os.unlink(endpoint.removeprefix("ipc://"))
 
     def admit(self, token: str, owner: Hashable) -> None:
         """Expect one HELLO with ``token``; its sender becomes ``owner``."""

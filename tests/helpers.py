@@ -5,12 +5,16 @@ at its top (worker processes import test modules too); the rest inside the helpe
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -247,3 +251,47 @@ def console_errors(driver) -> list[str]:
 def replay_url(site: Path, record, files: dict[str, str], move: int | None = None) -> str:
     url = (site / "replay.html").as_uri() + f"?game={files[record.id]}"
     return url + (f"&move={move}" if move is not None else "")
+
+
+def lying_zip(real: int, declared: int, method: int = zipfile.ZIP_DEFLATED) -> bytes:
+    """A zip whose entry ``big`` inflates to ``real`` zero bytes but declares ``declared`` (issue 31 item 2)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", method) as archive:
+        archive.writestr("bot.toml", b'name = "liar"\ncommand = ["python3", "bot.py"]\n')
+        with archive.open("big", "w") as handle:
+            for _ in range(real >> 20):
+                handle.write(bytes(2**20))
+        info = archive.getinfo("big")
+    data = bytearray(buffer.getvalue())
+    data[info.header_offset + 22:info.header_offset + 26] = declared.to_bytes(4, "little")  # the local header
+    central = data.rindex(b"PK\x01\x02")  # the central directory entry of "big", the last one
+    data[central + 24:central + 28] = declared.to_bytes(4, "little")  # its central directory entry
+    assert zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo("big").file_size == declared
+    return bytes(data)
+
+
+@contextlib.contextmanager
+def mounted_tmpfs(mount: Path, size: str):
+    """A tmpfs of ``size`` at the new folder ``mount`` (needs root); the test is skipped with the reason when it
+    cannot be mounted. Always unmounted."""
+    mount.mkdir()
+    try:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)],
+                              capture_output=True, text=True, check=False, timeout=30)
+    except OSError as exc:
+        pytest.skip(f"cannot mount a tmpfs: {exc}")
+    if done.returncode:
+        pytest.skip(f"cannot mount a tmpfs (root needed): {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False, timeout=30)
+
+
+def fill(mount: Path, leave: int) -> Path:
+    """A file that takes all but ``leave`` bytes of the file system."""
+    filler = mount / "filler"
+    free = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize
+    with open(filler, "wb") as handle:
+        handle.write(b"\0" * max(0, free - leave))
+    return filler

@@ -30,6 +30,11 @@ def serve(
     upload_rate: Annotated[int, typer.Option(min=1, max=10_000, help="uploads per author per minute")] = 10,
     max_upload: Annotated[float, typer.Option(min=0.01, max=1024, help="size limit of an uploaded archive, "
                                                                        "in MB")] = 20,
+    build_timeout: Annotated[float, typer.Option(min=1, max=86_400, help="seconds one upload's build may take")] = 300,
+    max_snapshot: Annotated[float, typer.Option(min=1, max=100_000, help="size limit of a bot's folder after its "
+                                                                         "build, in MB")] = 200,
+    header_timeout: Annotated[float, typer.Option(min=0.1, max=3600, help="seconds a request's headers may take to "
+                                                                          "arrive (slow clients: docs/service.md)")] = 10,
 ) -> None:
     """Serve the workspace over HTTP: authors upload bots (POST /api/bots, a token from 'hexarena authors add'),
     the --league files are played continuously, results are read at /api/... (schema at /docs)."""
@@ -38,6 +43,7 @@ def serve(
 
         from hexarena.server.api_write import UploadLimits
         from hexarena.server.app import create_app
+        from hexarena.server.http import LIMITS, with_header_timeout
     except ImportError as exc:
         raise ConfigError(f"hexarena serve needs the server's packages ({exc.name} is missing): "
                           "pip install 'hexarena[serve]'") from None
@@ -53,10 +59,12 @@ def serve(
     print(f"hexarena serve: {watchdog.describe()}", file=sys.stderr, flush=True)
     workspace = home if home is not None else default_home()
     app = create_app(workspace, list(league or []),
-                     limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate))
+                     limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate,
+                                         build_timeout=build_timeout, max_snapshot=int(max_snapshot * 2**20)))
     print(f"hexarena serve: workspace {workspace}, leagues: {', '.join(sorted(app.state.scheduler.runners)) or 'none'}"
           f"; listening on http://{host}:{port} (API schema at /docs)", file=sys.stderr, flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5,
+                http=with_header_timeout(header_timeout), **LIMITS)
 
 
 def _check_listen(host: str, port: int) -> None:

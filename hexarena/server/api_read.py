@@ -13,6 +13,7 @@ Standings are computed once per change of the league's games (``store.games_stam
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Annotated, Any
 
@@ -238,5 +239,35 @@ def queue(request: Request) -> list[QueueEntry]:
     for name, runner in sorted(request.app.state.scheduler.runners.items()):
         total, played = counts.get(name, (0, 0))
         entries.append(QueueEntry(league=name, state=runner.state, games_total=total, games_played=played,
-                                  games_left=total - played, last_run=runner.last_run, last_error=runner.last_error))
+                                  games_left=total - played, last_run=runner.last_run,
+                                  last_error=public_error(runner.last_error)))
     return entries
+
+
+def public_error(text: str | None) -> str | None:
+    """An error as anyone may read it: no folder of the server's, no process id."""
+    return None if text is None else re.sub(r" \(pid [^)]*\)", "", strip_paths(text))
+
+
+class UploadPlace(BaseModel):
+    author: str
+    building: bool  # one of this author's uploads is being built and checked now
+    waiting: int  # this author's uploads waiting for a build slot
+    position: int  # the place of their next waiting upload among all waiting ones (1: next to start; 0: none)
+    estimate_seconds: float  # until it starts, if every build takes the mean of the recent ones
+
+
+class UploadQueue(BaseModel):
+    slots: int  # builds at once, at most one per author
+    mean_build_seconds: float
+    authors: list[UploadPlace]
+
+
+@router.get("/api/queue/uploads")
+def upload_queue(request: Request) -> UploadQueue:
+    """The uploads being built and waiting: each author's place in the fair queue and an estimate of the wait."""
+    building = request.app.state.uploads.building
+    return UploadQueue(slots=building.slots, mean_build_seconds=round(building.mean_seconds(), 1),
+                       authors=[UploadPlace(author=p.author, building=p.building, waiting=p.waiting,
+                                            position=p.position, estimate_seconds=round(p.estimate_seconds, 1))
+                                for p in building.plan()])

@@ -14,13 +14,16 @@
 The upload is the same pipeline as ``hexarena submit`` (``hexarena.leagues.registry.submit.submit``: manifest, copy and hash,
 build and check in the sandbox) on the archive unpacked by ``hexarena.leagues.registry.uploads`` into a private temp folder,
 always removed. The body is read with a cap (no Content-Length needed to refuse a huge one); the slow build
-and check run in a worker thread, ``builds`` at once, so the server keeps answering reads meanwhile. A new
+and check run in a worker thread, ``builds`` at once and at most one per author, taking turns
+(``hexarena.server.build_queue``; ``GET /api/queue/uploads`` shows each author's place), so the server keeps
+answering reads meanwhile; a build has the organiser's time bound (``--build-timeout``) and size bound after it
+(``--max-snapshot``). A new
 version wakes the continuous leagues (``hexarena.server.scheduler``).
 """
 
 from __future__ import annotations
 
-import asyncio
+import sys
 import threading
 import time
 from collections import defaultdict, deque
@@ -32,14 +35,17 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.requests import ClientDisconnect
 
+from hexarena.referee.build import BUILD_TIMEOUT
 from hexarena.server.api_common import author_of, workspace
+from hexarena.server.build_queue import BuildQueue
 from hexarena.leagues.registry import uploads
-from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES
+from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, MAX_SNAPSHOT_BYTES
 from hexarena.leagues.registry.submit import submit, submitted
 from hexarena.leagues.errors import NameTaken, UploadRefused
 from hexarena.leagues.results.report import strip_paths
-from hexarena.protocol.errors import ConfigError, OutOfSpace
+from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 from hexarena.referee.check import CheckItem
 
 router = APIRouter(tags=["write"])
@@ -54,7 +60,9 @@ class UploadLimits:
     max_bytes: int = MAX_BOT_BYTES  # bytes once unpacked
     max_files: int = uploads.MAX_FILES
     per_minute: int = 10  # uploads per author per minute
-    builds: int = 2  # builds and checks at once (each starts the bot a dozen times)
+    builds: int = 2  # builds and checks at once (each starts the bot a dozen times), at most one per author
+    build_timeout: float = BUILD_TIMEOUT  # seconds one build may take
+    max_snapshot: int = MAX_SNAPSHOT_BYTES  # bytes a bot's folder may hold after its build
 
 
 @dataclass
@@ -63,11 +71,11 @@ class UploadState:
     recent: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
     lock: threading.Lock = field(default_factory=threading.Lock)
     # waited for on the event loop, before a worker thread is taken: uploads queued behind the builds must not
-    # hold the threads every read endpoint runs on
-    building: asyncio.Semaphore = field(init=False)
+    # hold the threads every read endpoint runs on; a queue per author (``hexarena.server.build_queue``)
+    building: BuildQueue = field(init=False)
 
     def __post_init__(self) -> None:
-        self.building = asyncio.Semaphore(self.limits.builds)
+        self.building = BuildQueue(self.limits.builds)
 
     def admit(self, author: str) -> None:
         """Count one upload of ``author``; 429 if it would be over the rate (a sliding minute)."""
@@ -128,12 +136,12 @@ async def upload(request: Request) -> UploadOut:
     state: UploadState = request.app.state.uploads
     author = await run_in_threadpool(author_of, request)
     state.admit(author.name)
-    data = await _read_file_field(request, state.limits)
-    async with state.building:
+    data = await _read_file_field(request, state.limits, author.name)
+    async with state.building.slot(author.name):
         return await run_in_threadpool(_submit, request, state, author.name, data)
 
 
-async def _read_file_field(request: Request, limits: UploadLimits) -> bytes:
+async def _read_file_field(request: Request, limits: UploadLimits, author: str = "an author") -> bytes:
     """The bytes of the multipart field ``file``; 413 past the cap (counted as the body arrives), 422 if absent."""
     if "multipart/form-data" not in request.headers.get("content-type", ""):
         raise HTTPException(422, "send the archive as multipart/form-data in the field 'file'")
@@ -159,6 +167,14 @@ async def _read_file_field(request: Request, limits: UploadLimits) -> bytes:
         raise _too_large(limits) from None
     except MultiPartException as exc:
         raise HTTPException(422, f"the form cannot be read ({exc.message}); send one field 'file'") from None
+    except ClientDisconnect:  # the client went away mid-body: one line in the log, no traceback
+        print(f"hexarena serve: an upload by {author} was cut off by its client before its end; nothing was kept",
+              file=sys.stderr, flush=True)
+        raise HTTPException(400, "the upload was cut off before its end") from None
+    except OSError as exc:  # the form spools a large file to TMPDIR
+        if is_out_of_space(exc):
+            raise _disk_full() from None
+        raise
     try:
         upload = form.get("file")
         if upload is None or isinstance(upload, str):
@@ -197,17 +213,18 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
                               max_archive=limits.max_archive) as folder:
             try:
                 result = submit(workspace(request), folder, author=author, max_bytes=limits.max_bytes,
-                                         source=f"upload by {author}")
+                                         source=f"upload by {author}", build_timeout=limits.build_timeout,
+                                         max_snapshot_bytes=limits.max_snapshot)
             except ConfigError as exc:  # the manifest, the copy: name the archive's files, not the temp folder
                 raise type(exc)(_relative(str(exc), folder)) from None
     except UploadRefused as exc:
-        raise HTTPException(413 if exc.too_large else 422, str(exc)) from None
+        raise HTTPException(413 if exc.too_large else 422, one_line(str(exc))) from None
     except NameTaken as exc:
-        raise HTTPException(403, str(exc)) from None
+        raise HTTPException(403, one_line(str(exc))) from None
     except OutOfSpace:
-        raise HTTPException(507, "the server's disk is full; nothing was registered: tell the organiser") from None
+        raise _disk_full() from None
     except ConfigError as exc:
-        raise HTTPException(422, str(exc).splitlines()[0]) from None
+        raise HTTPException(422, one_line(str(exc).splitlines()[0])) from None
     checks = [CheckItemOut.of(item) for item in result.checks]
     if not result.accepted:
         body = Refused(detail=f"{result.name} was not registered: {strip_paths(result.reason)}", checks=checks,
@@ -219,6 +236,15 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
     body: dict[str, Any] = UploadOut(bot=result.label, name=result.name, hash=result.version_hash, status=result.status,
                                      message=message, author=author, checks=checks).model_dump()
     return JSONResponse(body, status_code=201 if result.status in ("registered", "new_version") else 200)
+
+
+def _disk_full() -> HTTPException:
+    return HTTPException(507, "the server's disk is full; nothing was registered: tell the organiser")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character escaped (``\\n``): an archive's file name is the author's to choose."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 def _relative(message: str, folder) -> str:

@@ -34,13 +34,14 @@ This module reads and writes folders only: no database, no workspace.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
 import re
 import stat
 import tarfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,6 +49,7 @@ from hexarena.leagues.registry.gitignore import read_gitignore
 from hexarena.protocol.errors import ConfigError
 
 MAX_BOT_BYTES = 50 * 1024 * 1024  # default size limit of a submitted folder
+MAX_SNAPSHOT_BYTES = 200 * 1024 * 1024  # default size limit of a folder after its build (the organiser's to change)
 SHORT_HASH = 10  # hash prefix shown to users
 IGNORED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 EDITOR_FILES = re.compile(r".*~|\..*\.sw[a-p]|#.*#|\.DS_Store")  # backups and swap files: never a bot's sources
@@ -67,13 +69,17 @@ def tree_hash(folder: Path) -> str:
 
 class Entry(NamedTuple):
     """One entry of a bot folder as the hash reads it: kind ``d`` (folder), ``l`` (symlink: ``link`` its target,
-    relative to its folder) or ``f`` (file: ``data`` its bytes)."""
+    relative to its folder) or ``f`` (file: ``path`` to read it from, ``size`` its bytes' count)."""
 
     kind: str
     rel: str
     link: str = ""
-    data: bytes = b""
+    path: Path | None = None
+    size: int = 0
     executable: bool = False
+
+
+CHUNK = 1 << 20  # a file is hashed and copied a mebibyte at a time: never whole in memory
 
 
 def copy_and_hash(folder: Path, dest: Path | None, *, max_bytes: int = MAX_BOT_BYTES, sources_only: bool = False) -> str:
@@ -84,8 +90,8 @@ def copy_and_hash(folder: Path, dest: Path | None, *, max_bytes: int = MAX_BOT_B
     """
     digest = hashlib.sha256()
     for entry in entries(folder, max_bytes=max_bytes, sources_only=sources_only):
-        _hash(digest, entry)
         if dest is None:
+            _hash(digest, entry)
             continue
         target = dest / entry.rel
         if entry.kind == "l":
@@ -93,8 +99,11 @@ def copy_and_hash(folder: Path, dest: Path | None, *, max_bytes: int = MAX_BOT_B
         elif entry.kind == "d":
             target.mkdir()
         else:
-            target.write_bytes(entry.data)
+            with open(target, "wb") as copy:
+                _hash(digest, entry, copy.write)
             target.chmod(0o755 if entry.executable else 0o644)
+            continue
+        _hash(digest, entry)
     return digest.hexdigest()
 
 
@@ -109,7 +118,8 @@ def pack_snapshot(folder: Path, *, links: bool = True, max_bytes: int = MAX_BOT_
             if entry.kind == "l" and not links:
                 raise ConfigError(f"{folder / entry.rel}: a symlink; an upload holds regular files and folders only "
                                   "(copy the file into the folder)")
-            _hash(digest, entry)
+            data = io.BytesIO()
+            _hash(digest, entry, data.write)
             member = tarfile.TarInfo(entry.rel)
             member.mode = 0o755 if entry.kind == "d" or entry.executable else 0o644
             if entry.kind == "d":
@@ -117,8 +127,9 @@ def pack_snapshot(folder: Path, *, links: bool = True, max_bytes: int = MAX_BOT_
             elif entry.kind == "l":
                 member.type, member.linkname, member.mode = tarfile.SYMTYPE, entry.link, 0o777
             else:
-                member.size = len(entry.data)
-            archive.addfile(member, io.BytesIO(entry.data) if entry.kind == "f" else None)
+                member.size = entry.size
+            data.seek(0)
+            archive.addfile(member, data if entry.kind == "f" else None)
     return digest.hexdigest(), buffer.getvalue()
 
 
@@ -140,20 +151,56 @@ def entries(folder: Path, *, max_bytes: int = MAX_BOT_BYTES, sources_only: bool 
             if total > max_bytes:
                 raise ConfigError(f"{folder}: bot folder is larger than the limit of {megabytes(max_bytes)} "
                                   f"(at {rel}); leave out data and build outputs, or raise the limit")
-            yield Entry("f", rel, data=_read(path, folder / rel), executable=bool(info.st_mode & 0o111))
+            yield Entry("f", rel, path=path, size=info.st_size, executable=bool(info.st_mode & 0o111))
         else:
             raise ConfigError(f"{folder / rel}: not a regular file, folder or symlink; remove it from the bot folder")
 
 
-def _hash(digest, entry: Entry) -> None:
-    """Add one entry to the content hash (the layout every registered hash has: never change it)."""
+def _hash(digest, entry: Entry, sink: Callable[[bytes], object] | None = None) -> None:
+    """Add one entry to the content hash (the layout every registered hash has: never change it); a file's bytes
+    are read a chunk at a time, each handed to ``sink`` too (the copy: exactly the bytes hashed)."""
     if entry.kind == "l":
         digest.update(f"l\0{entry.rel}\0{entry.link}\0".encode())
     elif entry.kind == "d":
         digest.update(f"d\0{entry.rel}\0".encode())
     else:
-        digest.update(f"f\0{entry.rel}\0{'x' if entry.executable else '-'}\0{len(entry.data)}\0".encode())
-        digest.update(entry.data)
+        digest.update(f"f\0{entry.rel}\0{'x' if entry.executable else '-'}\0{entry.size}\0".encode())
+        left = entry.size
+        try:
+            file = open(entry.path, "rb")  # noqa: SIM115 -- closed below; a sink's OSError (a full disk) is not ours
+        except OSError as exc:
+            raise ConfigError(f"{entry.path}: cannot read: {exc.strerror}") from None
+        with file:
+            while chunk := _read_chunk(file, entry.path, min(CHUNK, left) if left else 1):
+                left -= len(chunk)
+                if left < 0:
+                    break
+                digest.update(chunk)
+                if sink is not None:
+                    sink(chunk)
+        if left:
+            raise ConfigError(f"{entry.path}: changed while it was read; submit again when nothing writes the folder")
+
+
+def _read_chunk(file, path: Path, size: int) -> bytes:
+    try:
+        return file.read(size)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def folder_bytes(folder: Path, stop_at: int = UNLIMITED) -> int:
+    """The bytes of the regular files under ``folder`` (symlinks not followed), counted up to past ``stop_at``."""
+    total = 0
+    for root, folders, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                info = os.lstat(os.path.join(root, name))
+                if stat.S_ISREG(info.st_mode):
+                    total += info.st_size
+        if total > stop_at:
+            break
+    return total
 
 
 def freeze(folder: Path) -> None:
@@ -206,13 +253,6 @@ def _inside_link(root: Path, rel: str) -> str:
         raise ConfigError(f"{path}: symlink leads outside the bot folder (to {os.readlink(path)}); "
                           "copy the file into the folder instead")
     return os.path.relpath(resolved, path.parent)
-
-
-def _read(path: Path, shown: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{shown}: cannot read: {exc.strerror}") from None
 
 
 def megabytes(count: int) -> str:

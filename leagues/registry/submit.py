@@ -9,11 +9,15 @@
 The copy, not the author's folder, is built, checked and run from then on: what its content hash covers and
 what the copy keeps is ``hexarena.leagues.registry.snapshot``'s. A folder whose hash is the bot's latest version
 registers nothing (``unchanged``; a retired bot becomes active again); a return to an earlier version reuses
-that version's built and checked snapshot. The build and the check run in the staging copy
-(``ws.registry_dir/.staging-<pid>-<random>``), before the transaction; a failed one registers nothing
-(status ``rejected``, with the reason, the build log and the check's items). Once moved into place the
-snapshot is frozen and the hash of what it then holds, build outputs included, is kept (``registry_meta``,
-key ``built:<hash>``; ``hexarena.leagues.registry.catalog.verify_snapshot`` checks it before every run).
+that version's built and checked snapshot. The copy is made in a staging folder
+(``ws.registry_dir/.staging-<pid>-<random>``), then moved to its snapshot's own path before the build (a
+per-hash lock, ``HOME/locks/snapshot-<hash>.lock``, makes concurrent submits of one content take turns), built
+there, frozen, and checked there: the check sees the very path, modes and environment its games will, so a
+bot cannot behave for its check alone (docs/security.md). A build whose folder then holds more than
+``max_snapshot_bytes`` is refused with the figure. A failed build or check registers nothing and removes the
+folder (status ``rejected``, with the reason, the build log and the check's items). The hash of what the
+snapshot holds, build outputs included, is kept (``registry_meta``, key ``built:<hash>``;
+``hexarena.leagues.registry.catalog.verify_snapshot`` checks it before every run).
 
 Who may submit a name is ``hexarena.leagues.registry.reference``'s rule, checked before the copy and again
 inside the transaction (concurrent submits take turns there: ``BEGIN IMMEDIATE``).
@@ -24,24 +28,27 @@ This module writes the registry's rows (tables bots, bot_versions, registry_meta
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import getpass
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, HexarenaError, OutOfSpace, is_out_of_space
-from hexarena.referee.build import BUILD_TIMEOUT, build, moved
+from hexarena.referee.build import BUILD_TIMEOUT, build, forget, moved
 from hexarena.referee.errors import BuildFailed
 from hexarena.referee.manifest import Manifest, load_manifest
 from hexarena.leagues.registry.catalog import bot_history, checks_of, latest_row, snapshot_folder, utc_now, version_row
 from hexarena.leagues.registry.reference import REFERENCE_AUTHOR, REPO_BOTS, reference_names
-from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, SHORT_HASH, copy_and_hash, freeze, thaw, tree_hash
+from hexarena.leagues.registry.snapshot import (MAX_BOT_BYTES, MAX_SNAPSHOT_BYTES, SHORT_HASH, copy_and_hash, folder_bytes,
+                                                freeze, megabytes, thaw, tree_hash)
 from hexarena.leagues.workspace.locks import pid_alive
 from hexarena.leagues.errors import NameTaken
 
@@ -105,7 +112,38 @@ def remove_stale_staging(ws: Workspace) -> list[Path]:
         if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
+    for folder in ws.registry_dir.iterdir():  # built or checked at its own path when its submit was killed
+        if not folder.name.startswith(".") and folder.is_dir() and version_row(ws, folder.name) is None:
+            with snapshot_lock(ws, folder.name, wait=False) as held:
+                if held and version_row(ws, folder.name) is None:
+                    _remove(folder)
+                    removed.append(folder)
     return removed
+
+
+@contextlib.contextmanager
+def snapshot_lock(ws: Workspace, digest: str, wait: bool = True) -> Iterator[bool]:
+    """The lock of version ``digest``'s snapshot folder while a submit builds and checks it there (a ``flock``:
+    released however its process ends). Yields whether it is held (``wait=False``: False if another has it)."""
+    ws.locks_dir.mkdir(exist_ok=True)
+    fd = os.open(ws.locks_dir / f"snapshot-{digest}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+def _remove(folder: Path) -> None:
+    """A snapshot folder not registered (a rejected build or check, a killed submit's), and its build's outcome."""
+    forget(folder)
+    with contextlib.suppress(OSError):
+        thaw(folder)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def submit(
@@ -119,6 +157,7 @@ def submit(
     author: str | None = None,
     source: str | None = None,
     sandboxed: bool = True,
+    max_snapshot_bytes: int = MAX_SNAPSHOT_BYTES,
 ) -> SubmitResult:
     """Register the bot in ``folder`` (see the module docstring for the steps) for ``author`` (default: the OS
     user; for a reference bot's own folder in ``bots/``, ``REFERENCE_AUTHOR``).
@@ -129,6 +168,7 @@ def submit(
     ``progress`` hears about the slow steps (build, check) before they start. ``source``: where it came from,
     as ``bots show`` lists it (default: the folder's path; the server says "upload by AUTHOR").
     ``sandboxed=False``: the build and the check run unconfined (the organiser's --no-sandbox).
+    ``max_snapshot_bytes``: what the folder may hold after its build (rejected with the figure beyond it).
     """
     folder = Path(folder)
     manifest = load_manifest(folder)
@@ -145,21 +185,34 @@ def submit(
         latest = latest_row(ws, manifest.name)
         if latest is not None and latest["hash"] == digest:
             return _unchanged(ws, latest)
-        earlier = version_row(ws, digest)
-        if earlier is not None:  # back to an earlier version: its snapshot was built and checked already
-            return _store(ws, manifest, author, digest, None, checks_of(earlier), earlier["build_log"],
-                          source or str(folder.resolve()))
-        try:
-            if manifest.build:
-                progress(f"building {manifest.name}: {' '.join(manifest.build)}")
-            build_log = _build(manifest, staging, build_timeout, sandboxed)  # the check and the games reuse it
-            if check:
-                progress(f"checking {manifest.name} (hexarena check: a dozen crafted games)")
-            checks = run_check(staging, sandboxed) if check else skipped_check()
-        except _Rejected as rejected:
-            return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,
-                                rejected.build_log, rejected.reason)
-        return _store(ws, manifest, author, digest, staging, checks, build_log, source or str(folder.resolve()))
+        with snapshot_lock(ws, digest):
+            earlier = version_row(ws, digest)
+            if earlier is not None:  # back to an earlier version: its snapshot was built and checked already
+                return _store(ws, manifest, author, digest, None, checks_of(earlier), earlier["build_log"],
+                              source or str(folder.resolve()))
+            final = snapshot_folder(ws, digest)
+            if final.exists():  # a killed submit's (the lock is ours: no live one's)
+                _remove(final)
+            staging.rename(final)  # built and checked where its games will run it
+            stored = None
+            try:
+                if manifest.build:
+                    progress(f"building {manifest.name}: {' '.join(manifest.build)}")
+                build_log = _build(manifest, final, build_timeout, sandboxed)  # the check and the games reuse it
+                _bound_size(final, max_snapshot_bytes)
+                freeze(final)  # as its games will see it
+                if check:
+                    progress(f"checking {manifest.name} (hexarena check: a dozen crafted games)")
+                checks = run_check(final, sandboxed) if check else skipped_check()
+                stored = _store(ws, manifest, author, digest, final, checks, build_log,
+                                source or str(folder.resolve()))
+                return stored
+            except _Rejected as rejected:
+                return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,
+                                    rejected.build_log, rejected.reason)
+            finally:
+                if stored is None or stored.folder != final:
+                    _remove(final)
     except OSError as exc:  # copying the folder: the staging copy goes, nothing is registered
         if is_out_of_space(exc):
             raise OutOfSpace(ws.registry_dir) from None
@@ -214,11 +267,12 @@ def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging:
         if not appended.rowcount:
             raise ConfigError(f"bot {manifest.name!r}: another submit changed its versions meanwhile; submit again")
         if staging is not None:
-            if final.exists():  # left over from a submit that died between the move and the commit
-                thaw(final)
-                shutil.rmtree(final)
-            staging.rename(final)
-            moved(staging, final)  # built already: games in this process do not build it again
+            if staging != final:
+                if final.exists():  # left over from a submit that died between the move and the commit
+                    thaw(final)
+                    shutil.rmtree(final)
+                staging.rename(final)
+                moved(staging, final)  # built already: games in this process do not build it again
             freeze(final)
             db.execute("INSERT OR REPLACE INTO registry_meta (key, value) VALUES (?, ?)",
                        (f"built:{digest}", tree_hash(final)))
@@ -231,6 +285,14 @@ def _build(manifest: Manifest, folder: Path, timeout: float, sandboxed: bool = T
         return build(folder, manifest, timeout=timeout, sandboxed=sandboxed)
     except BuildFailed as failed:
         raise _Rejected(failed.detail, failed.log) from None
+
+
+def _bound_size(folder: Path, limit: int) -> None:
+    """_Rejected if the built folder holds more than ``limit`` bytes of files."""
+    size = folder_bytes(folder, limit)
+    if size > limit:
+        raise _Rejected(f"the build left at least {size / 2**20:.1f} MB in the bot's folder, over the limit of "
+                        f"{megabytes(limit)} for a built bot; keep build outputs smaller")
 
 
 def run_check(folder: Path, sandboxed: bool = True) -> list[CheckItem]:

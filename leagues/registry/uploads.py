@@ -10,7 +10,8 @@ neither a gzip'ed tar nor a zip, or is damaged or encrypted; an absolute path, a
 NUL in a name, a name used twice or as both file and folder, an over-long name; symlinks and hard links;
 devices, FIFOs and every other special file; more than ``max_files`` entries; more than ``max_bytes`` of
 content once unpacked (counted while decompressing: a zip or gzip bomb stops at the cap, it is never
-inflated whole). The bot folder is the archive's top, or its one top folder when the top has no bot.toml
+inflated whole, whatever size its entries declare); a zip entry compressed otherwise than stored or deflated
+(bzip2 and LZMA cannot be inflated in bounded steps by Python's ``zipfile``). The bot folder is the archive's top, or its one top folder when the top has no bot.toml
 (``tar czf bot.tar.gz mybot/``). The exec bit is kept (it is content: ``hexarena.leagues.registry.snapshot`` hashes it);
 owners, times and other mode bits are not.
 """
@@ -18,6 +19,7 @@ owners, times and other mode bits are not.
 from __future__ import annotations
 
 import io
+import os
 import re
 import shutil
 import stat
@@ -31,12 +33,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, UNLIMITED, megabytes, pack_snapshot
+from hexarena.leagues.workspace.locks import pid_alive
+from hexarena.protocol.errors import OutOfSpace, is_out_of_space
 from hexarena.leagues.errors import UploadRefused
 
+SCRATCH_PREFIX = "hexarena-upload-"  # TMPDIR/hexarena-upload-<pid>-<random>: an upload unpacked
 MAX_ARCHIVE_BYTES = 20 * 2**20  # an upload's size as sent (compressed)
 MAX_FILES = 2000  # entries (files and folders) of one archive
 MAX_NAME_BYTES = 255  # one part of a path
 MAX_PATH_BYTES = 1024  # a whole path
+ZIP_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)  # inflated in bounded steps; bzip2 and LZMA are not
+ZIP_METHOD_NAMES = {zipfile.ZIP_BZIP2: "bzip2", zipfile.ZIP_LZMA: "LZMA", 9: "deflate64", 93: "zstandard"}
+ZIP_CHUNK = 1 << 16  # bytes inflated per step
 _TAR_OVERHEAD = 1536  # bytes of tar stream per entry beyond its content (header, padding; pax records)
 
 
@@ -93,14 +101,40 @@ def write_members(members: list[Member], dest: Path) -> Path:
 @contextmanager
 def unpacked(data: bytes, *, max_bytes: int = MAX_BOT_BYTES, max_files: int = MAX_FILES,
              max_archive: int = MAX_ARCHIVE_BYTES) -> Iterator[Path]:
-    """The bot folder of an archive, unpacked into a private temp folder (mode 0700) removed when the block ends."""
+    """The bot folder of an archive, unpacked into a private temp folder (mode 0700) removed when the block ends;
+    OutOfSpace if the temp folder's file system is full."""
     members = read_archive(data, max_bytes=max_bytes, max_files=max_files, max_archive=max_archive)
     bot_root(members)  # refused before the temp folder exists
-    scratch = Path(tempfile.mkdtemp(prefix="hexarena-upload-"))
+    scratch = None
     try:
-        yield write_members(members, scratch / "bot")
+        scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
+        folder = write_members(members, scratch / "bot")
+    except OSError as exc:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+        if is_out_of_space(exc):
+            raise OutOfSpace(tempfile.gettempdir()) from None
+        raise
+    try:
+        yield folder
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def remove_stale_scratch() -> list[Path]:
+    """The temp folders of uploads whose process is gone (a server SIGKILLed mid-build), removed; returns them."""
+    return remove_stale_temp(SCRATCH_PREFIX)
+
+
+def remove_stale_temp(prefix: str) -> list[Path]:
+    """Folders ``TMPDIR/<prefix><pid>-*`` whose process ``pid`` is gone, removed; returns them."""
+    removed = []
+    for folder in Path(tempfile.gettempdir()).glob(f"{prefix}*"):
+        pid = folder.name.removeprefix(prefix).split("-")[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
 
 
 # ---------------------------------------------------------------- the two formats
@@ -172,15 +206,32 @@ def _read_zip(data: bytes, max_bytes: int, max_files: int) -> list[Member]:
                     if path:
                         members.append(Member(path, None))
                     continue
-                total = _add_bytes(total, info.file_size, max_bytes)
-                with archive.open(info) as handle:  # reads the declared size at most; a CRC mismatch raises
-                    content = handle.read()
+                if info.compress_type not in ZIP_METHODS:
+                    method = ZIP_METHOD_NAMES.get(info.compress_type, f"number {info.compress_type}")
+                    raise UploadRefused(f"{info.filename}: compressed with {method}; an upload's zip entries may be "
+                                        "stored or deflated only (zip's default)")
+                _add_bytes(total, info.file_size, max_bytes)  # the declared size: refused before any inflating
+                content = _inflate(archive, info, max_bytes - total)
+                total += len(content)
                 members.append(Member(_file_path(path, info.filename), content, bool(mode & 0o111)))
     except UploadRefused:
         raise
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, ValueError, OSError) as exc:
         raise UploadRefused(f"the .zip archive is damaged or uses an unsupported feature ({exc})") from None
     return members
+
+
+def _inflate(archive: zipfile.ZipFile, info: zipfile.ZipInfo, room: int) -> bytes:
+    """One zip entry's bytes, inflated a chunk at a time and counted as they come: past ``room`` (what is left of
+    the cap) it is refused. ``read()`` at once would inflate up to 2 GiB whatever the entry declares, then cut."""
+    out = bytearray()
+    with archive.open(info) as handle:  # stops at the declared size; a CRC mismatch raises
+        while chunk := handle.read(ZIP_CHUNK):
+            out += chunk
+            if len(out) > room:
+                raise UploadRefused(f"the archive unpacks to more than the limit (at {info.filename})",
+                                    too_large=True)
+    return bytes(out)
 
 
 # ---------------------------------------------------------------- the checks both share

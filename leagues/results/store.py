@@ -39,7 +39,7 @@ import pandas as pd
 
 from hexarena.leagues.results.rows import SUM_COLUMNS, Tally, normalise, seat_rows
 from hexarena.leagues.workspace.home import Workspace
-from hexarena.protocol.errors import ConfigError
+from hexarena.protocol.errors import ConfigError, OutOfSpace
 from hexarena.referee.record import GameRecord
 
 FAULT_RESULT_COLUMNS = ("fault_no_connection", "fault_crashed", "fault_timeout", "fault_illegal_line",
@@ -285,11 +285,8 @@ def tally(ws: Workspace, league: str) -> Tally:
     ``totals`` and ``shapes`` (a few thousand rows for a million games): ``save_game`` keeps them, and they
     are folded from the results table when the league has none (its first read after the migration to
     schema 5, or after its schedule changed)."""
-    _ensure_tallied(ws, league)
-    sums = pd.DataFrame(_rows(ws, f"SELECT {', '.join(TOTALS_COLUMNS[1:])} FROM totals WHERE league = ?"
-                                  " ORDER BY configuration, bot", (league,)), columns=list(TOTALS_COLUMNS[1:]))
-    shapes = _rows(ws, f"SELECT {', '.join(SHAPE_COLUMNS[1:])} FROM shapes WHERE league = ?"
-                       f" ORDER BY {', '.join(SHAPE_COLUMNS[1:-1])}", (league,))
+    totals, shapes = _tally_rows(ws, league)
+    sums = pd.DataFrame(totals, columns=list(TOTALS_COLUMNS[1:]))
     seated = [(shape, configuration, players, seat, row[2 * seat], row[2 * seat + 1], count)
               for shape, (configuration, players, *row, count) in enumerate(shapes) for seat in range(players)]
     games = pd.DataFrame(seated, columns=["game", "configuration", "players", "seat", "bot", "placement", "weight"])
@@ -299,20 +296,38 @@ def tally(ws: Workspace, league: str) -> Tally:
                  normalise(games.astype(frame_types)))
 
 
-def _ensure_tallied(ws: Workspace, league: str) -> None:
-    """Fold the league's totals and shapes from its results unless they are built (listed in ``tallied``)."""
+def _tally_rows(ws: Workspace, league: str) -> tuple[list[tuple], list[tuple]]:
+    """The league's rows of totals and shapes (without the league column), in the tables' order. Folded and
+    stored first unless built (listed in ``tallied``); where that write fails (a full disk, a read-only or busy
+    database) the rows folded are answered all the same, unsaved: a read never needs to write."""
     built = "SELECT 1 FROM tallied WHERE league = ?"
-    if ws.db.execute(built, (league,)).fetchone():
-        return
-    with ws.transaction() as db:
-        if db.execute(built, (league,)).fetchone():  # another process folded them while this one waited
-            return
-        _fold(db, league)
+    if not ws.db.execute(built, (league,)).fetchone():
+        try:
+            with ws.transaction() as db:
+                if not db.execute(built, (league,)).fetchone():  # another process may have folded them meanwhile
+                    _fold(db, league)
+        except (OutOfSpace, sqlite3.OperationalError):
+            totals, shapes = _folded(ws.db, league)
+            return sorted(row[1:] for row in totals), sorted(row[1:] for row in shapes)
+    return (_rows(ws, f"SELECT {', '.join(TOTALS_COLUMNS[1:])} FROM totals WHERE league = ?"
+                      " ORDER BY configuration, bot", (league,)),
+            _rows(ws, f"SELECT {', '.join(SHAPE_COLUMNS[1:])} FROM shapes WHERE league = ?"
+                      f" ORDER BY {', '.join(SHAPE_COLUMNS[1:-1])}", (league,)))
 
 
 def _fold(db: sqlite3.Connection, league: str) -> None:
-    """The league's rows of totals and shapes, folded from the results of its current schedule in SQL (two
-    GROUP BY queries: a million games never become millions of Python rows); it is then listed in ``tallied``."""
+    """Store the league's rows of totals and shapes (``_folded``); it is then listed in ``tallied``."""
+    totals, shapes = _folded(db, league)
+    db.execute("DELETE FROM totals WHERE league = ?", (league,))
+    db.execute("DELETE FROM shapes WHERE league = ?", (league,))
+    db.executemany(_insert("totals", TOTALS_COLUMNS), totals)
+    db.executemany(_insert("shapes", SHAPE_COLUMNS), shapes)
+    db.execute("INSERT INTO tallied (league) VALUES (?)", (league,))
+
+
+def _folded(db: sqlite3.Connection, league: str) -> tuple[list[tuple], list[tuple]]:
+    """The league's rows of totals and shapes as the tables hold them, folded from the results of its current
+    schedule in SQL (two GROUP BY queries, reads only: a million games never become millions of Python rows)."""
     sums = ", ".join(f"SUM(r.{c})" for c in SUM_COLUMNS)
     totals = db.execute(f"SELECT ?, r.configuration, r.bot, COUNT(*), SUM(r.faults > 0), {sums}, MAX(r.players)"
                         f" {SCHEDULED_RESULTS} GROUP BY r.configuration, r.bot", (league, league)).fetchall()
@@ -322,13 +337,8 @@ def _fold(db: sqlite3.Connection, league: str) -> None:
     shapes = db.execute(f"SELECT r0.configuration, r0.players, {picked}, COUNT(*) FROM league_games s {joins}"
                         f" WHERE s.league = ? GROUP BY {', '.join(map(str, range(1, 3 + 2 * len(seats))))}",
                         (league,)).fetchall()
-    db.execute("DELETE FROM totals WHERE league = ?", (league,))
-    db.execute("DELETE FROM shapes WHERE league = ?", (league,))
-    db.executemany(_insert("totals", TOTALS_COLUMNS), [row[:-1] for row in totals])
     absent = ("", 0) * (SEATS - len(seats))
-    db.executemany(_insert("shapes", SHAPE_COLUMNS),
-                   [(league, *row[:-1], *absent, row[-1]) for row in shapes])
-    db.execute("INSERT INTO tallied (league) VALUES (?)", (league,))
+    return [row[:-1] for row in totals], [(league, *row[:-1], *absent, row[-1]) for row in shapes]
 
 
 def _insert(table: str, columns: tuple[str, ...]) -> str:

@@ -62,12 +62,14 @@ class ProcessSeat(ZmqSeat):
         self._broken = broken
         self.process: BotProcess | None = None
         self._exit_seen = False  # the poller saw the process exit
+        self._endpoint: str | None = None  # this bot's own socket (``Transport.seat_endpoint``)
 
     def start_bot(self, env: dict[str, str]) -> None:
         if self._broken is not None:
             raise self._broken
         build(self.folder, self.manifest, sandboxed=self.sandboxed)
         try:
+            self._endpoint = env["HEXARENA_ENDPOINT"] = self.hub.transport.seat_endpoint()
             self.process = BotProcess.start(self.folder, self.manifest, env, self.limits, sandboxed=self.sandboxed)
         except OSError as exc:
             raise BotFault("no_connection", f"cannot start {self.manifest.command}: {exc}") from None
@@ -143,3 +145,6 @@ class ProcessSeat(ZmqSeat):
 
     def closed(self) -> None:
         self.process = None
+        if self._endpoint is not None:
+            self.hub.transport.release_endpoint(self._endpoint)
+            self._endpoint = None

@@ -156,6 +156,22 @@ def junk(endpoint: str) -> None:
     subprocess.Popen([sys.executable, "-c", JUNK, endpoint])
 
 
+def deny() -> str:
+    """After its own WELCOME: the referee's socket made unusable for every bot it starts later (chmod 0), or
+    removed, or replaced."""
+    path = os.environ["HEXARENA_ENDPOINT"].removeprefix("ipc://")
+    chmod = outcome(lambda: os.chmod(path, 0))
+    unlink = outcome(lambda: os.unlink(path))
+    return f"chmod {chmod}; unlink {unlink}"
+
+
+def twofaced() -> str:
+    """Behaves while it believes it is checked (a ``.staging-`` folder, a writable one), cheats in real games."""
+    here = Path.cwd()
+    checked = ".staging-" in str(here) or bool(here.stat().st_mode & 0o222)
+    return "checked" if checked else "playing"
+
+
 ATTACKS = {"steal": steal, "files": files, "daemons": daemons, "memory": memory, "flood": flood, "tcp": tcp}
 
 
@@ -173,12 +189,20 @@ def main(attack: str) -> None:
     connection.hello(os.environ["HEXARENA_TOKEN"], f"hostile-{attack}")
     if attack == "junk":
         junk(os.environ["HEXARENA_ENDPOINT"])
+    if attack == "deny":
+        report(attack, deny())
+    cheat = False
+    if attack == "twofaced":
+        report(attack, seen := twofaced())
+        cheat = seen == "playing"
 
     def choose(game, state) -> int:
         if attack == "memory_tree":
             memory_tree()
         if attack == "daemons" and game.id.startswith("fault"):
             time.sleep(600)  # a timeout: the referee stops the bot at once, with SIGTERM
+        if cheat:
+            return max(state.legal_moves()) + 10_000  # an illegal line: this bot's real games are its to lose
         return game.rng.choice(state.legal_moves())
 
     play(connection, choose)

@@ -489,3 +489,36 @@ def test_a_gitignore_lists_what_it_names_and_never_fails(parts, noise):
     assert matcher(f"{parts[0]}/")(rel, False) == (len(parts) > 1)  # under a listed folder
     assert matcher("**/" + name)(rel, False) and not matcher(f"# {name}")(rel, False)
     matcher(noise)(rel, False)  # any text: a matcher, never an exception
+
+
+def test_a_build_that_leaves_more_than_the_snapshot_bound_is_refused_with_the_figure(tmp_path):
+    """issue 31 item 3: a build leaving 3 files of 6 MB (each under the per-file limit) against a 16 MB bound:
+    rejected naming both figures, nothing registered, no folder kept (before: registered and kept for good)."""
+    ws = Workspace(tmp_path / "home")
+    script = "for n in 1 2 3; do head -c 6291456 /dev/zero > out$n; done"
+    folder = make_bot(tmp_path / "fat", "fat", build=["sh", "-c", script])
+    before = state(ws.home)
+    result = submit(ws, folder, check=False, author="alice", max_snapshot_bytes=16 * 2**20)
+    assert (result.status, result.reason) == ("rejected", "the build left at least 18.0 MB in the bot's folder, over "
+                                              "the limit of 16 MB for a built bot; keep build outputs smaller")
+    assert state(ws.home) == before and [p.name for p in ws.registry_dir.iterdir()] == []
+
+
+def test_hashing_a_snapshot_streams_its_files(tmp_path):
+    """issue 31 item 3: a 64 MB file is hashed a mebibyte at a time, to the hash the registry always gave it."""
+    import hashlib
+    import tracemalloc
+
+    from hexarena.leagues.registry.snapshot import tree_hash
+
+    folder = tmp_path / "big"
+    folder.mkdir()
+    (folder / "data").write_bytes(bytes(64 * 2**20))
+    expected = hashlib.sha256(f"f\0data\0-\0{64 * 2**20}\0".encode() + bytes(64 * 2**20)).hexdigest()
+    tracemalloc.start()
+    try:
+        digest = tree_hash(folder)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert digest == expected and peak < 4 * 2**20, peak

@@ -14,6 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers import lying_zip
+
 from hexarena.leagues.registry import uploads
 from hexarena.leagues.registry.snapshot import source_hash
 from hexarena.leagues.registry.uploads import Member, read_archive
@@ -180,3 +182,25 @@ def test_a_damaged_real_archive_is_an_archive_or_one_line_refusal(garbage, at):
             read_archive(data)
         except UploadRefused as refused:
             assert "\n" not in str(refused)
+
+
+def test_a_zip_entry_that_lies_about_its_size_is_never_inflated_past_what_it_declares():
+    import tracemalloc
+
+    data = lying_zip(64 * 2**20, 100)
+    tracemalloc.start()
+    try:
+        with pytest.raises(UploadRefused, match="damaged"):  # 100 bytes read, then the CRC does not match
+            read_archive(data)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 2**20, peak  # not the 64 MB it holds (zipfile's read() inflated it whole, then cut)
+
+
+@pytest.mark.parametrize("method, name", [(zipfile.ZIP_LZMA, "LZMA"), (zipfile.ZIP_BZIP2, "bzip2")])
+def test_zip_methods_that_cannot_be_inflated_in_bounded_steps_are_refused_in_one_line(method, name):
+    with pytest.raises(UploadRefused) as refused:
+        read_archive(lying_zip(2**20, 100, method))
+    assert str(refused.value) == (f"bot.toml: compressed with {name}; an upload's zip entries may be stored or deflated "
+                                  "only (zip's default)")

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import league_text, make_workspace, stored_ids
+from helpers import fill, league_text, make_workspace, mounted_tmpfs, stored_ids
 
 SMALL = "3m"
 
@@ -19,28 +19,8 @@ SMALL = "3m"
 @pytest.fixture
 def tmpfs(tmp_path: Path) -> Iterator[Path]:
     """A 3 MiB tmpfs (needs root); skipped with the reason when it cannot be mounted. Always unmounted."""
-    mount = tmp_path / "tmpfs"
-    mount.mkdir()
-    try:
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={SMALL}", "tmpfs", str(mount)],
-                              capture_output=True, text=True, check=False, timeout=30)
-    except OSError as exc:
-        pytest.skip(f"cannot mount a tmpfs: {exc}")
-    if done.returncode:
-        pytest.skip(f"cannot mount a tmpfs (root needed): {done.stderr.strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "tmpfs", SMALL) as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False, timeout=30)
-
-
-def fill(mount: Path, leave: int) -> Path:
-    """A file that takes all but ``leave`` bytes of the file system."""
-    filler = mount / "filler"
-    free = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize
-    with open(filler, "wb") as handle:
-        handle.write(b"\0" * max(0, free - leave))
-    return filler
 
 
 def hexarena(*args: str) -> subprocess.CompletedProcess:

@@ -94,3 +94,30 @@ def test_a_renamed_folder_keeps_its_build(tmp_path):
     staging.rename(final)
     moved(staging, final)
     assert build(final, manifest) == "compiling\n" and builds(final) == 1
+
+
+def test_a_build_printing_without_end_costs_only_its_tail(tmp_path):
+    """issue 31 item 3: a build printing 256 MiB (in the sandbox, a real process); the referee keeps its last
+    4,000 characters and never holds the output whole (before: all of it, then cut)."""
+    import tracemalloc
+
+    folder = tmp_path / "bot"
+    manifest = counting_bot(folder, "head -c 268435456 /dev/zero | tr '\\0' x; echo; echo the last line")
+    tracemalloc.start()
+    try:
+        log = build(folder, manifest, timeout=120)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert log.endswith("x\nthe last line\n") and len(log) == 4000
+    assert peak < 8 * 2**20, peak  # a few 64 KiB reads and the tail, not 256 MiB
+
+
+def test_a_build_that_prints_while_its_time_runs_out_is_stopped_at_the_bound(tmp_path):
+    folder = tmp_path / "bot"
+    manifest = counting_bot(folder, "while true; do echo still building; sleep 0.1; done")
+    began = time.monotonic()
+    with pytest.raises(BuildFailed) as failed:
+        build(folder, manifest, timeout=1.5)
+    assert "did not finish within 1.5 s" in str(failed.value) and "still building" in failed.value.log
+    assert time.monotonic() - began < 30

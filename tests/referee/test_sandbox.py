@@ -173,6 +173,39 @@ def test_a_connection_flood_is_bounded_by_the_bots_limits_and_the_referee_plays_
     assert again.result.termination == "completed"
 
 
+def test_a_bot_cannot_deny_its_socket_to_the_bots_started_after_it(make_referee, tmp_path, sandbox_path):
+    """issue 31 item 1: after its WELCOME the bot chmods and unlinks the socket it was given; the bots the same
+    referee starts afterwards (other games, other seats) still connect and play."""
+    referee = make_referee()
+    first = referee.play([hostile("deny"), RANDOM], BoardConfig(size="2x2"), game_id="deny", seed=1)
+    assert (first.result.termination, first.result.offender) == ("completed", None)
+    assert said(tmp_path / "logs", "deny", 0, "deny") == ("chmod denied (Read-only file system); "
+                                                          "unlink denied (Device or resource busy)")
+    others = [BotSpec("greedy", BOTS / "greedy"), BotSpec("random2", BOTS / "random")]  # new processes, new sockets
+    after = referee.play(others, BoardConfig(size="2x2"), game_id="after", seed=2)
+    assert (after.result.termination, after.seats) == ("completed", ["greedy", "random2"])
+    # and the hostile bot's own seat still plays its next game: nothing it did reached the referee's socket
+    again = referee.play([hostile("deny"), others[0]], BoardConfig(size="2x2"), game_id="again", seed=3)
+    assert again.result.termination == "completed"
+
+
+@pytest.mark.slow
+def test_a_bot_cannot_tell_its_conformance_check_from_a_real_game(tmp_path, sandbox_path):
+    """issue 31 item 1: a bot that behaves where it believes it is checked (a ``.staging-`` folder, a writable one)
+    and plays illegal lines elsewhere is checked at its snapshot's own path, frozen: it cheats there, and fails."""
+    ws = Workspace(tmp_path / "home")
+    folder = tmp_path / "twofaced"
+    folder.mkdir()
+    shutil.copy(HOSTILE / "hostile.py", folder / "hostile.py")
+    (folder / "bot.toml").write_text('name = "twofaced"\ncommand = ["python3", "hostile.py", "twofaced"]\n')
+    result = submit(ws, folder, author="mallory")
+    assert result.status == "rejected"
+    assert "legal after an extra move: illegal_line" in result.reason, result.reason
+    # nothing registered, nothing left: neither the staging copy nor the snapshot folder it was checked in
+    assert ws.db.execute("SELECT COUNT(*) FROM bot_versions").fetchone()[0] == 0
+    assert sorted(p.name for p in ws.registry_dir.iterdir()) == []
+
+
 @pytest.mark.parametrize("attack", ["tcp", "tcp_transport"])  # the second is itself on the tcp transport (its relay)
 def test_no_network_but_the_referees_socket(make_referee, tmp_path, monkeypatch, sandbox_path, attack):
     listener = socket.create_server(("127.0.0.1", 0))

@@ -3,7 +3,9 @@ the read API, a fuzz run from its own OpenAPI schema, SIGKILL and restart, submi
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import http.client
 import io
 import json
 import os
@@ -25,9 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import HEXARENA, wait_for
+from helpers import HEXARENA, fill, league_text, lying_zip, make_workspace, mounted_tmpfs, wait_for
 
 from hexarena.leagues.registry import authors, uploads
+from hexarena.leagues.registry.snapshot import source_hash
 from hexarena.leagues.workspace.home import Workspace
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,11 +78,12 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start(home: Path, *args: str) -> Server:
+def start(home: Path, *args: str, env: dict[str, str] | None = None) -> Server:
     port = free_port()
     with open(home.parent / f"serve-{port}.log", "wb") as log:
         process = subprocess.Popen([*HEXARENA, "serve", "--home", str(home), "--port", str(port),
-                                    *args], stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+                                    *args], stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
+                                   env={**os.environ, **(env or {})})
     server = Server(f"http://127.0.0.1:{port}", home, process, {})
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -540,3 +544,242 @@ def test_serve_refuses_a_bad_league_file_in_one_line(tmp_path):
     assert done.returncode == 2 and done.stderr == (f"hexarena: error: --league {tmp_path / 'open.toml'}: sandbox = "
                                                     "false: a served league runs uploaded code, which runs only in "
                                                     "the sandbox; remove the line\n")
+
+
+# ---- hostile authors against the server (issue 31) ------------------------------------------------------------
+
+def peak_rss(process: subprocess.Popen) -> int:
+    """The server process's peak resident memory so far (VmHWM), in bytes."""
+    status = Path(f"/proc/{process.pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))) * 1024
+
+
+@pytest.mark.slow
+def test_a_lying_zip_costs_the_server_no_more_memory_than_the_upload_cap(tmp_path):
+    """A 0.5 MB zip whose entry declares 100 bytes and inflates to 512 MB: refused, and the server's peak memory
+    grows by less than the unpacked cap (50 MB) plus a small margin (before: by the 512 MB, up to 2 GiB)."""
+    archive = lying_zip(512 * 2**20, 100)
+    assert len(archive) < 2**20
+    server = start(tmp_path / "home")
+    try:
+        server.get("/api/bots")
+        before = peak_rss(server.process)
+        status, answer = server.upload(archive, author=None)
+        assert status == 401  # no token: the body is never unpacked
+        with Workspace(server.home) as ws:
+            server.tokens["mallory"] = authors.add(ws, "mallory")
+        status, answer = server.upload(archive, author="mallory")
+        grown = peak_rss(server.process) - before
+    finally:
+        stop(server)
+    assert (status, answer["detail"]) == (422, "the .zip archive is damaged or uses an unsupported feature (Bad CRC-32 "
+                                               "for file 'big')"), answer
+    print(f"server peak memory grew by {grown / 2**20:.1f} MB during the lying zip")
+    assert grown < (50 + 20) * 2**20, grown / 2**20  # the cap plus 20 MB
+
+
+def test_a_manifest_of_40_mb_in_a_40_kb_upload_is_refused_at_once_in_one_line(served, tmp_path):
+    """issue 31 item 4: before, 30-94 s of server CPU, +80 MB of database per version, 40 MB per GET."""
+    folder = bot_folder(tmp_path, "verbose")
+    manifest = folder / "bot.toml"
+    manifest.write_text(manifest.read_text() + f'description = "{"x" * 40_000_000}"\n')
+    archive = uploads.pack(folder)
+    assert len(archive) < 200_000
+    before = written_state(served.home)
+    began = time.monotonic()
+    status, refused = served.upload(archive, author="bob")
+    assert (status, refused["detail"]) == (422, "bot.toml: larger than 64 KB, the limit of a manifest; keep long texts "
+                                                "out of it")
+    assert time.monotonic() - began < 20 and written_state(served.home) == before
+
+
+@pytest.mark.slow
+def test_one_authors_slow_builds_do_not_hold_another_authors_upload(served, tmp_path):
+    """issue 31 item 5: alice sends three 8 s builds, then bob one quick upload: bob's takes the second slot at once
+    and is answered before alice's first (before: behind two of alice's, 19-20 s); the queue shows their places."""
+    answers: dict[str, tuple[float, tuple]] = {}
+    began = time.monotonic()
+
+    def send(key: str, author: str, folder: Path) -> None:
+        answer = served.upload(uploads.pack(folder), author=author)
+        answers[key] = (time.monotonic() - began, answer)
+
+    threads = []
+    for number in range(3):
+        folder = bot_folder(tmp_path, f"slow{number}")
+        manifest = folder / "bot.toml"
+        manifest.write_text(manifest.read_text() + 'build = ["sleep", "8"]\n')
+        threads.append(threading.Thread(target=send, args=(f"alice{number}", "alice", folder)))
+        threads[-1].start()
+    wait_for(lambda: any(p["author"] == "alice" and p["waiting"] == 2
+                         for p in served.get("/api/queue/uploads")[1]["authors"]), 30, "alice's uploads queued")
+    status, queue = served.get("/api/queue/uploads")
+    alice = next(p for p in queue["authors"] if p["author"] == "alice")
+    assert status == 200 and queue["slots"] == 2 and (alice["building"], alice["waiting"]) == (True, 2)
+    assert alice["position"] == 1 and alice["estimate_seconds"] >= 0
+    threads.append(threading.Thread(target=send, args=("bob", "bob", bot_folder(tmp_path, "quick"))))
+    threads[-1].start()
+    for thread in threads:
+        thread.join(300)
+    assert [answers[k][1][0] for k in ("alice0", "alice1", "alice2", "bob")] == [201] * 4, answers
+    assert answers["bob"][0] < min(answers[f"alice{n}"][0] for n in range(3)), answers
+
+
+def server_log(server: Server) -> str:
+    port = server.url.rsplit(":", 1)[1]
+    return (server.home.parent / f"serve-{port}.log").read_text()
+
+
+@pytest.mark.slow
+def test_a_server_killed_mid_upload_leaves_nothing_once_restarted(tmp_path):
+    """issue 31 item 6: SIGKILL while an upload is checked (its bot waits 6 s before HELLO): its unpacked upload,
+    its referee's socket folder and its snapshot folder stay behind; the next start removes them all."""
+    tmpdir = tmp_path / "tmpdir"
+    tmpdir.mkdir()
+    home = tmp_path / "home"
+    with Workspace(home) as ws:
+        token = authors.add(ws, "alice")
+    server = start(home, env={"TMPDIR": str(tmpdir)})
+    server.tokens["alice"] = token
+    folder = bot_folder(tmp_path, "sleepy")
+    script = folder / "bot.py"
+    script.write_text("import time\ntime.sleep(6)\n" + script.read_text())
+    snapshot = home / "registry" / source_hash(folder)
+
+    def upload() -> None:
+        with contextlib.suppress(OSError, http.client.HTTPException):  # the server is killed under it
+            server.upload(uploads.pack(folder))
+
+    threading.Thread(target=upload, daemon=True).start()
+    left = lambda: sorted(p.name.rsplit("-", 2)[0] for p in tmpdir.iterdir())  # noqa: E731
+    wait_for(lambda: left() == ["hexarena-referee", "hexarena-upload"], 60, "the upload in its check")
+    stop(server)
+    assert left() == ["hexarena-referee", "hexarena-upload"]
+    assert snapshot.is_dir()  # checked at its own path
+    server = start(home, env={"TMPDIR": str(tmpdir)})
+    stop(server)
+    assert left() == [] and not snapshot.exists()
+
+
+@pytest.mark.slow
+def test_uploads_cut_mid_transfer_are_one_log_line_each(tmp_path):
+    home = tmp_path / "home"
+    with Workspace(home) as ws:
+        token = authors.add(ws, "alice")
+    server = start(home, "--upload-rate", "100")
+    host, port = server.url.removeprefix("http://").split(":")
+    try:
+        for _ in range(20):
+            with socket.create_connection((host, int(port))) as client:
+                client.sendall((f"POST /api/bots HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+                                "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 900000\r\n\r\n"
+                                "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"x\"\r\n\r\n").encode()
+                               + b"x" * 50_000)
+            time.sleep(0.05)
+        wait_for(lambda: server_log(server).count("cut off by its client") == 20, 30, "20 lines")
+        assert server.get("/api/queue")[0] == 200
+    finally:
+        stop(server)
+    log = server_log(server)
+    assert "Traceback" not in log and log.count("hexarena serve: an upload by alice was cut off by its client") == 20
+
+
+@pytest.mark.slow
+def test_on_a_full_disk_reads_answer_and_an_upload_is_507(tmp_path):
+    """issue 31 item 6: the workspace and TMPDIR on one full tmpfs. The standings of a league whose tally is not
+    stored yet are answered (a read that needs no write), an upload is 507, not 500."""
+    with mounted_tmpfs(tmp_path / "disk", "60m") as disk:
+        home = disk / "home"
+        make_workspace(home).close()
+        (tmp_path / "small.toml").write_text(league_text("small", participants=("greedy", "random"),
+                                                         games_per_pairing=4))
+        done = subprocess.run([*HEXARENA, "league", "run", str(tmp_path / "small.toml"), "--home", str(home)],
+                              capture_output=True, text=True, check=False, timeout=300)
+        assert done.returncode == 0, done.stderr
+        with Workspace(home) as ws:
+            ws.db.execute("DELETE FROM tallied")  # as after a migration: the next read folds the tally
+            ws.db.commit()
+            token = authors.add(ws, "alice")
+        (disk / "tmp").mkdir()
+        server = start(home, env={"TMPDIR": str(disk / "tmp")})
+        try:
+            fill(disk, 0)
+            status, answer = server.get("/api/leagues/small/standings")
+            assert status == 200 and sorted(row["bot"] for row in answer["standings"]) == ["greedy", "random"]
+            server.tokens["alice"] = token
+            status, answer = server.upload(uploads.pack(bot_folder(tmp_path, "late")))
+            assert (status, answer["detail"]) == (507, "the server's disk is full; nothing was registered: tell the "
+                                                       "organiser"), answer
+        finally:
+            stop(server)
+        assert "Traceback" not in server_log(server)
+
+
+@pytest.mark.slow
+def test_the_queue_shows_no_folder_and_no_pid_and_a_file_names_newline_is_escaped(tmp_path, served):
+    from hexarena.leagues.workspace.locks import league_lock
+
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    (tmp_path / "held.toml").write_text(league_text("held", participants=("greedy", "random")))
+    with Workspace(home) as ws, league_lock(ws, "held"):  # this process holds the league: the server's run fails
+        server = start(home, "--league", str(tmp_path / "held.toml"))
+        try:
+            wait_for(lambda: server.get("/api/queue")[1][0]["state"] == "error", 60, "the league's run refused")
+            error = server.get("/api/queue")[1][0]["last_error"]
+        finally:
+            stop(server)
+    assert error == "league held is already running in workspace home; wait for it to end or stop it, then run again " \
+                    "to resume"
+    status, answer = served.upload(as_zip_entries({"bot.toml": b"x", "evil\nname/../../x": b"y"}))
+    assert status == 422 and answer["detail"] == "evil\\nname/../../x: a '..' in a name leads outside the bot's folder"
+
+
+def as_zip_entries(entries: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+@pytest.mark.slow
+def test_slow_header_clients_are_closed_at_the_header_timeout(tmp_path):
+    """issue 31 item 7 (slowloris): 200 connections sending one header byte a second are all closed by the server
+    soon after its 2 s header timeout (before: all still open after 40 s); a normal client is answered meanwhile."""
+    home = tmp_path / "home"
+    Workspace(home).close()
+    server = start(home, "--header-timeout", "2")
+    host, port = server.url.removeprefix("http://").split(":")
+    clients = []
+    try:
+        for _ in range(200):
+            client = socket.create_connection((host, int(port)))
+            client.sendall(b"GET /api/queue HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            client.setblocking(False)
+            clients.append(client)
+        began = time.monotonic()
+        closed: set[int] = set()
+        while len(closed) < len(clients) and time.monotonic() - began < 20:
+            for number, client in enumerate(clients):
+                if number in closed:
+                    continue
+                try:
+                    if client.recv(1024) == b"":
+                        closed.add(number)
+                        continue
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    closed.add(number)
+                    continue
+                with contextlib.suppress(OSError):
+                    client.send(b"x")
+            assert server.get("/api/queue")[0] == 200
+            time.sleep(1)
+        took = time.monotonic() - began
+    finally:
+        for client in clients:
+            client.close()
+        stop(server)
+    assert len(closed) == 200 and 1.5 < took < 20, (len(closed), took)

@@ -1,0 +1,65 @@
+"""hexarena/server/build_queue.py: build slots shared fairly among authors, and the queue's plan."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hexarena.server.build_queue import DEFAULT_SECONDS, BuildQueue
+
+
+async def uploads(queue: BuildQueue, plan: list[tuple[str, float]], order: list[str], peek=None) -> None:
+    """Each ``(author, seconds)`` an upload arriving in that order, building for that long."""
+
+    async def one(number: int, author: str, seconds: float) -> None:
+        async with queue.slot(author):
+            order.append(f"{author}{number}")
+            await asyncio.sleep(seconds)
+
+    tasks = []
+    for number, (author, seconds) in enumerate(plan):
+        tasks.append(asyncio.create_task(one(number, author, seconds)))
+        await asyncio.sleep(0.005)  # arrivals in this order
+    if peek is not None:
+        peek(queue.plan())
+    await asyncio.gather(*tasks)
+
+
+def test_one_author_holds_one_slot_and_another_author_is_served_at_once():
+    order: list[str] = []
+    places = []
+    # alice sends four slow builds first; bob and carol then one each: with two slots, bob's starts at once
+    plan = [("alice", 0.3)] * 4 + [("bob", 0.1), ("carol", 0.1)]
+    asyncio.run(uploads(BuildQueue(2), plan, order, peek=places.extend))
+    assert order == ["alice0", "bob4", "carol5", "alice1", "alice2", "alice3"]
+    shown = {p.author: (p.building, p.waiting, p.position) for p in places}
+    assert shown == {"alice": (True, 3, 2), "bob": (True, 0, 0), "carol": (False, 1, 1)}
+    carol = next(p for p in places if p.author == "carol")
+    assert 0 < carol.estimate_seconds <= DEFAULT_SECONDS  # the next slot to free: bob's, begun just now
+
+
+def test_turns_go_round_the_authors_waiting():
+    order: list[str] = []
+    plan = [("alice", 0.05)] * 3 + [("bob", 0.05)] * 3
+    asyncio.run(uploads(BuildQueue(1), plan, order))
+    assert order == ["alice0", "bob3", "alice1", "bob4", "alice2", "bob5"]
+
+
+def test_a_waiter_that_goes_away_gives_its_place_up():
+    async def scenario() -> list[str]:
+        queue, order = BuildQueue(1), []
+
+        async def one(name: str, seconds: float) -> None:
+            async with queue.slot(name):
+                order.append(name)
+                await asyncio.sleep(seconds)
+
+        first = asyncio.create_task(one("alice", 0.1))
+        await asyncio.sleep(0.01)
+        gone = asyncio.create_task(one("bob", 0.1))
+        await asyncio.sleep(0.01)
+        gone.cancel()
+        await asyncio.gather(first, one("carol", 0), return_exceptions=True)
+        assert queue.plan() == []
+        return order
+
+    assert asyncio.run(scenario()) == ["alice", "carol"]
