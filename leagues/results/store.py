@@ -269,7 +269,7 @@ def tally(ws: Workspace, league: str) -> Tally:
     ``totals`` and ``shapes`` (a few thousand rows for a million games): ``save_game`` keeps them, and they
     are folded from the results table when the league has none (its first read after the migration to
     schema 5, or after its schedule changed)."""
-    _ensure_tallied(ws, league)
+    ensure_tallied(ws, league)
     sums = pd.DataFrame(_rows(ws, f"SELECT {', '.join(TOTALS_COLUMNS[1:])} FROM totals WHERE league = ?"
                                   " ORDER BY configuration, bot", (league,)), columns=list(TOTALS_COLUMNS[1:]))
     shapes = _rows(ws, f"SELECT {', '.join(SHAPE_COLUMNS[1:])} FROM shapes WHERE league = ?"
@@ -283,8 +283,9 @@ def tally(ws: Workspace, league: str) -> Tally:
                  normalise(games.astype(frame_types)))
 
 
-def _ensure_tallied(ws: Workspace, league: str) -> None:
-    """Fold the league's totals and shapes from its results unless they are built (listed in ``tallied``)."""
+def ensure_tallied(ws: Workspace, league: str) -> None:
+    """Fold the league's totals and shapes from its results unless they are built (listed in ``tallied``): a
+    write, so a reader that takes a snapshot (``Workspace.reading``) calls it first."""
     built = "SELECT 1 FROM tallied WHERE league = ?"
     if ws.db.execute(built, (league,)).fetchone():
         return

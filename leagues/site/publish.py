@@ -50,7 +50,7 @@ from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 from hexarena.referee.record import BoardConfig, GameRecord
 from hexarena.leagues.results.report import (
-    Facts, LeagueReport, board_of, league_view, standings_payload, strip_paths, unique_stems,
+    Facts, LeagueReport, board_of, league_snapshot, standings_payload, strip_paths, unique_stems,
 )
 
 SITE = Path(__file__).parent  # the templates, scripts and stylesheet beside this module
@@ -71,9 +71,9 @@ def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     """Write the site and the standings files of ``league`` into ``out_dir``; returns the index page."""
     check_out_folder(Path(out_dir))
     out = Path(out_dir).resolve()  # before the league is read: a bad --out fails at once, not after a big store's tally
-    site = league_view(ws, league)
     try:  # written whole beside the folder, then moved in: never half a site (and a user's files stay)
-        return write_site(out, site)
+        with league_snapshot(ws, league) as site:  # the tables and the games of one snapshot
+            return write_site(out, site)
     except OSError as exc:
         if is_out_of_space(exc):
             raise OutOfSpace(out) from None

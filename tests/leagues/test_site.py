@@ -681,3 +681,33 @@ def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(
     shown = [e.text.split("\n")[0] for e in browser.find_elements("css selector", "#scores li")]
     assert shown == [f"{'AB'[seat]} · {name}" for seat, name in enumerate(old_records[0].seats)]
     assert console_errors(browser) == []
+
+
+def test_a_game_stored_while_the_site_is_published_is_in_the_next_publish_only(records, tmp_path, monkeypatch):
+    """A publish reads one snapshot: a game the league's runner stores between its reading of the tables and of
+    the games (here: from another connection, just before the pages are written) is neither half in this site
+    (a KeyError in the server's log, before) nor lost from the next."""
+    home = tmp_path / "home"
+    league = parse_league('name = "demo"\nplayers = 2\n[[boards]]\nsize = "3x3"\n')
+    with Workspace(home) as ws:
+        definitions.save_schedule(ws, league, [ScheduledGame(r.id, r.config, tuple(r.seats), r.seed or 0, n)
+                                               for n, r in enumerate(records)])
+        for record in records[:-1]:
+            store.save_game(ws, "demo", record)
+    writing = publish.write_site
+
+    def store_one_then_write(out, league_report):
+        with Workspace(home) as runner:  # the runner's own connection, as in the server
+            store.save_game(runner, "demo", records[-1])
+        return writing(out, league_report)
+
+    monkeypatch.setattr(publish, "write_site", store_one_then_write)
+    with Workspace(home) as ws:
+        publish.publish(ws, "demo", tmp_path / "out")
+    standings = json.loads((tmp_path / "out" / "standings.json").read_text())
+    assert standings["facts"]["games"] == len(records) - 1
+    assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == len(records) - 1
+    monkeypatch.setattr(publish, "write_site", writing)
+    with Workspace(home) as ws:
+        publish.publish(ws, "demo", tmp_path / "out")
+    assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == len(records)

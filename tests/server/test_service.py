@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import HEXARENA, wait_for
+from helpers import HEXARENA, processes_with, wait_for
 
 from hexarena.leagues.registry import authors, uploads
 from hexarena.leagues.workspace.home import Workspace
@@ -79,7 +79,8 @@ def start(home: Path, *args: str) -> Server:
     port = free_port()
     with open(home.parent / f"serve-{port}.log", "wb") as log:
         process = subprocess.Popen([*HEXARENA, "serve", "--home", str(home), "--port", str(port),
-                                    *args], stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+                                    *args], stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
+                                   env={**os.environ, "LEAGUE_TEST": str(home)})  # marks its bots (processes_running_from)
     server = Server(f"http://127.0.0.1:{port}", home, process, {})
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -154,9 +155,12 @@ def tar_with(extra: tarfile.TarInfo | None = None, files: dict[str, bytes] | Non
 
 
 def written_state(home: Path) -> dict[str, str]:
-    """Every file of the workspace's database and registry with the hash of its bytes (and every folder)."""
-    found = {}
-    for path in [home / "hexarena.db", home / "hexarena.db-wal", *sorted((home / "registry").rglob("*"))]:
+    """Every row of the registry's tables, and every file of the registry with the hash of its bytes (and every
+    folder). Not the database file's bytes: the served league stores games (and checkpoints) meanwhile."""
+    with sqlite3.connect(home / "hexarena.db", timeout=30) as db:
+        found = {table: repr(db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall())
+                 for table in ("bots", "bot_versions", "registry_meta")}
+    for path in sorted((home / "registry").rglob("*")):
         if path.is_file():
             found[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
         elif path.is_dir():
@@ -395,16 +399,10 @@ size = "2x3"
 
 
 def processes_running_from(home: Path) -> list[int]:
-    """Pids of live processes whose command line names a snapshot of the workspace's registry (sandboxed bots)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and str(home / "registry").encode() in (proc / "cmdline").read_bytes() \
-                    and (proc / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z":
-                found.append(int(proc.name))
-        except OSError:
-            pass
-    return found
+    """Pids of the live bots of the server over ``home``: ``start`` marks its environment with ``LEAGUE_TEST=home``,
+    which the sandbox forwards (conftest's HEXARENA_PASS_ENV). Not the command line: on the kernel-namespaces path
+    (no bubblewrap) a bot's command line is its own (``python3 bot.py``), naming no registry folder."""
+    return processes_with("LEAGUE_TEST", str(home), "bot.py")  # the reference bots, not the server
 
 
 # ---------------------------------------------------------------- the command line
