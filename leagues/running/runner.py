@@ -198,6 +198,8 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
     jobs = [Job(g.id, g.config, tuple(to_play.bots[label] for label in g.seats), g.seed, g.opening) for g in todo]
     if executor is None:
         executor = LocalExecutor(settings, games_at_once(league, concurrency))
+    if jobs:
+        executor.check(jobs)
     already = len(games) - len(todo)
     played = 0
     display = None
@@ -216,6 +218,6 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
                     display.update(record, executor.status())
         finally:
             if display:
-                display.close()
+                display.close(executor.summary())
     return RunSummary(league.name, len(games), already, played)
 
