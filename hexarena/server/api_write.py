@@ -9,7 +9,13 @@
         422  not an archive, an unsafe entry (absolute, '..', link, special file), a broken bot.toml, a failed
              build or check: ``detail`` is the one line the CLI prints, ``checks`` the check's items
         429  over the author's upload rate (``UploadLimits.per_minute``)
+    GET  /api/uploads/progress      the author's upload in progress: its step ("building ...", "checking ...")
+                                    and the seconds since it began (what ``submit --server`` shows meanwhile)
     POST /api/leagues/{name}/run    an admin token: the league plans and runs again now (202)
+
+An upload is checked at the strictest time control of the served leagues the bot will enter (participants
+``all`` or its name; ``LeagueScheduler.strictest_time_control``), named in the answer's ``checked_at`` and in a
+refusal; a bot that enters none is checked at the check's own limit (``referee.check.CHECK_TIME``).
 
 The upload is the same pipeline as ``hexarena submit`` (``hexarena.leagues.registry.submit.submit``: manifest, copy and hash,
 build and check in the sandbox) on the archive unpacked by ``hexarena.leagues.registry.uploads`` into a private temp folder,
@@ -40,7 +46,8 @@ from hexarena.leagues.registry.submit import submit, submitted
 from hexarena.leagues.errors import NameTaken, UploadRefused
 from hexarena.leagues.results.report import strip_paths
 from hexarena.protocol.errors import ConfigError, OutOfSpace
-from hexarena.referee.check import CheckItem
+from hexarena.referee.check import CHECK_TIME, CheckItem
+from hexarena.referee.manifest import load_manifest
 
 router = APIRouter(tags=["write"])
 MULTIPART_SLACK = 64 * 1024  # bytes of multipart framing allowed beyond the archive itself
@@ -61,6 +68,7 @@ class UploadLimits:
 class UploadState:
     limits: UploadLimits
     recent: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
+    steps: dict[str, tuple[str, float]] = field(default_factory=dict)  # author → (upload step, when it began)
     lock: threading.Lock = field(default_factory=threading.Lock)
     # waited for on the event loop, before a worker thread is taken: uploads queued behind the builds must not
     # hold the threads every read endpoint runs on
@@ -104,6 +112,12 @@ class UploadOut(BaseModel):
     message: str  # the line 'hexarena submit' prints
     author: str
     checks: list[CheckItemOut]
+    checked_at: str = ""  # the time control of the check, and whose ("league club's time control 200ms")
+
+
+class ProgressOut(BaseModel):
+    step: str | None  # None: no upload of this author in progress
+    seconds: float = 0.0  # since the upload began
 
 
 class Refused(BaseModel):
@@ -129,8 +143,20 @@ async def upload(request: Request) -> UploadOut:
     author = await run_in_threadpool(author_of, request)
     state.admit(author.name)
     data = await _read_file_field(request, state.limits)
-    async with state.building:
-        return await run_in_threadpool(_submit, request, state, author.name, data)
+    state.steps[author.name] = ("waiting for a build slot", time.monotonic())
+    try:
+        async with state.building:
+            return await run_in_threadpool(_submit, request, state, author.name, data)
+    finally:
+        state.steps.pop(author.name, None)
+
+
+@router.get("/api/uploads/progress", responses={401: {"model": Refused}})
+def progress(request: Request) -> ProgressOut:
+    """The step of your upload in progress (build, check), and the seconds since the upload began."""
+    author = author_of(request)
+    step = request.app.state.uploads.steps.get(author.name)
+    return ProgressOut(step=None) if step is None else ProgressOut(step=step[0], seconds=time.monotonic() - step[1])
 
 
 async def _read_file_field(request: Request, limits: UploadLimits) -> bytes:
@@ -196,8 +222,13 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
         with uploads.unpacked(data, max_bytes=limits.max_bytes, max_files=limits.max_files,
                               max_archive=limits.max_archive) as folder:
             try:
+                entered = request.app.state.scheduler.strictest_time_control(load_manifest(folder).name)
+                control, checked_at = entered or (None, f"the check's own time control {CHECK_TIME}")
+                began = state.steps.get(author, ("", time.monotonic()))[1]
                 result = submit(workspace(request), folder, author=author, max_bytes=limits.max_bytes,
-                                         source=f"upload by {author}")
+                                source=f"upload by {author}", time_control=control,
+                                time_source=checked_at if entered else "",
+                                progress=lambda step: state.steps.__setitem__(author, (step, began)))
             except ConfigError as exc:  # the manifest, the copy: name the archive's files, not the temp folder
                 raise type(exc)(_relative(str(exc), folder)) from None
     except UploadRefused as exc:
@@ -217,7 +248,8 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
     if result.status != "unchanged":
         request.app.state.scheduler.wake()
     body: dict[str, Any] = UploadOut(bot=result.label, name=result.name, hash=result.version_hash, status=result.status,
-                                     message=message, author=author, checks=checks).model_dump()
+                                     message=message, author=author, checks=checks,
+                                     checked_at=checked_at if result.status != "unchanged" else "").model_dump()
     return JSONResponse(body, status_code=201 if result.status in ("registered", "new_version") else 200)
 
 

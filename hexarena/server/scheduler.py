@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from hexarena.leagues.schedule.config import LeagueConfig
+from hexarena.leagues.schedule.config import ALL, LeagueConfig
 from hexarena.leagues.running.runner import league_settings, run_league
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import HexarenaError
+from hexarena.referee.clock import TimeControl
 
 RETRY = 60.0  # seconds before a league that failed to run tries again unwoken
 
@@ -64,6 +65,21 @@ class LeagueScheduler:
             runner.thread = threading.Thread(target=self._loop, args=(runner,), daemon=True,
                                              name=f"league-{runner.config.name}")
             runner.thread.start()
+
+    def strictest_time_control(self, bot: str) -> tuple[TimeControl, str] | None:
+        """The time control an upload of ``bot`` is checked at: the strictest of the served leagues it will enter
+        (participants ``all``, or its name), and how to name it ("league club's 200ms"); None if it enters none.
+        Strictest: the least time for a move (a bank's control by its increment plus a thirtieth of the bank: a
+        bot's share of the moves of a mid-sized board)."""
+        def per_move(control: TimeControl) -> float:
+            return control.move if control.move is not None else control.increment + control.bank / 30
+
+        entered = [runner.config for runner in self.runners.values()
+                   if any(p == ALL or p.partition("@")[0] == bot for p in runner.config.participants)]
+        if not entered:
+            return None
+        strictest = min(entered, key=lambda config: (per_move(config.time_control), config.name))
+        return strictest.time_control, f"league {strictest.name}'s time control {strictest.time_control}"
 
     def wake(self, league: str | None = None) -> None:
         """Make one league (None: every league) plan and run again as soon as its current run ends."""

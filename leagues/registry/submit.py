@@ -47,6 +47,7 @@ from hexarena.leagues.errors import NameTaken
 
 if TYPE_CHECKING:
     from hexarena.referee.check import CheckItem
+    from hexarena.referee.clock import TimeControl
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,8 @@ def submit(
     author: str | None = None,
     source: str | None = None,
     sandboxed: bool = True,
+    time_control: TimeControl | None = None,
+    time_source: str = "",
 ) -> SubmitResult:
     """Register the bot in ``folder`` (see the module docstring for the steps) for ``author`` (default: the OS
     user; for a reference bot's own folder in ``bots/``, ``REFERENCE_AUTHOR``).
@@ -129,6 +132,8 @@ def submit(
     ``progress`` hears about the slow steps (build, check) before they start. ``source``: where it came from,
     as ``bots show`` lists it (default: the folder's path; the server says "upload by AUTHOR").
     ``sandboxed=False``: the build and the check run unconfined (the organiser's --no-sandbox).
+    ``time_control``: the check's (default: ``referee.check.CHECK_TIME``), e.g. the strictest of the leagues the
+    bot will enter, which ``time_source`` names in the progress and in a refusal ("league club's 200ms").
     """
     folder = Path(folder)
     manifest = load_manifest(folder)
@@ -154,8 +159,9 @@ def submit(
                 progress(f"building {manifest.name}: {' '.join(manifest.build)}")
             build_log = _build(manifest, staging, build_timeout, sandboxed)  # the check and the games reuse it
             if check:
-                progress(f"checking {manifest.name} (hexarena check: a dozen crafted games)")
-            checks = run_check(staging, sandboxed) if check else skipped_check()
+                at = f" at {time_source}" if time_source else ""
+                progress(f"checking {manifest.name}{at} (hexarena check: a dozen crafted games)")
+            checks = run_check(staging, sandboxed, time_control, time_source) if check else skipped_check()
         except _Rejected as rejected:
             return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,
                                 rejected.build_log, rejected.reason)
@@ -233,18 +239,22 @@ def _build(manifest: Manifest, folder: Path, timeout: float, sandboxed: bool = T
         raise _Rejected(failed.detail, failed.log) from None
 
 
-def run_check(folder: Path, sandboxed: bool = True) -> list[CheckItem]:
-    """The conformance check (``hexarena check``) on the built copy; raise _Rejected if it fails."""
+def run_check(folder: Path, sandboxed: bool = True, time_control: TimeControl | None = None,
+              time_source: str = "") -> list[CheckItem]:
+    """The conformance check (``hexarena check``) on the built copy, at ``time_control`` (default: the check's own);
+    raise _Rejected if it fails, naming ``time_source`` when it is given."""
     from hexarena.referee.check import check_bot  # the referee's machinery: imported when a check runs
 
+    at = f" (checked at {time_source})" if time_source else ""
     try:
-        report = check_bot(folder, sandboxed=sandboxed)
+        report = check_bot(folder, sandboxed=sandboxed, **({"time_control": time_control} if time_control else {}))
     except HexarenaError as exc:
-        raise _Rejected(f"conformance check failed: {exc}") from None
+        raise _Rejected(f"conformance check failed: {exc}{at}") from None
     checks = list(report.items)
     if not report.passed:
         failed = [f"{name}: {reason}" for name, passed, reason in checks if not passed]
-        raise _Rejected("conformance check failed: " + "; ".join(failed or ["see the check report"]), checks=checks)
+        raise _Rejected("conformance check failed: " + "; ".join(failed or ["see the check report"]) + at,
+                        checks=checks)
     return checks
 
 

@@ -416,7 +416,9 @@ def test_submit_server_end_to_end(served, tmp_path):
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("registered delta@") and lines[0].endswith(": a new bot")
-    assert lines[1].split() == ["CHECK", "RESULT", "DETAIL"]
+    assert lines[1] == "checked at the check's own time control 1s"  # delta enters no served league
+    assert lines[2].split() == ["CHECK", "RESULT", "DETAIL"]
+    assert "hexarena: server: checking delta (hexarena check: a dozen crafted games) (" in done.stderr  # as it went
     assert served.get("/api/bots/delta")[1]["author"] == "bob"
 
     refused = subprocess.run([*command, "--token", "not-a-token"], capture_output=True, text=True, check=False,
@@ -538,3 +540,20 @@ def test_serve_refuses_a_bad_league_file_in_one_line(tmp_path):
     assert done.returncode == 2 and done.stderr == (f"hexarena: error: --league {tmp_path / 'open.toml'}: sandbox = "
                                                     "false: a served league runs uploaded code, which runs only in "
                                                     "the sandbox; remove the line\n")
+
+
+def test_an_upload_is_checked_at_the_strictest_time_control_of_the_leagues_it_enters(served, tmp_path):
+    """alpha enters the league tiny (200ms a move): a bot that thinks 500 ms a move passes the check's own 1 s,
+    so it is refused here, the reason naming the league's time control; a quick one is told where it was checked."""
+    slow = bot_folder(tmp_path, "alpha", "slow")
+    (slow / "bot.py").write_text("import time\nfrom hexarena.protocol.client import run_bot\n\n\n"
+                                 "def choose(game, state):\n    time.sleep(0.5)\n    return state.legal_moves()[0]\n\n\n"
+                                 "run_bot(choose)\n")
+    status, answer = served.upload(as_zip(slow))
+    assert status == 422, answer
+    assert answer["detail"].startswith("alpha was not registered: conformance check failed: time limit: ")
+    assert answer["detail"].endswith(" (checked at league tiny's time control 200ms)")
+    assert [c["name"] for c in answer["checks"] if not c["passed"]] == ["time limit"]
+    status, answer = served.upload(as_zip(bot_folder(tmp_path, "alpha", "quick")))
+    assert status in (200, 201), answer
+    assert answer["checked_at"] == "league tiny's time control 200ms"
