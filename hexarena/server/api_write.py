@@ -226,7 +226,7 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
                 control, checked_at = entered or (None, f"the check's own time control {CHECK_TIME}")
                 began = state.steps.get(author, ("", time.monotonic()))[1]
                 result = submit(workspace(request), folder, author=author, max_bytes=limits.max_bytes,
-                                source=f"upload by {author}", time_control=control,
+                                source=f"upload by {author}", time_control=control, author_from="your token's account",
                                 time_source=checked_at if entered else "",
                                 progress=lambda step: state.steps.__setitem__(author, (step, began)))
             except ConfigError as exc:  # the manifest, the copy: name the archive's files, not the temp folder

@@ -45,6 +45,8 @@ from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, SHORT_HASH, copy_a
 from hexarena.leagues.workspace.locks import pid_alive
 from hexarena.leagues.errors import NameTaken
 
+AUTHOR_FROM = "--author, by default your user name"  # where a local submit's author comes from
+
 if TYPE_CHECKING:
     from hexarena.referee.check import CheckItem
     from hexarena.referee.clock import TimeControl
@@ -122,6 +124,7 @@ def submit(
     sandboxed: bool = True,
     time_control: TimeControl | None = None,
     time_source: str = "",
+    author_from: str = AUTHOR_FROM,
 ) -> SubmitResult:
     """Register the bot in ``folder`` (see the module docstring for the steps) for ``author`` (default: the OS
     user; for a reference bot's own folder in ``bots/``, ``REFERENCE_AUTHOR``).
@@ -134,11 +137,12 @@ def submit(
     ``sandboxed=False``: the build and the check run unconfined (the organiser's --no-sandbox).
     ``time_control``: the check's (default: ``referee.check.CHECK_TIME``), e.g. the strictest of the leagues the
     bot will enter, which ``time_source`` names in the progress and in a refusal ("league club's 200ms").
+    ``author_from``: where ``author`` came from, as a name taken by another author says it (the server: the token).
     """
     folder = Path(folder)
     manifest = load_manifest(folder)
     author = author or (REFERENCE_AUTHOR if folder.resolve().is_relative_to(REPO_BOTS) else getpass.getuser())
-    _check_owner(ws, manifest.name, author)
+    _check_owner(ws, manifest.name, author, author_from)
     remove_stale_staging(ws)
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=ws.registry_dir))
@@ -174,13 +178,13 @@ def submit(
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _check_owner(ws: Workspace, name: str, author: str) -> None:
+def _check_owner(ws: Workspace, name: str, author: str, author_from: str = AUTHOR_FROM) -> None:
     """ConfigError unless ``author`` may submit ``name``: its first submitter, or the reference author for bots/'s names."""
     row = ws.db.execute("SELECT author FROM bots WHERE name = ?", (name,)).fetchone()
     owner = REFERENCE_AUTHOR if name in reference_names() else row["author"] if row is not None else author
     if owner != author:
         raise NameTaken(f"bot name {name!r} is taken by author {owner!r} (you submit as {author!r}: "
-                          "--author, by default your user name); choose another name")
+                        f"{author_from}); choose another name")
 
 
 def _unchanged(ws: Workspace, latest, db=None) -> SubmitResult:

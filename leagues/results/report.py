@@ -152,8 +152,10 @@ def without_paths(record: GameRecord) -> GameRecord:
 
 
 def registered_versions(ws: Workspace, names: set[str]) -> dict[str, list[dict]]:
-    """What the registry knows of each bot's versions (bots played from a folder are not registered)."""
-    from hexarena.leagues.registry.catalog import bot_history
+    """What the registry knows of each bot's versions (bots played from a folder are not registered). Each
+    version's author is the bot's owner, the account that submitted it: the manifest's ``author`` is what the
+    bot says of itself, and anyone can write any name there."""
+    from hexarena.leagues.registry.catalog import bot_history, bot_row
 
     versions = {}
     for name in sorted(names):
@@ -161,8 +163,9 @@ def registered_versions(ws: Workspace, names: set[str]) -> dict[str, list[dict]]
             history = bot_history(ws, name)
         except ConfigError:
             continue
+        owner = bot_row(ws, name)["author"]
         versions[name] = [{"hash": v.hash, "submitted": v.submitted[:16].replace("T", " "),
-                           "language": v.manifest.language, "author": v.manifest.author} for v in history]
+                           "language": v.manifest.language, "author": owner} for v in history]
     return versions
 
 

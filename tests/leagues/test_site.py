@@ -711,3 +711,17 @@ def test_a_game_stored_while_the_site_is_published_is_in_the_next_publish_only(r
     with Workspace(home) as ws:
         publish.publish(ws, "demo", tmp_path / "out")
     assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == len(records)
+
+
+def test_the_site_shows_the_account_that_submitted_a_bot_not_its_manifests_author(tmp_path):
+    import shutil
+
+    from hexarena.leagues.registry.submit import submit
+    from hexarena.leagues.results.report import registered_versions
+
+    folder = tmp_path / "claims"
+    shutil.copytree(RANDOM, folder)
+    (folder / "bot.toml").write_text('name = "claims"\ncommand = ["python3", "bot.py"]\nauthor = "nc"\n')
+    with Workspace(tmp_path / "home") as ws:
+        assert submit(ws, folder, check=False, author="alice").accepted
+        assert [v["author"] for v in registered_versions(ws, {"claims"})["claims"]] == ["alice"]

@@ -220,7 +220,8 @@ def test_the_upload_lifecycle_and_the_league_that_plays_each_new_version(served,
     # another author's name, a reference bot's name, a revoked token
     assert served.upload(uploads.pack(bot_folder(tmp_path, "alpha", "bob's")), author="bob")[0] == 403
     status, taken = served.upload(uploads.pack(bot_folder(tmp_path, "greedy")), author="bob")
-    assert (status, taken["detail"].split(" (")[0]) == (403, "bot name 'greedy' is taken by author 'hexarena'")
+    assert (status, taken["detail"]) == (403, "bot name 'greedy' is taken by author 'hexarena' (you submit as 'bob': "
+                                              "your token's account); choose another name")  # no --author: it does nothing here
     with Workspace(served.home) as ws:
         authors.revoke(ws, "carol")
     status, revoked = served.upload(uploads.pack(bot_folder(tmp_path, "gamma")), author="carol")
