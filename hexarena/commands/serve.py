@@ -8,7 +8,6 @@ can be made (neither bubblewrap nor the kernel's namespaces) is refused before t
 from __future__ import annotations
 
 import socket
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -30,6 +29,8 @@ def serve(
     upload_rate: Annotated[int, typer.Option(min=1, max=10_000, help="uploads per author per minute")] = 10,
     max_upload: Annotated[float, typer.Option(min=0.01, max=1024, help="size limit of an uploaded archive, "
                                                                        "in MB")] = 20,
+    log_format: Annotated[str, typer.Option(help="the log on stderr: 'text' lines, or 'json' (one object a line, "
+                                                 "for a log collector)")] = "text",
 ) -> None:
     """Serve the workspace over HTTP: authors upload bots (POST /api/bots, a token from 'hexarena authors add'),
     the --league files are played continuously, results are read at /api/... (schema at /docs)."""
@@ -37,12 +38,17 @@ def serve(
         import uvicorn
 
         from hexarena.server.api_write import UploadLimits
+        from hexarena.server import lifecycle
         from hexarena.server.app import create_app
     except ImportError as exc:
         raise ConfigError(f"hexarena serve needs the server's packages ({exc.name} is missing): "
                           "pip install 'hexarena[serve]'") from None
     from hexarena.leagues.workspace.home import default_home
     from hexarena.referee import sandbox
+
+    if log_format not in lifecycle.FORMATS:
+        raise ConfigError(f"--log-format {log_format!r}: allowed: {', '.join(lifecycle.FORMATS)}")
+    lifecycle.configure(log_format)
 
     if sandbox.path() is None:  # every bot, build and check of the server runs sandboxed (RefereeSettings' default)
         raise ConfigError(f"hexarena serve runs uploaded bots only in the sandbox, and none can be made here: "
@@ -51,8 +57,10 @@ def serve(
     workspace = home if home is not None else default_home()
     app = create_app(workspace, list(league or []),
                      limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate))
-    print(f"hexarena serve: workspace {workspace}, leagues: {', '.join(sorted(app.state.scheduler.runners)) or 'none'}"
-          f"; listening on http://{host}:{port} (API schema at /docs)", file=sys.stderr, flush=True)
+    leagues = sorted(app.state.scheduler.runners)
+    lifecycle.event("listening", f"workspace {workspace}, leagues: {', '.join(leagues) or 'none'}; listening on "
+                                 f"http://{host}:{port} (API schema at /docs)", workspace=str(workspace), leagues=leagues,
+                    url=f"http://{host}:{port}")
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
 
 

@@ -27,6 +27,7 @@ version wakes the continuous leagues (``hexarena.server.scheduler``).
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections import defaultdict, deque
@@ -39,6 +40,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.formparsers import MultiPartException, MultiPartParser
 
+from hexarena.server import lifecycle
 from hexarena.server.api_common import author_of, workspace
 from hexarena.leagues.registry import uploads
 from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES
@@ -141,14 +143,28 @@ async def upload(request: Request) -> UploadOut:
     sandbox). The name is the uploading author's from then on."""
     state: UploadState = request.app.state.uploads
     author = await run_in_threadpool(author_of, request)
-    state.admit(author.name)
-    data = await _read_file_field(request, state.limits)
-    state.steps[author.name] = ("waiting for a build slot", time.monotonic())
     try:
-        async with state.building:
-            return await run_in_threadpool(_submit, request, state, author.name, data)
-    finally:
-        state.steps.pop(author.name, None)
+        state.admit(author.name)
+        data = await _read_file_field(request, state.limits)
+        state.steps[author.name] = ("waiting for a build slot", time.monotonic())
+        try:
+            async with state.building:
+                answer = await run_in_threadpool(_submit, request, state, author.name, data)
+        finally:
+            state.steps.pop(author.name, None)
+    except HTTPException as exc:
+        _said(author.name, exc.status_code, str(exc.detail))
+        raise
+    body = json.loads(answer.body)
+    _said(author.name, answer.status_code, body.get("message") or body.get("detail", ""), body.get("bot"))
+    return answer
+
+
+def _said(author: str, status: int, text: str, bot: str | None = None) -> None:
+    """The server's log line of an upload: registered (201), unchanged (200) or refused, and why."""
+    outcome = "refused" if status >= 400 else "accepted"
+    lifecycle.event("upload", f"upload by {author}: {outcome} ({status}): {text}", author=author, status=status,
+                    bot=bot, outcome=outcome)
 
 
 @router.get("/api/uploads/progress", responses={401: {"model": Refused}})

@@ -16,10 +16,9 @@ the queue, and never stops the server: the runner waits for the next wake, or ``
 
 from __future__ import annotations
 
-import sys
+import logging
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +28,7 @@ from hexarena.leagues.schedule.config import ALL, LeagueConfig
 from hexarena.leagues.running.runner import league_settings, run_league
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import HexarenaError
+from hexarena.server.lifecycle import event, log
 from hexarena.referee.clock import TimeControl
 
 RETRY = 60.0  # seconds before a league that failed to run tries again unwoken
@@ -106,6 +106,7 @@ class LeagueScheduler:
         name = runner.config.name
         runner.state = "running"
         began = time.monotonic()
+        event("league_started", f"league {name}: run started", league=name)
         try:
             # uploaded code runs only in the sandbox, whatever the file says (create_app refuses sandbox = false)
             settings = league_settings(ws, runner.config, sandboxed=True)
@@ -115,18 +116,21 @@ class LeagueScheduler:
             self._failed(runner, str(exc))
             return
         except Exception as exc:  # noqa: BLE001 - a bug here must not stop the server: reported, retried
-            traceback.print_exc(file=sys.stderr)
+            log.exception("league %s: internal error", name, extra={"event": "internal_error", "fields": {}})
             self._failed(runner, f"internal error: {type(exc).__name__}: {exc}")
             return
         runner.runs += 1
         runner.last_error = None
         runner.last_run = datetime.now(UTC).isoformat(timespec="seconds")
         runner.state = "queued" if runner.wake.is_set() else "idle"
-        if summary.played:
-            print(f"hexarena serve: league {name}: {summary.played} games played in {time.monotonic() - began:.1f} s, "
-                  f"{summary.already + summary.played} of {summary.total} stored", file=sys.stderr, flush=True)
+        seconds = time.monotonic() - began
+        stored = summary.already + summary.played
+        event("league_finished", f"league {name}: run finished, {summary.played} games played in {seconds:.1f} s, "
+                                 f"{stored} of {summary.total} stored", league=name, played=summary.played,
+              seconds=round(seconds, 3), stored=stored, total=summary.total)
 
     def _failed(self, runner: LeagueRunner, message: str) -> None:
         runner.state, runner.last_error = "error", message.splitlines()[0] if message else "failed"
-        print(f"hexarena serve: league {runner.config.name} did not run: {runner.last_error} "
-              f"(again after the next upload, or in {self.retry:.0f} s)", file=sys.stderr, flush=True)
+        event("league_failed", f"league {runner.config.name} did not run: {runner.last_error} "
+                               f"(again after the next upload, or in {self.retry:.0f} s)", logging.WARNING,
+              league=runner.config.name, error=runner.last_error)

@@ -558,3 +558,50 @@ def test_an_upload_is_checked_at_the_strictest_time_control_of_the_leagues_it_en
     status, answer = served.upload(as_zip(bot_folder(tmp_path, "alpha", "quick")))
     assert status in (200, 201), answer
     assert answer["checked_at"] == "league tiny's time control 200ms"
+
+
+@pytest.mark.slow
+def test_the_server_logs_one_line_per_event_as_json(tmp_path):
+    home = tmp_path / "home"
+    with Workspace(home) as ws:
+        token = authors.add(ws, "alice")
+    (tmp_path / "long.toml").write_text(TINY.replace('name = "tiny"', 'name = "long"')
+                                        .replace("games_per_pairing = 2", "games_per_pairing = 200"))
+    (tmp_path / "tiny.toml").write_text(TINY)
+    server = start(home, "--league", str(tmp_path / "long.toml"), "--league", str(tmp_path / "tiny.toml"),
+                   "--log-format", "json")
+    server.tokens = {"alice": token}
+    log = next(tmp_path.glob("serve-*.log"))
+    try:
+        assert server.upload(uploads.pack(bot_folder(tmp_path, "alpha")))[0] == 201  # the leagues can start
+        wait_for(lambda: stored_count(home, "long") >= 3, 90, "games stored")
+        wait_for(lambda: (lambda tiny: tiny["state"] == "idle" and tiny["games_total"] == 6 and not tiny["games_left"])(
+            server.get("/api/queue")[1][1]), 120, "the league tiny played")
+        assert server.upload(b"not an archive")[0] == 422
+        wait_for(lambda: server.get("/api/live/games")[1], 30, "a game in flight")
+        server.process.send_signal(signal.SIGTERM)
+        server.process.wait(timeout=30)
+    finally:
+        stop(server)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]  # every line one JSON object
+    events = [line["event"] for line in lines]
+    assert events[0] == "listening" and lines[0]["leagues"] == ["long", "tiny"]
+    failed = [line for line in lines if line["event"] == "league_failed"]  # before alpha's upload, maybe
+    assert all("unknown bot 'alpha'" in line["error"] for line in failed)
+    assert events.count("league_started") >= 2  # the upload woke them
+    finished = [line for line in lines if line["event"] == "league_finished"]
+    assert [(f["league"], f["stored"], f["total"]) for f in finished if f["played"]] == [("tiny", 6, 6)]
+    uploaded = [line for line in lines if line["event"] == "upload"]
+    assert [(u["author"], u["status"], u["outcome"]) for u in uploaded] == [("alice", 201, "accepted"),
+                                                                         ("alice", 422, "refused")]
+    assert uploaded[0]["message"].startswith("upload by alice: accepted (201): registered alpha@")
+    stopping = lines[-1]
+    assert stopping["event"] == "stopping" and stopping["in_flight"] >= 1
+    assert stopping["message"] == (f"stopping: {stopping['in_flight']} game{'s' * (stopping['in_flight'] > 1)} in "
+                                   "flight abandoned, they will be replayed")
+    assert "Traceback" not in log.read_text()
+
+
+def stored_count(home: Path, league: str) -> int:
+    with sqlite3.connect(home / "hexarena.db", timeout=30) as db:
+        return db.execute("SELECT COUNT(*) FROM games WHERE league = ?", (league,)).fetchone()[0]
