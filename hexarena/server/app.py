@@ -21,6 +21,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 
 from hexarena.server import api_read, api_write, events, lifecycle
 from hexarena.server.scheduler import LeagueScheduler
@@ -70,7 +71,9 @@ def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimit
             site.stop()
             hub.close()
 
-    app = FastAPI(title="hexarena", version="1", lifespan=lifespan,
+    # /docs and /redoc with their scripts served by the app (fastapi-offline): FastAPI's own pages load them from a
+    # CDN, a blank page on a machine without internet
+    app = FastAPIOffline(title="hexarena", version="1", lifespan=lifespan, static_url="/docs/assets",
                   description="Dots and Hexagons bot leagues: upload bots, read standings, games and the queue. "
                               "Writes need `Authorization: Bearer TOKEN` (`hexarena authors add NAME`).")
     app.state.home = home

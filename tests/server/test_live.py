@@ -468,3 +468,20 @@ def test_the_games_page_lists_games_in_progress_and_a_spectator_sees_moves_appea
     wait_for(lambda: "final scores" in browser.find_element("id", "final-scores").text and
              browser.find_element("id", "viewer").is_displayed(), 20, "the finished game's replay")
     assert console_errors(browser) == []
+
+
+@pytest.mark.slow
+def test_the_api_docs_page_works_offline(server, browser):
+    """/docs is Swagger UI with its scripts served by the server (fastapi-offline), none from a CDN: this machine
+    has no internet, so the page renders the API's operations only if nothing is fetched from outside."""
+    port = server["port"]
+    status, page = get(port, "/docs")
+    assert status == 200 and "cdn" not in page.decode().lower()
+    assert get(port, "/docs/assets/swagger-ui-bundle.js")[0] == 200
+    browser.get(f"http://127.0.0.1:{port}/docs")
+    wait_for(lambda: browser.execute_script("return document.querySelectorAll('.opblock').length"), 30,
+             "Swagger UI lists the operations")
+    paths = browser.execute_script("return Array.from(document.querySelectorAll('.opblock-summary-path'), "
+                                   "(e) => e.textContent.replace(/\\u200b/g, ''))")
+    assert {"/api/bots", "/api/queue", "/api/leagues/{name}/standings"} <= set(paths)
+    assert console_errors(browser) == []
