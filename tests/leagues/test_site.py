@@ -725,3 +725,12 @@ def test_the_site_shows_the_account_that_submitted_a_bot_not_its_manifests_autho
     with Workspace(tmp_path / "home") as ws:
         assert submit(ws, folder, check=False, author="alice").accepted
         assert [v["author"] for v in registered_versions(ws, {"claims"})["claims"]] == ["alice"]
+
+
+def test_publish_into_proc_is_refused_in_one_line_before_anything_is_written(workspace):
+    before = set(os.listdir("/"))
+    done = hexarena("publish", "demo", "--out", "/proc", "--home", str(workspace))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("hexarena: error: --out /proc: a file system of its own (a mount point, or a special folder "
+                           "like /proc); the files are made beside it first: give a folder inside it\n")
+    assert set(os.listdir("/")) == before  # no staging folder left beside it
