@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 import time
 from collections import defaultdict, deque
@@ -55,6 +56,7 @@ router = APIRouter(tags=["write"])
 MULTIPART_SLACK = 64 * 1024  # bytes of multipart framing allowed beyond the archive itself
 DRAIN_FACTOR = 4  # a refused body up to this many times the cap is read to its end (the 413 then reaches the client)
 BUILD_LOG_TAIL = 4000  # characters of a failed build's output sent back
+STAGING = re.compile(r"\.staging-\d+-\w+")  # the registry's staging copy (submit's tempfile.mkdtemp), by name
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ class CheckItemOut(BaseModel):
 
     @classmethod
     def of(cls, item: CheckItem) -> CheckItemOut:
-        return cls(name=item.name, passed=item.passed, detail=item.reason)
+        return cls(name=item.name, passed=item.passed, detail=public(item.reason))
 
 
 class UploadOut(BaseModel):
@@ -257,8 +259,8 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
         raise HTTPException(422, str(exc).splitlines()[0]) from None
     checks = [CheckItemOut.of(item) for item in result.checks]
     if not result.accepted:
-        body = Refused(detail=f"{result.name} was not registered: {strip_paths(result.reason)}", checks=checks,
-                       build_log=strip_paths(result.build_log[-BUILD_LOG_TAIL:]))
+        body = Refused(detail=f"{result.name} was not registered: {public(result.reason)}", checks=checks,
+                       build_log=public(result.build_log[-BUILD_LOG_TAIL:]))
         return JSONResponse(body.model_dump(), status_code=422)
     message = submitted(workspace(request), result)
     if result.status != "unchanged":
@@ -267,6 +269,12 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
                                      message=message, author=author, checks=checks,
                                      checked_at=checked_at if result.status != "unchanged" else "").model_dump()
     return JSONResponse(body, status_code=201 if result.status in ("registered", "new_version") else 200)
+
+
+def public(text: str) -> str:
+    """A text of the build or the check as the uploader sees it: no folder of the server's (``strip_paths``), and
+    the registry's staging copy that the check ran in called what it is to them."""
+    return STAGING.sub("the bot's folder", strip_paths(text))
 
 
 def _relative(message: str, folder) -> str:

@@ -369,6 +369,9 @@ def test_the_served_site_has_the_live_script_and_the_published_site_on_disk_has_
     assert b"live.js" not in (home / "site" / "live" / "index.html").read_bytes()
     assert get(port, "/live.js")[0] == 200
     assert get(port, "/")[0] == 200 and b'href="leagues/live/"' in get(port, "/")[1]
+    assert b"<style>" in get(port, "/")[1] and b'name="viewport"' in get(port, "/")[1]  # a styled page, not bare HTML
+    assert b'<a href="../../">\xe2\x86\x90 all leagues on this server</a>' in page  # and the way back to it
+    assert b"all leagues" not in (home / "site" / "live" / "index.html").read_bytes()
     for path in ("/leagues/other/index.html", "/leagues/live/.hexarena-site.json", "/leagues/live/%2e%2e/%2e%2e/hexarena.db",
                  "/leagues/live/..%2F..%2Fhexarena.db", "/leagues/live/nothing.html"):
         assert status_of(port, path) == 404, path

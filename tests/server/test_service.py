@@ -558,6 +558,11 @@ def test_an_upload_is_checked_at_the_strictest_time_control_of_the_leagues_it_en
     status, answer = served.upload(as_zip(bot_folder(tmp_path, "alpha", "quick")))
     assert status in (200, 201), answer
     assert answer["checked_at"] == "league tiny's time control 200ms"
+    broken = bot_folder(tmp_path, "alpha", "broken")
+    (broken / "bot.py").write_text("import sys\nsys.exit('broken at ' + __file__)\n")
+    status, answer = served.upload(as_zip(broken))
+    assert status == 422 and "broken at bot.py" in json.dumps(answer), answer  # the bot's words, not the server's
+    assert str(served.home) not in json.dumps(answer) and ".staging" not in json.dumps(answer)  # staging folder
 
 
 @pytest.mark.slow
