@@ -215,7 +215,7 @@ def server_checks(answer: dict, server: str) -> str:
 
 def checks_table(checks: list[CheckItem]) -> str:
     return format_table(["CHECK", "RESULT", "DETAIL"],
-                        [[name, "ok" if passed else "FAILED", reason] for name, passed, reason in checks])
+                        [[name, "PASS" if passed else "FAIL", reason] for name, passed, reason in checks])  # as check's
 
 
 def indent(text: str) -> str:
