@@ -175,9 +175,15 @@ def table(
     which: Annotated[str, typer.Option("--table", callback=choice(TABLES), help=", ".join(TABLES))] = "all",
     home: HomeOption = None,
 ) -> None:
-    """Standings, crosstable and ratings (95% intervals) of a league's games so far."""
+    """Standings, crosstable and ratings (95% intervals) of a league's games so far. With --format csv, one table
+    a command (the standings, unless --table), loadable as one file; with --by, a column says the configuration."""
     ws = open_workspace(home)
-    print(league_tables(ws, league_name(name), which, by, terminal_format(fmt)))
+    fmt = terminal_format(fmt)
+    if fmt == "csv" and which == "all":
+        which = "standings"
+        print("hexarena: csv is one table a command: the standings (--table crosstable or --table ratings for "
+              "the others)", file=sys.stderr)
+    print(league_tables(ws, league_name(name), which, by, fmt))
 
 
 def status(
@@ -230,6 +236,11 @@ def league_tables(ws, name: str, which: str, by: str | None, fmt: str) -> str:
             sections.append(((*group, "crosstable"), crosstable(part.games, table["bot"].tolist()).reset_index()))
         if which in ("all", "ratings"):
             sections.append(((*group, "ratings"), ratings(part.games)))
+    if fmt == "csv" and by is not None:  # one table: each configuration's rows, named in a first column
+        import pandas as pd
+
+        sections = [((which,), pd.concat([frame.assign(configuration=path[0])[["configuration", *frame.columns]]
+                                          for path, frame in sections], ignore_index=True))]
     return render(sections, fmt)
 
 

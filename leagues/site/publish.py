@@ -45,6 +45,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from hexarena.leagues.workspace.files import check_out_folder
 from hexarena.leagues.site import charts
+from hexarena.leagues.results.tables import csv_text
 from hexarena.leagues.results.wording import markdown_table, result_summary
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
@@ -431,6 +432,6 @@ def _cell(fmt: str, value: object) -> str:
 
 def write_exports(out: Path, league: LeagueReport) -> None:
     (out / "standings.md").write_text(standings_markdown(league), encoding="utf-8")
-    league.standings.to_csv(out / "standings.csv", index=False, float_format="%.6g")
+    (out / "standings.csv").write_text(csv_text(league.standings), encoding="utf-8")
     (out / "standings.json").write_text(json.dumps(standings_payload(league), indent=1, ensure_ascii=False) + "\n",
                                         encoding="utf-8")

@@ -8,6 +8,7 @@ a fault), so the tests need no bot processes; the CLI tests store them in a real
 from __future__ import annotations
 
 import csv
+import re
 import json
 import os
 import random
@@ -734,3 +735,23 @@ def test_publish_into_proc_is_refused_in_one_line_before_anything_is_written(wor
     assert done.stderr == ("hexarena: error: --out /proc: a file system of its own (a mount point, or a special folder "
                            "like /proc); the files are made beside it first: give a folder inside it\n")
     assert set(os.listdir("/")) == before  # no staging folder left beside it
+
+
+def test_csv_tables_are_one_loadable_table_without_float_noise_or_python_words(workspace, site):
+    import io
+
+    import pandas as pd
+
+    done = hexarena("league", "table", "demo", "--format", "csv", "--home", str(workspace))
+    assert done.returncode == 0, done.stderr
+    assert "one table a command: the standings" in done.stderr and "#" not in done.stdout
+    standings = pd.read_csv(io.StringIO(done.stdout))
+    assert sorted(standings["bot"]) == sorted(BOTS)
+    by = hexarena("league", "table", "demo", "--format", "csv", "--table", "ratings", "--by", "configuration",
+                  "--home", str(workspace))
+    assert by.returncode == 0, by.stderr
+    ratings = pd.read_csv(io.StringIO(by.stdout))
+    assert ratings.columns[0] == "configuration" and "bot" in ratings and ratings["configuration"].nunique() > 1
+    text = (site / "standings.csv").read_text()
+    assert "False" not in text and "True" not in text and not re.search(r"\de-\d", text)
+    assert set(pd.read_csv(site / "standings.csv", dtype=str)["flagged"]) <= {"true", "false"}

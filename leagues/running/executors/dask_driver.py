@@ -48,6 +48,7 @@ from hexarena.leagues.running.executors.base import Executor
 from hexarena.leagues.errors import ExecutorLost
 from hexarena.leagues.running.executors.dask_worker import PLUGIN, RefereePlugin, WireJob, play_cycle
 from hexarena.leagues.running.jobs import Job
+from hexarena.leagues.results.wording import plural
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.game import GameObserver
 from hexarena.referee.record import GameRecord
@@ -202,10 +203,6 @@ class DaskExecutor(Executor):
         self.log_dir.mkdir(parents=True, exist_ok=True)
         for name, data in logs.items():
             (self.log_dir / Path(name).name).write_bytes(data)
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 class WorkerWatch:
