@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -358,3 +359,16 @@ def test_submit_says_pass_and_fail_as_check_does(tmp_path: Path):
                          text=True, timeout=300, check=False)
     assert run.returncode == 0, run.stderr
     assert " PASS " in run.stdout and " ok " not in run.stdout, run.stdout
+
+
+def test_balanced_openings_say_their_time_up_front_show_progress_and_fall_back_to_playouts(tmp_path: Path):
+    run = subprocess.run([*HEXARENA, "openings", "4x4", "--count", "2", "--balanced", "--candidates", "20",
+                          "--budget", "0.3"], capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr  # before: "no start position solved", exit 2, after minutes of silence
+    said = run.stderr.splitlines()
+    assert said[0].startswith("hexarena: solving 40 candidate positions of 4x4 hex, up to 0.3 s each: at most 12 s")
+    assert any(re.fullmatch(r"hexarena: \d+/40 candidates tried, \d+ solved \(\d+ s\)", line) for line in said)
+    assert said[-1].startswith("hexarena: 0 of 2 start positions solved within --budget 0.3 s; the other 2 balanced "
+                               "by chain-rule playouts instead")
+    rows = run.stdout.splitlines()
+    assert len(rows) == 2 and all(re.fullmatch(r"[\d,]+  # value ~[+-]\d+\.\d \(estimated by playouts\)", r) for r in rows)
