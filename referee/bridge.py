@@ -54,6 +54,7 @@ class Bridge(threading.Thread):
         self._to_bot = popen.stdin.fileno()
         self._from_bot = popen.stdout.fileno()
         self._pipes = (popen.stdin, popen.stdout)
+        self.read_any = False  # whether a byte ever came from the bot's stdout (a beginner's bot often never flushes)
         popen.stdin = popen.stdout = None  # the process's output log reads stderr only
         self.socket = _shared_context().socket(zmq.DEALER)
         self.socket.setsockopt(zmq.LINGER, 1000)  # a last line written before exit still arrives
@@ -82,6 +83,7 @@ class Bridge(threading.Thread):
                     chunk = os.read(self._from_bot, 65536)
                     if not chunk:
                         return
+                    self.read_any = True
                     *lines, pending = (pending + chunk).split(b"\n")
                     if skipping and lines:  # the overlong line ended
                         lines, skipping = lines[1:], False

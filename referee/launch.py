@@ -75,6 +75,7 @@ class BotProcess:
         self.limits = limits
         self.sandboxed = sandboxed
         self.stdout = popen.stdout.fileno() if popen.stdout is not None else None  # None: a stdio bot's bridge has it
+        self.bridge: Bridge | None = None  # a stdio bot's relay (set by ``start``)
         self.stderr = popen.stderr.fileno()
         self.open_fds = {fd for fd in (self.stdout, self.stderr) if fd is not None}
         for fd in self.open_fds:
@@ -118,15 +119,17 @@ class BotProcess:
             command, cwd=folder, env=full_env, stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
         )
+        bridge = None
         if stdio:  # protocol lines on stdin/stdout, relayed to the referee's socket
             try:
-                Bridge.attach(popen, env["HEXARENA_ENDPOINT"])
+                bridge = Bridge.attach(popen, env["HEXARENA_ENDPOINT"])
             except (OSError, zmq.ZMQError) as exc:  # e.g. too many open files: the bot failed to start, not the referee
                 with contextlib.suppress(OSError):
                     os.killpg(popen.pid, signal.SIGKILL)
                 popen.wait()
                 raise OSError(f"cannot relay the bot's stdio: {exc}") from None
         process = cls(popen, limits, sandboxed)
+        process.bridge = bridge
         if not sandboxed:
             process._apply_limits()
         return process

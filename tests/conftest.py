@@ -53,7 +53,7 @@ def make_referee(tmp_path):
 def browser(tmp_path_factory):
     """Debian's chromium, headless, driven by Selenium through /usr/bin/chromedriver; one per test module."""
     if not (CHROMIUM and CHROMEDRIVER):
-        pytest.skip("no chromium + chromedriver here (CI installs Debian's chromium)")
+        pytest.skip("needs a browser (Debian: chromium chromium-driver)")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 

@@ -34,10 +34,11 @@ FAST = TimeControl.parse("1s,startup=10s")  # generous: CI machines are shared a
 HEXARENA = [sys.executable, "-m", "hexarena"]
 
 
-has_libzmq_headers = shutil.which("cc") is not None and any(
+has_libzmq_headers = shutil.which("cc") is not None and shutil.which("make") is not None and any(
     Path(folder, "zmq.h").exists() for folder in ("/usr/include", "/usr/local/include"))
-needs_c = pytest.mark.skipif(not has_libzmq_headers, reason="libzmq headers (libzmq3-dev) not installed")
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+needs_c = pytest.mark.skipif(not has_libzmq_headers,
+                             reason="the C bot needs a compiler, make and libzmq's headers (Debian: gcc make libzmq3-dev)")
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="the Node bot needs node (Debian: nodejs)")
 
 
 def sandbox_unavailable(path: str) -> str | None:
@@ -240,7 +241,7 @@ def tables(home: Path) -> set[str]:
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 needs_browser = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
-                                   reason="no chromium + chromedriver here (CI installs Debian's chromium)")
+                                   reason="needs a browser (Debian: chromium chromium-driver)")
 
 
 def console_errors(driver) -> list[str]:

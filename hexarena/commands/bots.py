@@ -128,8 +128,9 @@ def submit_to_server(folder: Path, server: str, token: str | None) -> None:
     except ValueError as exc:  # urllib's parse: 'http://[' and the like
         raise ConfigError(f"--server {server!r}: not a URL ({exc})") from None
     print(f"hexarena: uploading {folder} to {server} (the server builds and checks it)", file=sys.stderr, flush=True)
+    watching = UploadProgress(server.rstrip("/") + "/api/uploads/progress", token)
     try:
-        with urllib.request.urlopen(request, timeout=900) as response:
+        with watching, urllib.request.urlopen(request, timeout=900) as response:
             answer = json.loads(response.read())
     except urllib.error.HTTPError as refused:
         try:
@@ -154,8 +155,52 @@ def submit_to_server(folder: Path, server: str, token: str | None) -> None:
     if not isinstance(answer, dict) or not isinstance(answer.get("message"), str):
         raise ConfigError(f"--server {server}: the answer is not a hexarena server's (is the URL right?)")
     print(answer["message"])
+    if isinstance(answer.get("checked_at"), str) and answer["checked_at"]:
+        print(f"checked at {answer['checked_at']}")
     if answer.get("checks"):
         print(server_checks(answer, server))
+
+
+class UploadProgress:
+    """While the upload's request waits, the server's step of it (GET /api/uploads/progress, once a second), one
+    line on stderr per new step and a line every ``EVERY`` seconds of the same step: the build and the check
+    take a while. A server without that endpoint (or any failure) shows nothing more."""
+
+    EVERY = 15.0
+
+    def __init__(self, url: str, token: str) -> None:
+        import threading
+
+        self.url, self.token = url, token
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True, name="upload-progress")
+
+    def __enter__(self) -> UploadProgress:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join(timeout=5)
+
+    def _watch(self) -> None:
+        import json
+        import urllib.request
+
+        shown, said = None, 0.0
+        request = urllib.request.Request(self.url, headers={"Authorization": f"Bearer {self.token}"})
+        while not self.done.wait(1.0):
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    answer = json.loads(response.read())
+                step, seconds = answer.get("step"), float(answer.get("seconds", 0))
+            except (OSError, ValueError, TypeError, AttributeError):
+                return
+            if not isinstance(step, str) or self.done.is_set():
+                continue
+            if step != shown or seconds - said >= self.EVERY:
+                print(f"hexarena: server: {step} ({seconds:.0f} s)", file=sys.stderr, flush=True)
+                shown, said = step, seconds
 
 
 def server_checks(answer: dict, server: str) -> str:
@@ -170,7 +215,7 @@ def server_checks(answer: dict, server: str) -> str:
 
 def checks_table(checks: list[CheckItem]) -> str:
     return format_table(["CHECK", "RESULT", "DETAIL"],
-                        [[name, "ok" if passed else "FAILED", reason] for name, passed, reason in checks])
+                        [[name, "PASS" if passed else "FAIL", reason] for name, passed, reason in checks])  # as check's
 
 
 def indent(text: str) -> str:

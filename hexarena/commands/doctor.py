@@ -19,6 +19,7 @@ def doctor(
     game record); exit 1 if damaged.
     With --salvage, copy what is intact into a new workspace (exit 0 once copied)."""
     from hexarena.leagues.results import doctor as examine
+    from hexarena.leagues.results.wording import plural
     from hexarena.leagues.workspace.home import default_home
     from hexarena.protocol.errors import ConfigError
     from hexarena.referee import sandbox
@@ -37,10 +38,10 @@ def doctor(
         report, copied = examine.examine(home), None
     for line in report.lines:
         print(f"{report.database}: {line}")
-    print(f"{report.database}: {len(report.leagues)} leagues and {len(report.games)} games intact, "
-          f"{report.garbled} rows garbled or unreadable" + ("" if report.lines else "; nothing wrong found"))
+    print(f"{report.database}: {plural(len(report.leagues), 'league')} and {plural(len(report.games), 'game')} intact, "
+          f"{plural(report.garbled, 'row')} garbled or unreadable" + ("" if report.lines else "; nothing wrong found"))
     if copied is not None:
-        print(f"salvaged {copied} games of {len(report.leagues)} leagues into {salvage} (bots: the reference bots; "
+        print(f"salvaged {plural(copied, 'game')} of {plural(len(report.leagues), 'league')} into {salvage} (bots: the reference bots; "
               "submit your own again)")
     if not report.sound and copied is None:
         raise typer.Exit(1)

@@ -183,14 +183,20 @@ def table(
                                            "2026-12-02T10:30; UTC unless it says otherwise): the league's snapshot "
                                            "of then")] = None,
 ) -> None:
-    """Standings, crosstable and ratings (95% intervals) of a league's games so far."""
+    """Standings, crosstable and ratings (95% intervals) of a league's games so far. With --format csv, one table
+    a command (the standings, unless --table), loadable as one file; with --by, a column says the configuration."""
     ws = open_workspace(home)
+    fmt = terminal_format(fmt)
     if at is not None:
         from hexarena.league_views import parse_moment, table_at
 
-        print(table_at(ws, league_name(name), parse_moment(at), terminal_format(fmt)))
+        print(table_at(ws, league_name(name), parse_moment(at), fmt))
         return
-    print(league_tables(ws, league_name(name), which, by, terminal_format(fmt)))
+    if fmt == "csv" and which == "all":
+        which = "standings"
+        print("hexarena: csv is one table a command: the standings (--table crosstable or --table ratings for "
+              "the others)", file=sys.stderr)
+    print(league_tables(ws, league_name(name), which, by, fmt))
 
 
 def status(
@@ -247,6 +253,11 @@ def league_tables(ws, name: str, which: str, by: str | None, fmt: str) -> str:
             sections.append(((*group, "crosstable"), crosstable(part.games, table["bot"].tolist()).reset_index()))
         if which in ("all", "ratings"):
             sections.append(((*group, "ratings"), ratings(part.games)))
+    if fmt == "csv" and by is not None:  # one table: each configuration's rows, named in a first column
+        import pandas as pd
+
+        sections = [((which,), pd.concat([frame.assign(configuration=path[0])[["configuration", *frame.columns]]
+                                          for path, frame in sections], ignore_index=True))]
     return render(sections, fmt)
 
 

@@ -161,13 +161,13 @@ def match(
 
 def difference_line(first: str, second: str, records: list) -> str:
     """The Elo difference of ``first`` over ``second`` from the seat-swapped pairs (``hexarena.leagues.results.sprt``)."""
-    from hexarena.leagues.results.sprt import estimate, pentanomial
+    from hexarena.leagues.results.sprt import elo_text, estimate, pentanomial
 
     counts, draws = pentanomial(records, first)
     if not sum(counts):
         return f"{first} - {second}: no seat-swapped pair, no Elo difference"
     e = estimate(counts, draws)
-    return (f"{first} - {second}: Elo {e.elo:+.1f} +/- {e.elo_error:.1f} (95%), LOS {e.los:.1f} %, "
+    return (f"{first} - {second}: Elo {elo_text(e)}{'' if e.one_sided else ' (95%)'}, LOS {e.los:.1f} %, "
             f"draw ratio {100 * e.draw_ratio:.1f} % ({e.pairs} pairs)")
 
 

@@ -29,13 +29,14 @@ def openings(
 ) -> None:
     """Random start positions of a few safe lines (no capture, no cell given its last-but-one side).
 
-    With --balanced, each candidate is solved (2 players, within --budget seconds; unsolved ones are
-    dropped) and the COUNT whose value, the final margin of the player to move first after the start
-    position, is closest to 0 are kept; each row then ends with a comment giving that value.
+    With --balanced, each candidate is solved (2 players, within --budget seconds) and the COUNT whose value,
+    the final margin of the player to move first after the start position, is closest to 0 are kept; each row
+    then ends with a comment giving that value. The exact solver settles hex boards up to 2x3 in seconds; where
+    too few candidates are solved (3x3 and up), the rest are balanced by chain-rule playouts, their value an
+    estimate marked ``~``.
     """
     from hexarena.leagues.schedule.openings import format_openings, random_openings
     from hexarena.protocol.board import parse_size
-    from hexarena.protocol.errors import ConfigError
     from hexarena.referee.record import BoardConfig
 
     rows, cols = parse_size(size)
@@ -43,14 +44,21 @@ def openings(
     if not balanced:
         text = format_openings(random_openings(config, count, seed))
     else:
-        kept = sorted(solved_values(config, random_openings(config, count * candidates, seed), budget),
-                      key=lambda item: (abs(item[1]), item[2]))[:count]
-        if not kept:
-            raise ConfigError(f"no start position solved within --budget {budget:g} s on {config.label}; "
-                              "give more time or a smaller board")
+        positions = random_openings(config, count * candidates, seed)
+        say(f"solving {len(positions)} candidate positions of {config.label}, up to {budget:g} s each: at most "
+            f"{duration(len(positions) * budget)} (the exact solver settles hex boards up to 2x3 in seconds; on larger "
+            "ones, what it cannot settle is balanced by playouts)")
+        solved = solved_values(config, positions, budget)
+        kept = sorted(solved, key=lambda item: (abs(item[1]), item[2]))[:count]
         text = "".join(f"{','.join(map(str, lines))}  # value {value:+d}\n" for lines, value, _ in kept)
-        if len(kept) < count:
-            print(f"hexarena: {len(kept)} of {count} start positions solved within the budget", file=sys.stderr)
+        if len(kept) < count:  # the rest balanced by a shallower look: chain-rule playouts, said so
+            done = {index for _, _, index in solved}
+            guessed = sorted(((lines, playout_value(config, lines), index) for index, lines in enumerate(positions)
+                              if index not in done), key=lambda item: (abs(item[1]), item[2]))[:count - len(kept)]
+            text += "".join(f"{','.join(map(str, lines))}  # value ~{value:+.1f} (estimated by playouts)\n"
+                            for lines, value, _ in guessed)
+            say(f"{len(kept)} of {count} start positions solved within --budget {budget:g} s; the other {len(guessed)} "
+                "balanced by chain-rule playouts instead (a shallower look: their value is an estimate, marked ~)")
     if out is None:
         sys.stdout.write(text)
         return
@@ -61,22 +69,55 @@ def openings(
         tmp.write_text(text, encoding="utf-8")
 
 
+PROGRESS_EVERY = 5.0  # seconds between progress lines while candidates are solved
+
+
+def say(line: str) -> None:
+    print(f"hexarena: {line}", file=sys.stderr, flush=True)
+
+
+def duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+
+
 def solved_values(config, positions: list, budget: float) -> list[tuple[tuple[int, ...], int, int]]:
-    """(lines, value for the seat to move, index) of each position the solver settles within ``budget``."""
+    """(lines, value for the seat to move, index) of each position the solver settles within ``budget``; a progress
+    line on stderr every ``PROGRESS_EVERY`` seconds."""
     from hexarena.bots.brains.solver import Solver
     from hexarena.bots.errors import SolverTimeout
 
     rules = config.rules()
     solver = Solver(rules)
     values = []
+    began = said = time.monotonic()
     for index, lines in enumerate(positions):
         state = rules.replay(lines)
         try:
             solution = solver.solve(state, deadline=time.monotonic() + budget)
+            values.append((lines, solution.value if state.to_move == 0 else -solution.value, index))
         except SolverTimeout:
-            continue
-        values.append((lines, solution.value if state.to_move == 0 else -solution.value, index))
+            pass
+        if time.monotonic() - said >= PROGRESS_EVERY and index + 1 < len(positions):
+            said = time.monotonic()
+            say(f"{index + 1}/{len(positions)} candidates tried, {len(values)} solved ({said - began:.0f} s)")
     return values
+
+
+def playout_value(config, lines: tuple[int, ...], playouts: int = 8) -> float:
+    """The mean final margin (seat 0's cells less seat 1's) of ``playouts`` games from ``lines`` between two
+    chain-rule players (``bots/brains/chains.py``): the shallower look when the exact solver runs out of time."""
+    import random
+
+    from hexarena.bots.brains.chains import heuristic
+
+    rules = config.rules()
+    total = 0
+    for seed in range(playouts):
+        rng, state = random.Random(seed), rules.replay(lines)
+        while not state.is_over():
+            state = state.apply(heuristic(state, rng)).state
+        total += state.scores[0] - state.scores[1]
+    return total / playouts
 
 
 def register(app: typer.Typer) -> None:

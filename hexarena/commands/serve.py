@@ -35,6 +35,8 @@ def serve(
                                                                          "build, in MB")] = 200,
     header_timeout: Annotated[float, typer.Option(min=0.1, max=3600, help="seconds a request's headers may take to "
                                                                           "arrive (slow clients: docs/service.md)")] = 10,
+    log_format: Annotated[str, typer.Option(help="the log on stderr: 'text' lines, or 'json' (one object a line, "
+                                                 "for a log collector)")] = "text",
 ) -> None:
     """Serve the workspace over HTTP: authors upload bots (POST /api/bots, a token from 'hexarena authors add'),
     the --league files are played continuously, results are read at /api/... (schema at /docs)."""
@@ -42,6 +44,7 @@ def serve(
         import uvicorn
 
         from hexarena.server.api_write import UploadLimits
+        from hexarena.server import lifecycle
         from hexarena.server.app import create_app
         from hexarena.server.http import LIMITS, with_header_timeout
     except ImportError as exc:
@@ -49,6 +52,10 @@ def serve(
                           "pip install 'hexarena[serve]'") from None
     from hexarena.leagues.workspace.home import default_home
     from hexarena.referee import sandbox
+
+    if log_format not in lifecycle.FORMATS:
+        raise ConfigError(f"--log-format {log_format!r}: allowed: {', '.join(lifecycle.FORMATS)}")
+    lifecycle.configure(log_format)
 
     if sandbox.path() is None:  # every bot, build and check of the server runs sandboxed (RefereeSettings' default)
         raise ConfigError(f"hexarena serve runs uploaded bots only in the sandbox, and none can be made here: "
@@ -61,8 +68,10 @@ def serve(
     app = create_app(workspace, list(league or []),
                      limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate,
                                          build_timeout=build_timeout, max_snapshot=int(max_snapshot * 2**20)))
-    print(f"hexarena serve: workspace {workspace}, leagues: {', '.join(sorted(app.state.scheduler.runners)) or 'none'}"
-          f"; listening on http://{host}:{port} (API schema at /docs)", file=sys.stderr, flush=True)
+    leagues = sorted(app.state.scheduler.runners)
+    lifecycle.event("listening", f"workspace {workspace}, leagues: {', '.join(leagues) or 'none'}; listening on "
+                                 f"http://{host}:{port} (API schema at /docs)", workspace=str(workspace), leagues=leagues,
+                    url=f"http://{host}:{port}")
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5,
                 http=with_header_timeout(header_timeout), **LIMITS)
 

@@ -133,7 +133,9 @@ def sprt(
 def counts_line(result: dict) -> str:
     """The progress line after a batch: pentanomial, Elo, LLR."""
     penta = " ".join(str(n) for n in result["pentanomial"].values())
-    return (f"Ptnml [{penta}], Elo {result['elo']:.1f} +/- {result['elo_error']:.1f}, "
+    from hexarena.leagues.results.sprt import elo_text
+
+    return (f"Ptnml [{penta}], Elo {elo_text(result)}, "
             f"LLR {result['llr']:.2f} ({result['lower']:.2f}, {result['upper']:.2f})")
 
 

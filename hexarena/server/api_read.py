@@ -24,7 +24,7 @@ from hexarena.server.api_common import workspace
 from hexarena.leagues.results import definitions, store
 from hexarena.leagues.registry.catalog import BotInfo, bot_history, get_bot, list_bots
 from hexarena.leagues.registry.snapshot import SHORT_HASH
-from hexarena.leagues.results.report import league_view, standings_payload, strip_paths, without_paths
+from hexarena.leagues.results.report import league_snapshot, standings_payload, strip_paths, without_paths
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.record import GameRecord
 
@@ -164,7 +164,8 @@ def standings(request: Request, name: str) -> StandingsOut:
         payload = _standings_cache.get(key)
     if payload is None:
         try:
-            payload = standings_payload(league_view(ws, name))
+            with league_snapshot(ws, name) as view:  # its facts stream the games: of the same snapshot
+                payload = standings_payload(view)
         except ConfigError:  # no finished game of its current schedule yet
             payload = {"league": name, "generated": "", "facts": {}, "standings": []}
         with _standings_lock:

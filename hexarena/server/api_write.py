@@ -9,7 +9,13 @@
         422  not an archive, an unsafe entry (absolute, '..', link, special file), a broken bot.toml, a failed
              build or check: ``detail`` is the one line the CLI prints, ``checks`` the check's items
         429  over the author's upload rate (``UploadLimits.per_minute``)
+    GET  /api/uploads/progress      the author's upload in progress: its step ("building ...", "checking ...")
+                                    and the seconds since it began (what ``submit --server`` shows meanwhile)
     POST /api/leagues/{name}/run    an admin token: the league plans and runs again now (202)
+
+An upload is checked at the strictest time control of the served leagues the bot will enter (participants
+``all`` or its name; ``LeagueScheduler.strictest_time_control``), named in the answer's ``checked_at`` and in a
+refusal; a bot that enters none is checked at the check's own limit (``referee.check.CHECK_TIME``).
 
 The upload is the same pipeline as ``hexarena submit`` (``hexarena.leagues.registry.submit.submit``: manifest, copy and hash,
 build and check in the sandbox) on the archive unpacked by ``hexarena.leagues.registry.uploads`` into a private temp folder,
@@ -23,6 +29,8 @@ version wakes the continuous leagues (``hexarena.server.scheduler``).
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 import threading
 import time
@@ -38,6 +46,7 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import ClientDisconnect
 
 from hexarena.referee.build import BUILD_TIMEOUT
+from hexarena.server import lifecycle
 from hexarena.server.api_common import author_of, workspace
 from hexarena.server.build_queue import BuildQueue
 from hexarena.leagues.registry import uploads
@@ -46,12 +55,14 @@ from hexarena.leagues.registry.submit import submit, submitted
 from hexarena.leagues.errors import NameTaken, UploadRefused
 from hexarena.leagues.results.report import strip_paths
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
-from hexarena.referee.check import CheckItem
+from hexarena.referee.check import CHECK_TIME, CheckItem
+from hexarena.referee.manifest import load_manifest
 
 router = APIRouter(tags=["write"])
 MULTIPART_SLACK = 64 * 1024  # bytes of multipart framing allowed beyond the archive itself
 DRAIN_FACTOR = 4  # a refused body up to this many times the cap is read to its end (the 413 then reaches the client)
 BUILD_LOG_TAIL = 4000  # characters of a failed build's output sent back
+STAGING = re.compile(r"\.staging-\d+-\w+")  # the registry's staging copy (submit's tempfile.mkdtemp), by name
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,7 @@ class UploadLimits:
 class UploadState:
     limits: UploadLimits
     recent: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
+    steps: dict[str, tuple[str, float]] = field(default_factory=dict)  # author → (upload step, when it began)
     lock: threading.Lock = field(default_factory=threading.Lock)
     # waited for on the event loop, before a worker thread is taken: uploads queued behind the builds must not
     # hold the threads every read endpoint runs on; a queue per author (``hexarena.server.build_queue``)
@@ -101,7 +113,7 @@ class CheckItemOut(BaseModel):
 
     @classmethod
     def of(cls, item: CheckItem) -> CheckItemOut:
-        return cls(name=item.name, passed=item.passed, detail=item.reason)
+        return cls(name=item.name, passed=item.passed, detail=public(item.reason))
 
 
 class UploadOut(BaseModel):
@@ -112,6 +124,12 @@ class UploadOut(BaseModel):
     message: str  # the line 'hexarena submit' prints
     author: str
     checks: list[CheckItemOut]
+    checked_at: str = ""  # the time control of the check, and whose ("league club's time control 200ms")
+
+
+class ProgressOut(BaseModel):
+    step: str | None  # None: no upload of this author in progress
+    seconds: float = 0.0  # since the upload began
 
 
 class Refused(BaseModel):
@@ -135,10 +153,36 @@ async def upload(request: Request) -> UploadOut:
     sandbox). The name is the uploading author's from then on."""
     state: UploadState = request.app.state.uploads
     author = await run_in_threadpool(author_of, request)
-    state.admit(author.name)
-    data = await _read_file_field(request, state.limits, author.name)
-    async with state.building.slot(author.name):
-        return await run_in_threadpool(_submit, request, state, author.name, data)
+    try:
+        state.admit(author.name)
+        data = await _read_file_field(request, state.limits, author.name)
+        state.steps[author.name] = ("waiting for a build slot", time.monotonic())
+        try:
+            async with state.building.slot(author.name):
+                answer = await run_in_threadpool(_submit, request, state, author.name, data)
+        finally:
+            state.steps.pop(author.name, None)
+    except HTTPException as exc:
+        _said(author.name, exc.status_code, str(exc.detail))
+        raise
+    body = json.loads(answer.body)
+    _said(author.name, answer.status_code, body.get("message") or body.get("detail", ""), body.get("bot"))
+    return answer
+
+
+def _said(author: str, status: int, text: str, bot: str | None = None) -> None:
+    """The server's log line of an upload: registered (201), unchanged (200) or refused, and why."""
+    outcome = "refused" if status >= 400 else "accepted"
+    lifecycle.event("upload", f"upload by {author}: {outcome} ({status}): {text}", author=author, status=status,
+                    bot=bot, outcome=outcome)
+
+
+@router.get("/api/uploads/progress", responses={401: {"model": Refused}})
+def progress(request: Request) -> ProgressOut:
+    """The step of your upload in progress (build, check), and the seconds since the upload began."""
+    author = author_of(request)
+    step = request.app.state.uploads.steps.get(author.name)
+    return ProgressOut(step=None) if step is None else ProgressOut(step=step[0], seconds=time.monotonic() - step[1])
 
 
 async def _read_file_field(request: Request, limits: UploadLimits, author: str = "an author") -> bytes:
@@ -212,9 +256,14 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
         with uploads.unpacked(data, max_bytes=limits.max_bytes, max_files=limits.max_files,
                               max_archive=limits.max_archive) as folder:
             try:
+                entered = request.app.state.scheduler.strictest_time_control(load_manifest(folder).name)
+                control, checked_at = entered or (None, f"the check's own time control {CHECK_TIME}")
+                began = state.steps.get(author, ("", time.monotonic()))[1]
                 result = submit(workspace(request), folder, author=author, max_bytes=limits.max_bytes,
-                                         source=f"upload by {author}", build_timeout=limits.build_timeout,
-                                         max_snapshot_bytes=limits.max_snapshot)
+                                source=f"upload by {author}", build_timeout=limits.build_timeout,
+                                max_snapshot_bytes=limits.max_snapshot, time_control=control,
+                                author_from="your token's account", time_source=checked_at if entered else "",
+                                progress=lambda step: state.steps.__setitem__(author, (step, began)))
             except ConfigError as exc:  # the manifest, the copy: name the archive's files, not the temp folder
                 raise type(exc)(_relative(str(exc), folder)) from None
     except UploadRefused as exc:
@@ -227,14 +276,15 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
         raise HTTPException(422, one_line(str(exc).splitlines()[0])) from None
     checks = [CheckItemOut.of(item) for item in result.checks]
     if not result.accepted:
-        body = Refused(detail=f"{result.name} was not registered: {strip_paths(result.reason)}", checks=checks,
-                       build_log=strip_paths(result.build_log[-BUILD_LOG_TAIL:]))
+        body = Refused(detail=f"{result.name} was not registered: {public(result.reason)}", checks=checks,
+                       build_log=public(result.build_log[-BUILD_LOG_TAIL:]))
         return JSONResponse(body.model_dump(), status_code=422)
     message = submitted(workspace(request), result)
     if result.status != "unchanged":
         request.app.state.scheduler.wake()
     body: dict[str, Any] = UploadOut(bot=result.label, name=result.name, hash=result.version_hash, status=result.status,
-                                     message=message, author=author, checks=checks).model_dump()
+                                     message=message, author=author, checks=checks,
+                                     checked_at=checked_at if result.status != "unchanged" else "").model_dump()
     return JSONResponse(body, status_code=201 if result.status in ("registered", "new_version") else 200)
 
 
@@ -245,6 +295,12 @@ def _disk_full() -> HTTPException:
 def one_line(text: str) -> str:
     """``text`` with every control character escaped (``\\n``): an archive's file name is the author's to choose."""
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+def public(text: str) -> str:
+    """A text of the build or the check as the uploader sees it: no folder of the server's (``strip_paths``), and
+    the registry's staging copy that the check ran in called what it is to them."""
+    return STAGING.sub("the bot's folder", strip_paths(text))
 
 
 def _relative(message: str, folder) -> str:

@@ -14,17 +14,16 @@ upload never stops the server.
 
 from __future__ import annotations
 
-import sys
 import threading
-import traceback
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 
-from hexarena.server import api_history, api_read, api_write, events
+from hexarena.server import api_history, api_read, api_write, events, lifecycle
 from hexarena.server.scheduler import LeagueScheduler
 from hexarena.server.site import LiveSite
 from hexarena.leagues.registry.submit import ensure_reference_bots, remove_stale_staging
@@ -69,11 +68,17 @@ def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimit
         try:
             yield
         finally:
+            flying = hub.live_games()
+            lifecycle.event("stopping", f"stopping: {len(flying)} {'game' if len(flying) == 1 else 'games'} in flight "
+                                        "abandoned, they will be replayed", in_flight=len(flying),
+                            games=[game.get("game") for game in flying])
             scheduler.stop()
             site.stop()
             hub.close()
 
-    app = FastAPI(title="hexarena", version="1", lifespan=lifespan,
+    # /docs and /redoc with their scripts served by the app (fastapi-offline): FastAPI's own pages load them from a
+    # CDN, a blank page on a machine without internet
+    app = FastAPIOffline(title="hexarena", version="1", lifespan=lifespan, static_url="/docs/assets",
                   description="Dots and Hexagons bot leagues: upload bots, read standings, games and the queue. "
                               "Writes need `Authorization: Bearer TOKEN` (`hexarena authors add NAME`).")
     app.state.home = home
@@ -91,6 +96,6 @@ def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimit
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
-    print(f"hexarena serve: internal error on {request.method} {request.url.path}:", file=sys.stderr)
-    traceback.print_exception(exc, file=sys.stderr)
+    lifecycle.log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc,
+                        extra={"event": "internal_error", "fields": {"path": request.url.path}})
     return JSONResponse({"detail": "internal error (the server's log has the details)"}, status_code=500)

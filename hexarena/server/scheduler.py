@@ -16,19 +16,20 @@ the queue, and never stops the server: the runner waits for the next wake, or ``
 
 from __future__ import annotations
 
-import sys
+import logging
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from hexarena.leagues.schedule.config import LeagueConfig
+from hexarena.leagues.schedule.config import ALL, LeagueConfig
 from hexarena.leagues.running.runner import league_settings, run_league
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import HexarenaError
+from hexarena.server.lifecycle import event, log
+from hexarena.referee.clock import TimeControl
 
 RETRY = 60.0  # seconds before a league that failed to run tries again unwoken
 
@@ -65,6 +66,21 @@ class LeagueScheduler:
                                              name=f"league-{runner.config.name}")
             runner.thread.start()
 
+    def strictest_time_control(self, bot: str) -> tuple[TimeControl, str] | None:
+        """The time control an upload of ``bot`` is checked at: the strictest of the served leagues it will enter
+        (participants ``all``, or its name), and how to name it ("league club's 200ms"); None if it enters none.
+        Strictest: the least time for a move (a bank's control by its increment plus a thirtieth of the bank: a
+        bot's share of the moves of a mid-sized board)."""
+        def per_move(control: TimeControl) -> float:
+            return control.move if control.move is not None else control.increment + control.bank / 30
+
+        entered = [runner.config for runner in self.runners.values()
+                   if any(p == ALL or p.partition("@")[0] == bot for p in runner.config.participants)]
+        if not entered:
+            return None
+        strictest = min(entered, key=lambda config: (per_move(config.time_control), config.name))
+        return strictest.time_control, f"league {strictest.name}'s time control {strictest.time_control}"
+
     def wake(self, league: str | None = None) -> None:
         """Make one league (None: every league) plan and run again as soon as its current run ends."""
         for runner in self.runners.values() if league is None else [self.runners[league]]:
@@ -90,6 +106,7 @@ class LeagueScheduler:
         name = runner.config.name
         runner.state = "running"
         began = time.monotonic()
+        event("league_started", f"league {name}: run started", league=name)
         try:
             # uploaded code runs only in the sandbox, whatever the file says (create_app refuses sandbox = false)
             settings = league_settings(ws, runner.config, sandboxed=True)
@@ -99,18 +116,21 @@ class LeagueScheduler:
             self._failed(runner, str(exc))
             return
         except Exception as exc:  # noqa: BLE001 - a bug here must not stop the server: reported, retried
-            traceback.print_exc(file=sys.stderr)
+            log.exception("league %s: internal error", name, extra={"event": "internal_error", "fields": {}})
             self._failed(runner, f"internal error: {type(exc).__name__}: {exc}")
             return
         runner.runs += 1
         runner.last_error = None
         runner.last_run = datetime.now(UTC).isoformat(timespec="seconds")
         runner.state = "queued" if runner.wake.is_set() else "idle"
-        if summary.played:
-            print(f"hexarena serve: league {name}: {summary.played} games played in {time.monotonic() - began:.1f} s, "
-                  f"{summary.already + summary.played} of {summary.total} stored", file=sys.stderr, flush=True)
+        seconds = time.monotonic() - began
+        stored = summary.already + summary.played
+        event("league_finished", f"league {name}: run finished, {summary.played} games played in {seconds:.1f} s, "
+                                 f"{stored} of {summary.total} stored", league=name, played=summary.played,
+              seconds=round(seconds, 3), stored=stored, total=summary.total)
 
     def _failed(self, runner: LeagueRunner, message: str) -> None:
         runner.state, runner.last_error = "error", message.splitlines()[0] if message else "failed"
-        print(f"hexarena serve: league {runner.config.name} did not run: {runner.last_error} "
-              f"(again after the next upload, or in {self.retry:.0f} s)", file=sys.stderr, flush=True)
+        event("league_failed", f"league {runner.config.name} did not run: {runner.last_error} "
+                               f"(again after the next upload, or in {self.retry:.0f} s)", logging.WARNING,
+              league=runner.config.name, error=runner.last_error)

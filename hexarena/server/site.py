@@ -36,6 +36,8 @@ from hexarena.referee.record import GameRecord
 
 DEBOUNCE = 0.2  # seconds a stored record waits for others before its league is published
 LIVE_SCRIPT = '<script src="../../live.js"></script>\n</head>'  # pages sit at /leagues/NAME/<page>
+BACK_LINK = ('<body>\n<p class="served-by" style="margin:.5rem 1rem;font-size:.9rem"><a href="../../">← all leagues on '
+             'this server</a></p>')  # served pages only
 NO_CACHE = {"Cache-Control": "no-cache"}  # the files change as games end: always revalidate
 log = logging.getLogger("hexarena.server.site")
 
@@ -111,8 +113,9 @@ class LiveSite:
         @router.get("/")
         def leagues() -> HTMLResponse:
             items = "".join(f'<li><a href="leagues/{html.escape(name)}/">{html.escape(name)}</a></li>'
-                            for name in self.leagues)
-            return HTMLResponse(_page("hexarena", f"<h1>Leagues</h1><ul>{items}</ul>"), headers=NO_CACHE)
+                            for name in self.leagues) or "<li>none: the server was started without --league</li>"
+            return HTMLResponse(_page("hexarena", f"<main><h1>Leagues</h1><ul>{items}</ul>"
+                                                  '<p><a href="docs">The API (/docs)</a></p></main>'), headers=NO_CACHE)
 
         @router.get("/live.js")
         def live_script() -> FileResponse:
@@ -152,13 +155,22 @@ class LiveSite:
             raise missing
         if target.suffix != ".html":
             return FileResponse(target, headers=NO_CACHE)
-        page = target.read_text(encoding="utf-8").replace("</head>", LIVE_SCRIPT, 1)
+        page = target.read_text(encoding="utf-8").replace("</head>", LIVE_SCRIPT, 1).replace("<body>", BACK_LINK, 1)
         return HTMLResponse(page, headers=NO_CACHE)
 
 
 def _page(title: str, body: str) -> str:
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f'<link rel="icon" href="data:,"></head><body>{body}</body></html>')
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
+            f'<style>{ROOT_STYLE}</style></head><body>{body}</body></html>')
+
+
+# the server's own pages (the list of leagues, a league's waiting page): the published site's look, in short
+ROOT_STYLE = ("body{font-family:system-ui,sans-serif;margin:0;color:#1d232a;background:#f6f7f9}"
+              "main{max-width:46rem;margin:2rem auto;padding:0 1rem}h1{font-size:1.6rem}"
+              "ul{list-style:none;padding:0}li{margin:.4rem 0}li a{display:block;padding:.7rem 1rem;background:#fff;"
+              "border:1px solid #d8dde3;border-radius:6px;text-decoration:none;color:#1f5fa8;font-weight:600}"
+              "li a:hover{border-color:#1f5fa8}a{color:#1f5fa8}")
 
 
 def _waiting(league: str) -> str:

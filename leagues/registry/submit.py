@@ -52,8 +52,11 @@ from hexarena.leagues.registry.snapshot import (MAX_BOT_BYTES, MAX_SNAPSHOT_BYTE
 from hexarena.leagues.workspace.locks import pid_alive
 from hexarena.leagues.errors import NameTaken
 
+AUTHOR_FROM = "--author, by default your user name"  # where a local submit's author comes from
+
 if TYPE_CHECKING:
     from hexarena.referee.check import CheckItem
+    from hexarena.referee.clock import TimeControl
 
 
 @dataclass(frozen=True)
@@ -158,6 +161,9 @@ def submit(
     source: str | None = None,
     sandboxed: bool = True,
     max_snapshot_bytes: int = MAX_SNAPSHOT_BYTES,
+    time_control: TimeControl | None = None,
+    time_source: str = "",
+    author_from: str = AUTHOR_FROM,
 ) -> SubmitResult:
     """Register the bot in ``folder`` (see the module docstring for the steps) for ``author`` (default: the OS
     user; for a reference bot's own folder in ``bots/``, ``REFERENCE_AUTHOR``).
@@ -169,11 +175,14 @@ def submit(
     as ``bots show`` lists it (default: the folder's path; the server says "upload by AUTHOR").
     ``sandboxed=False``: the build and the check run unconfined (the organiser's --no-sandbox).
     ``max_snapshot_bytes``: what the folder may hold after its build (rejected with the figure beyond it).
+    ``time_control``: the check's (default: ``referee.check.CHECK_TIME``), e.g. the strictest of the leagues the
+    bot will enter, which ``time_source`` names in the progress and in a refusal ("league club's 200ms").
+    ``author_from``: where ``author`` came from, as a name taken by another author says it (the server: the token).
     """
     folder = Path(folder)
     manifest = load_manifest(folder)
     author = author or (REFERENCE_AUTHOR if folder.resolve().is_relative_to(REPO_BOTS) else getpass.getuser())
-    _check_owner(ws, manifest.name, author)
+    _check_owner(ws, manifest.name, author, author_from)
     remove_stale_staging(ws)
     try:
         staging = Path(tempfile.mkdtemp(prefix=f".staging-{os.getpid()}-", dir=ws.registry_dir))
@@ -202,8 +211,9 @@ def submit(
                 _bound_size(final, max_snapshot_bytes)
                 freeze(final)  # as its games will see it
                 if check:
-                    progress(f"checking {manifest.name} (hexarena check: a dozen crafted games)")
-                checks = run_check(final, sandboxed) if check else skipped_check()
+                    at = f" at {time_source}" if time_source else ""
+                    progress(f"checking {manifest.name}{at} (hexarena check: a dozen crafted games)")
+                checks = run_check(final, sandboxed, time_control, time_source) if check else skipped_check()
                 stored = _store(ws, manifest, author, digest, final, checks, build_log,
                                 source or str(folder.resolve()))
                 return stored
@@ -221,13 +231,13 @@ def submit(
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _check_owner(ws: Workspace, name: str, author: str) -> None:
+def _check_owner(ws: Workspace, name: str, author: str, author_from: str = AUTHOR_FROM) -> None:
     """ConfigError unless ``author`` may submit ``name``: its first submitter, or the reference author for bots/'s names."""
     row = ws.db.execute("SELECT author FROM bots WHERE name = ?", (name,)).fetchone()
     owner = REFERENCE_AUTHOR if name in reference_names() else row["author"] if row is not None else author
     if owner != author:
         raise NameTaken(f"bot name {name!r} is taken by author {owner!r} (you submit as {author!r}: "
-                          "--author, by default your user name); choose another name")
+                        f"{author_from}); choose another name")
 
 
 def _unchanged(ws: Workspace, latest, db=None) -> SubmitResult:
@@ -295,18 +305,22 @@ def _bound_size(folder: Path, limit: int) -> None:
                         f"{megabytes(limit)} for a built bot; keep build outputs smaller")
 
 
-def run_check(folder: Path, sandboxed: bool = True) -> list[CheckItem]:
-    """The conformance check (``hexarena check``) on the built copy; raise _Rejected if it fails."""
+def run_check(folder: Path, sandboxed: bool = True, time_control: TimeControl | None = None,
+              time_source: str = "") -> list[CheckItem]:
+    """The conformance check (``hexarena check``) on the built copy, at ``time_control`` (default: the check's own);
+    raise _Rejected if it fails, naming ``time_source`` when it is given."""
     from hexarena.referee.check import check_bot  # the referee's machinery: imported when a check runs
 
+    at = f" (checked at {time_source})" if time_source else ""
     try:
-        report = check_bot(folder, sandboxed=sandboxed)
+        report = check_bot(folder, sandboxed=sandboxed, **({"time_control": time_control} if time_control else {}))
     except HexarenaError as exc:
-        raise _Rejected(f"conformance check failed: {exc}") from None
+        raise _Rejected(f"conformance check failed: {exc}{at}") from None
     checks = list(report.items)
     if not report.passed:
         failed = [f"{name}: {reason}" for name, passed, reason in checks if not passed]
-        raise _Rejected("conformance check failed: " + "; ".join(failed or ["see the check report"]), checks=checks)
+        raise _Rejected("conformance check failed: " + "; ".join(failed or ["see the check report"]) + at,
+                        checks=checks)
     return checks
 
 

@@ -13,6 +13,7 @@ and a submitted bot is submitted again from its folder (its old snapshot is ``HO
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +41,10 @@ class Report:
 
 def _open(database: Path) -> sqlite3.Connection:
     if not database.is_file():
-        raise ConfigError(f"{database}: no workspace database there (give the workspace with --home)")
+        given = os.environ.get("HEXARENA_HOME")
+        source = (f"HEXARENA_HOME={given} names a folder without one: set it to the workspace, or give --home"
+                  if given and database.parent == Path(given) else "give the workspace with --home")
+        raise ConfigError(f"{database}: no workspace database there ({source})")
     return sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)
 
 

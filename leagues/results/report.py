@@ -2,6 +2,7 @@
 
     league = league_view(ws, "demo")       the view of a stored league: standings with ratings, head to head,
                                            per configuration, the games as a stream, faults, think times
+    with league_snapshot(ws, "demo") as league:   the same, its games streamed from the same snapshot
     league = compute("demo", records)      the same view of a list of records (no store)
     standings_payload(league)              standings.json, and the API's GET /api/leagues/NAME/standings
 
@@ -18,6 +19,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -68,9 +70,29 @@ class LeagueReport:
         return self.files[next(reversed(self.files))]
 
 
+@contextmanager
+def league_snapshot(ws: Workspace, league: str) -> Iterator[LeagueReport]:
+    """``league_view`` in one read transaction that lasts the block: its tables and its games, streamed later
+    while a site is written, are of the same stored games, whatever the league's runner stores meanwhile."""
+    from hexarena.leagues.results import store
+
+    store.ensure_tallied(ws, league)  # a write: before the snapshot
+    with ws.reading():
+        yield league_view(ws, league)
+
+
 def league_view(ws: Workspace, league: str) -> LeagueReport:
     """What the site of ``league`` shows, from the store (the server's read API shows the same);
-    ConfigError for an unknown league or one without finished games."""
+    ConfigError for an unknown league or one without finished games. Its tables are read in one snapshot;
+    its ``games()`` are read when called: a caller that streams them uses ``league_snapshot``."""
+    from hexarena.leagues.results import store
+
+    store.ensure_tallied(ws, league)  # a write: before the snapshot (in a league_snapshot, done already)
+    with ws.reading():
+        return _stored_view(ws, league)
+
+
+def _stored_view(ws: Workspace, league: str) -> LeagueReport:
     from hexarena.leagues.results import definitions, store
 
     config = definitions.league_config(ws, league)
@@ -135,8 +157,10 @@ def without_paths(record: GameRecord) -> GameRecord:
 
 
 def registered_versions(ws: Workspace, names: set[str]) -> dict[str, list[dict]]:
-    """What the registry knows of each bot's versions (bots played from a folder are not registered)."""
-    from hexarena.leagues.registry.catalog import bot_history
+    """What the registry knows of each bot's versions (bots played from a folder are not registered). Each
+    version's author is the bot's owner, the account that submitted it: the manifest's ``author`` is what the
+    bot says of itself, and anyone can write any name there."""
+    from hexarena.leagues.registry.catalog import bot_history, bot_row
 
     versions = {}
     for name in sorted(names):
@@ -144,8 +168,9 @@ def registered_versions(ws: Workspace, names: set[str]) -> dict[str, list[dict]]
             history = bot_history(ws, name)
         except ConfigError:
             continue
+        owner = bot_row(ws, name)["author"]
         versions[name] = [{"hash": v.hash, "submitted": v.submitted[:16].replace("T", " "),
-                           "language": v.manifest.language, "author": v.manifest.author} for v in history]
+                           "language": v.manifest.language, "author": owner} for v in history]
     return versions
 
 

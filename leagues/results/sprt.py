@@ -180,6 +180,10 @@ class Estimate:
     nelo_error: float
     los: float
     draw_ratio: float  # share of games drawn, when known (``estimate(..., draws=)``), else nan
+    # +1 (-1): every pair won (lost) by the first bot, so Elo is +inf (-inf) and only a bound is known: ``elo_bound``,
+    # the 95% one-sided bound of its per-pair score s with s**pairs = 0.05, as Elo (what fastchess shows as inf)
+    one_sided: int = 0
+    elo_bound: float = math.nan
 
 
 def estimate(counts: list[int], draws: int | None = None) -> Estimate:
@@ -190,6 +194,12 @@ def estimate(counts: list[int], draws: int | None = None) -> Estimate:
     total, mean, variance = _moments(counts)
     spread = math.sqrt(variance / total)
     low, high = max(mean - Z95 * spread, 1e-9), min(mean + Z95 * spread, 1 - 1e-9)
+    side = 1 if counts[4] == pairs else -1 if counts[0] == pairs else 0
+    if side:
+        bound = elo(0.05 ** (1 / pairs))
+        return Estimate(pairs=pairs, elo=side * math.inf, elo_error=math.nan, nelo=side * math.inf, nelo_error=math.nan,
+                        los=100.0 if side > 0 else 0.0, draw_ratio=math.nan if draws is None else draws / (2 * pairs),
+                        one_sided=side, elo_bound=side * bound)
     return Estimate(
         pairs=pairs,
         elo=elo(mean),
@@ -199,6 +209,18 @@ def estimate(counts: list[int], draws: int | None = None) -> Estimate:
         los=100 * NormalDist().cdf((mean - 0.5) / spread),
         draw_ratio=math.nan if draws is None else draws / (2 * pairs),
     )
+
+
+def elo_text(result: Estimate | dict, digits: int = 1) -> str:
+    """The Elo estimate as a person reads it: ``+12.3 +/- 45.6``; ``+inf (95%: at least +34.4)`` when every pair
+    went one way (a symmetric interval would be meaningless); ``no pair finished yet`` before the first."""
+    get = result.get if isinstance(result, dict) else lambda key, default=None: getattr(result, key, default)
+    if not get("pairs"):
+        return "no pair finished yet"
+    if get("one_sided", 0):
+        side = get("one_sided")
+        return f"{'+' if side > 0 else '-'}inf (95%: at {'least' if side > 0 else 'most'} {get('elo_bound'):+.{digits}f})"
+    return f"{get('elo'):+.{digits}f} +/- {get('elo_error'):.{digits}f}"
 
 
 def verdict(value: float, hypotheses: Hypotheses) -> str | None:
@@ -224,11 +246,14 @@ def describe(result: dict) -> str:
     h = result["hypotheses"]
     penta = ", ".join(f"{name} {n}" for name, n in result["pentanomial"].items())
     unit = "nElo" if h["model"] == "normalized" else "Elo"
+    nelo = f"{result['nelo']:.2f} +/- {result['nelo_error']:.2f}" if not result.get("one_sided") and result["pairs"] \
+        else elo_text(result, 2).split(" (")[0]
+    estimates = [f"Elo: {elo_text(result, 2)}, nElo: {nelo}",
+                 f"LOS: {result['los']:.2f} %, DrawRatio: {100 * result['draw_ratio']:.2f} %, "
+                 f"PairsRatio: {pairs_ratio(result['pentanomial']):.2f}"] if result["pairs"] else \
+        ["Elo: no pair finished yet, so no estimate"]  # not nan
     return "\n".join([
-        f"Elo: {result['elo']:.2f} +/- {result['elo_error']:.2f}, nElo: {result['nelo']:.2f} +/- "
-        f"{result['nelo_error']:.2f}",
-        f"LOS: {result['los']:.2f} %, DrawRatio: {100 * result['draw_ratio']:.2f} %, "
-        f"PairsRatio: {pairs_ratio(result['pentanomial']):.2f}",
+        *estimates,
         f"Games: {result['games']}, Pairs: {result['pairs']}, Ptnml(0-2): [{penta}]",
         f"LLR: {result['llr']:.2f} ({result['lower']:.2f}, {result['upper']:.2f}) "
         f"[{h['elo0']:g}, {h['elo1']:g}] {unit}, alpha {h['alpha']:g}, beta {h['beta']:g}",

@@ -296,10 +296,10 @@ def tally(ws: Workspace, league: str) -> Tally:
                  normalise(games.astype(frame_types)))
 
 
-def _tally_rows(ws: Workspace, league: str) -> tuple[list[tuple], list[tuple]]:
-    """The league's rows of totals and shapes (without the league column), in the tables' order. Folded and
-    stored first unless built (listed in ``tallied``); where that write fails (a full disk, a read-only or busy
-    database) the rows folded are answered all the same, unsaved: a read never needs to write."""
+def ensure_tallied(ws: Workspace, league: str) -> bool:
+    """Fold and store the league's totals and shapes from its results unless they are built (listed in
+    ``tallied``): a write, so a reader that takes a snapshot (``Workspace.reading``) calls it first. False where
+    that write failed (a full disk, a read-only or busy database): the tables are not built."""
     built = "SELECT 1 FROM tallied WHERE league = ?"
     if not ws.db.execute(built, (league,)).fetchone():
         try:
@@ -307,8 +307,17 @@ def _tally_rows(ws: Workspace, league: str) -> tuple[list[tuple], list[tuple]]:
                 if not db.execute(built, (league,)).fetchone():  # another process may have folded them meanwhile
                     _fold(db, league)
         except (OutOfSpace, sqlite3.OperationalError):
-            totals, shapes = _folded(ws.db, league)
-            return sorted(row[1:] for row in totals), sorted(row[1:] for row in shapes)
+            return False
+    return True
+
+
+def _tally_rows(ws: Workspace, league: str) -> tuple[list[tuple], list[tuple]]:
+    """The league's rows of totals and shapes (without the league column), in the tables' order. Folded and
+    stored first unless built; where that write fails the rows folded are answered all the same, unsaved: a
+    read never needs to write."""
+    if not ensure_tallied(ws, league):
+        totals, shapes = _folded(ws.db, league)
+        return sorted(row[1:] for row in totals), sorted(row[1:] for row in shapes)
     return (_rows(ws, f"SELECT {', '.join(TOTALS_COLUMNS[1:])} FROM totals WHERE league = ?"
                       " ORDER BY configuration, bot", (league,)),
             _rows(ws, f"SELECT {', '.join(SHAPE_COLUMNS[1:])} FROM shapes WHERE league = ?"

@@ -144,7 +144,7 @@ def heading(column: str) -> str:
 def render(sections: list[tuple[tuple[str, ...], pd.DataFrame]], fmt: str = "text") -> str:
     """Tables named by a path, e.g. ``(("standings",), frame)`` or ``(("3x3 hex", "standings"), frame)``, as
     text (aligned columns, plain for pipes), rich (boxed tables with readable headings, for a terminal),
-    md (GitHub tables), csv (a ``# title`` line before each) or json (nested objects along the path, each
+    md (GitHub tables), csv (``csv_text``; for one table: several CSV tables are no loadable file) or json (nested objects along the path, each
     table a list of rows)."""
     shown = [(path, rounded(table)) for path, table in sections]
     if fmt == "rich":
@@ -161,7 +161,7 @@ def render(sections: list[tuple[tuple[str, ...], pd.DataFrame]], fmt: str = "tex
     for path, table in shown:
         title = " — ".join([TITLES.get(path[-1], path[-1]), *path[:-1]])
         if fmt == "csv":
-            parts.append(f"# {title}\n{table.to_csv(index=False)}")
+            parts.append(csv_text(table))  # one table (``league table`` asks for one): no title line
         elif fmt == "md":
             parts.append(f"### {title}\n\n{markdown(table)}\n")
         else:
@@ -204,6 +204,18 @@ def rounded(table: pd.DataFrame) -> pd.DataFrame:
     """Figures as shown: ``DECIMALS`` places, whole numbers without a decimal point."""
     table = table.round({c: d for c, d in DECIMALS.items() if c in table.columns})
     return table.astype({c: "Int64" for c, d in DECIMALS.items() if d == 0 and c in table.columns})
+
+
+def csv_text(table: pd.DataFrame) -> str:
+    """A table as one CSV file pandas and spreadsheets load: floats to 6 decimals (an exact tie is 0, not a
+    ``9.64e-15`` of rounding), flags as ``true``/``false`` (not Python's ``False``)."""
+    table = table.copy()
+    for column in table.columns:
+        if pd.api.types.is_bool_dtype(table[column]):
+            table[column] = table[column].map({True: "true", False: "false"})
+        elif pd.api.types.is_float_dtype(table[column]):
+            table[column] = table[column].round(6) + 0.0  # + 0.0: no "-0"
+    return table.to_csv(index=False, float_format="%.6g")
 
 
 def markdown(table: pd.DataFrame) -> str:

@@ -101,3 +101,8 @@ def markdown_table(headers: list[str], rows: Iterable[Iterable[str]], right: Con
 def _escape(text: str) -> str:
     """``text`` with Markdown's and HTML's special characters escaped."""
     return re.sub(r"([\\|<>`*\[\]])", r"\\\1", text)
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 worker``, ``2 workers``, ``0 leagues``: a count with its noun, as people write it."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

@@ -1,13 +1,18 @@
 """A league run's progress on stderr (``ProgressDisplay``): games done of the total, rate, time left, leader.
 
-On a terminal a rich bar, updated as each record is stored; without one (nohup, CI, a pipe) a plain line
-now and then. The leader is counted from the stored games' points, then from each new record.
+On a terminal a rich bar, updated as each record is stored, with the leader and the executor's status on a
+line of their own (each line fits 80 columns); without one (nohup, CI, a pipe) a plain line now and then. The
+leader is counted from the stored games' points, then from each new record. ``close`` prints the closing line:
+games played, elapsed time, games/s.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+
+from rich.progress import Progress
+from rich.text import Text
 
 from hexarena.leagues.results import store
 from hexarena.leagues.results.tables import seat_rows
@@ -24,7 +29,7 @@ class ProgressDisplay:
 
     def __init__(self, ws: Workspace, league: str, total: int, done: int, terminal: bool | None = None) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
 
         self.points: dict[str, float] = {}
         self.games: dict[str, int] = {}
@@ -39,10 +44,11 @@ class ProgressDisplay:
             self.bar = None
             print(f"{league}: {done}/{total} games stored, {total - done} to play", file=sys.stderr, flush=True)
             return
-        self.bar = Progress(TextColumn(f"[bold]{league}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), TextColumn("{task.fields[leader]}"),
-                            TextColumn("{task.fields[status]}"), console=Console(file=sys.stderr), transient=False)
-        self.task = self.bar.add_task("games", total=total, completed=done, rate="", leader=self._leader(), status="")
+        self.bar = TwoLineProgress(TextColumn(f"[bold]{league}"), BarColumn(bar_width=20), MofNCompleteColumn(),
+                                   TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+                                   console=Console(file=sys.stderr), transient=False)
+        self.bar.below = self._leader()
+        self.task = self.bar.add_task("games", total=total, completed=done, rate="")
         self.bar.start()
 
     def _leader(self) -> str:
@@ -59,15 +65,33 @@ class ProgressDisplay:
         now = time.monotonic()
         rate = self.count / max(now - self.started, 1e-9)
         if self.bar is not None:
-            self.bar.update(self.task, advance=1, rate=f"{rate:.1f} games/s", leader=self._leader(), status=status)
+            self.bar.below = " · ".join(filter(None, [self._leader(), status]))
+            self.bar.update(self.task, advance=1, rate=f"{rate:.1f} games/s")
             return
         done = self.done + self.count
         if self.count % self.LINES_EVERY == 0 or now - self.last_line >= self.SECONDS_EVERY or done == self.total:
             self.last_line = now
             left = (self.total - done) / rate if rate > 0 else 0
-            print(f"{self.league}: {done}/{self.total} games, {rate:.1f} games/s, about {left:.0f} s left, "
-                  f"{self._leader()}" + (f" ({status})" if status else ""), file=sys.stderr, flush=True)
+            print(f"{self.league}: {done}/{self.total} games, {rate:.1f} games/s, about {left:.0f} s left"
+                  + "".join(f"; {part}" for part in (self._leader(), status) if part), file=sys.stderr, flush=True)
 
-    def close(self) -> None:
+    def close(self, where: str = "") -> None:
+        """Stop the bar and print the closing line (``where``: the executor's summary, e.g. the hosts)."""
         if self.bar is not None:
             self.bar.stop()
+        elapsed = time.monotonic() - self.started
+        print(f"{self.league}: {self.count} {'game' if self.count == 1 else 'games'} played in {elapsed:.1f} s, "
+              f"{self.count / max(elapsed, 1e-9):.1f} games/s" + (f" {where}" if where else ""),
+              file=sys.stderr, flush=True)
+
+
+class TwoLineProgress(Progress):
+    """A bar line, and under it one line of text (``below``), cut at the console's width rather than the bar's
+    fields each shrunk to "…"."""
+
+    below = ""
+
+    def get_renderables(self):
+        yield self.make_tasks_table(self.tasks)
+        if self.below:
+            yield Text(self.below, no_wrap=True, overflow="ellipsis")

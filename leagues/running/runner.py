@@ -219,6 +219,8 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
     jobs = [Job(g.id, g.config, tuple(to_play.bots[label] for label in g.seats), g.seed, g.opening) for g in todo]
     if executor is None:
         executor = LocalExecutor(settings, games_at_once(league, concurrency))
+    if jobs:
+        executor.check(jobs)
     already = len(games) - len(todo)
     played = 0
     display = None
@@ -238,7 +240,7 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
                     display.update(record, executor.status())
         finally:
             if display:
-                display.close()
+                display.close(executor.summary())
     if played:
         save_ratings_snapshot(ws, league.name, {label: spec.version for label, spec in to_play.bots.items()})
     return RunSummary(league.name, len(games), already, played)

@@ -47,12 +47,13 @@ from hexarena.leagues.workspace.files import check_out_folder
 from hexarena.leagues.site import charts
 from hexarena.leagues.results import definitions
 from hexarena.leagues.results.analyses import costliest_moves, league_analyses
+from hexarena.leagues.results.tables import csv_text
 from hexarena.leagues.results.wording import markdown_table, result_summary
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 from hexarena.referee.record import BoardConfig, GameRecord
 from hexarena.leagues.results.report import (
-    Facts, LeagueReport, board_of, league_view, standings_payload, strip_paths, unique_stems,
+    Facts, LeagueReport, board_of, league_snapshot, standings_payload, strip_paths, unique_stems,
 )
 
 SITE = Path(__file__).parent  # the templates, scripts and stylesheet beside this module
@@ -73,11 +74,11 @@ def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     """Write the site and the standings files of ``league`` into ``out_dir``; returns the index page."""
     check_out_folder(Path(out_dir))
     out = Path(out_dir).resolve()  # before the league is read: a bad --out fails at once, not after a big store's tally
-    site = league_view(ws, league)
-    site.analyses = league_analyses(ws, league, definitions.league_config(ws, league).analysis_budget)
-    site.costliest = costliest_moves(ws, site.analyses)
+    analyses = league_analyses(ws, league, definitions.league_config(ws, league).analysis_budget)  # writes: first
     try:  # written whole beside the folder, then moved in: never half a site (and a user's files stay)
-        return write_site(out, site)
+        with league_snapshot(ws, league) as site:  # the tables and the games of one snapshot
+            site.analyses, site.costliest = analyses, costliest_moves(ws, analyses)
+            return write_site(out, site)
     except OSError as exc:
         if is_out_of_space(exc):
             raise OutOfSpace(out) from None
@@ -442,6 +443,6 @@ def _cell(fmt: str, value: object) -> str:
 
 def write_exports(out: Path, league: LeagueReport) -> None:
     (out / "standings.md").write_text(standings_markdown(league), encoding="utf-8")
-    league.standings.to_csv(out / "standings.csv", index=False, float_format="%.6g")
+    (out / "standings.csv").write_text(csv_text(league.standings), encoding="utf-8")
     (out / "standings.json").write_text(json.dumps(standings_payload(league), indent=1, ensure_ascii=False) + "\n",
                                         encoding="utf-8")

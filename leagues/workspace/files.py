@@ -40,6 +40,11 @@ def check_out_folder(path: Path, option: str = "--out") -> None:
     if path.exists() and not path.is_dir():
         raise ConfigError(f"{option} {path}: exists and is not a folder; give a folder")
     _probe(path, option)
+    if path.is_dir():  # its files are written beside it, then renamed into it: the same file system, writable
+        if path.resolve() != path.resolve().parent and os.stat(path).st_dev != os.stat(path.resolve().parent).st_dev:
+            raise ConfigError(f"{option} {path}: a file system of its own (a mount point, or a special folder like "
+                              "/proc); the files are made beside it first: give a folder inside it")
+        _probe(path / ".hexarena-probe", option)
 
 
 def _probe(path: Path, option: str) -> None:

@@ -150,6 +150,22 @@ class Workspace(Layout):
                 raise OutOfSpace(self.database) from None
             raise
 
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """One consistent snapshot for every read in the block: a read transaction (WAL), so what other
+        processes store meanwhile is not seen until it ends; a block inside another shares the outer snapshot.
+        No write may happen in it (``transaction`` would fail)."""
+        if self.db.in_transaction:
+            yield self.db
+            return
+        self.db.execute("BEGIN")
+        try:
+            self.db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # the snapshot starts at the first read
+            yield self.db
+        finally:
+            if self.db.in_transaction:
+                self.db.execute("COMMIT")  # reads only: nothing to keep or undo
+
     def backup(self, dest: Path) -> None:
         """A consistent copy of the database at ``dest`` while other processes keep writing (SQLite's online
         backup), written beside it and moved into place: ``dest`` is whole or untouched."""

@@ -90,7 +90,9 @@ class ProcessSeat(ZmqSeat):
             self.process.drain()
             lines = [line[:200] for line in self.process.stderr_tail.decode(errors="replace").splitlines()
                      if line.strip()][-3:]
-        return report + ("; stderr: " + " | ".join(lines) if lines else "; no stderr") + "]"
+        silent = self.process is not None and self.process.bridge is not None and not self.process.bridge.read_any
+        hint = "; nothing was read from its stdout: does it flush after each line?" if silent else ""
+        return report + ("; stderr: " + " | ".join(lines) if lines else "; no stderr") + hint + "]"
 
     def ready_fd(self, fd: int) -> None:
         if self.process is None:  # a descriptor drained to EOF outside the poller, closed since, its number reused

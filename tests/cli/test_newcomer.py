@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -327,3 +328,47 @@ def test_a_command_loads_only_its_own_module_and_every_command_is_found_that_way
             "try: main()\nexcept SystemExit: pass\nprint(sorted(m for m in sys.modules if m.startswith('hexarena.commands.')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip().splitlines()[-1] == "['hexarena.commands.board']"
+
+
+def test_the_guides_match_command_works_outside_the_repository(tmp_path: Path):
+    """WRITING_A_BOT.md's first match, as a reader outside the repository types it (their bot: a copy of random)."""
+    text = (ROOT / "protocol" / "WRITING_A_BOT.md").read_text()
+    command = next(line for line in text.split("`") if line.startswith("hexarena match path/to/mybot "))
+    shutil.copytree(RANDOM, tmp_path / "path" / "to" / "mybot")
+    args = command.split()[2:] + ["--games", "1", "--home", str(tmp_path / "home")]
+    run = subprocess.run([*HEXARENA, "match", *[a.replace("4x4", "1x2") for a in args]], capture_output=True,
+                         text=True, cwd=tmp_path, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+
+
+def test_doctor_on_an_empty_hexarena_home_names_the_variable(tmp_path: Path):
+    empty = tmp_path / "new"
+    empty.mkdir()
+    run = subprocess.run([*HEXARENA, "doctor"], capture_output=True, text=True, timeout=60, check=False,
+                         env={**os.environ, "HEXARENA_HOME": str(empty)})
+    assert run.returncode == 2 and run.stderr == (
+        f"hexarena: error: {empty / 'hexarena.db'}: no workspace database there (HEXARENA_HOME={empty} names a "
+        "folder without one: set it to the workspace, or give --home)\n")
+
+
+def test_submit_says_pass_and_fail_as_check_does(tmp_path: Path):
+    mine = tmp_path / "mine"
+    shutil.copytree(RANDOM, mine)
+    (mine / "bot.toml").write_text('name = "mine"\ncommand = ["python3", "bot.py"]\n')
+    run = subprocess.run([*HEXARENA, "submit", str(mine), "--home", str(tmp_path / "home")], capture_output=True,
+                         text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr
+    assert " PASS " in run.stdout and " ok " not in run.stdout, run.stdout
+
+
+def test_balanced_openings_say_their_time_up_front_show_progress_and_fall_back_to_playouts(tmp_path: Path):
+    run = subprocess.run([*HEXARENA, "openings", "4x4", "--count", "2", "--balanced", "--candidates", "20",
+                          "--budget", "0.3"], capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr  # before: "no start position solved", exit 2, after minutes of silence
+    said = run.stderr.splitlines()
+    assert said[0].startswith("hexarena: solving 40 candidate positions of 4x4 hex, up to 0.3 s each: at most 12 s")
+    assert any(re.fullmatch(r"hexarena: \d+/40 candidates tried, \d+ solved \(\d+ s\)", line) for line in said)
+    assert said[-1].startswith("hexarena: 0 of 2 start positions solved within --budget 0.3 s; the other 2 balanced "
+                               "by chain-rule playouts instead")
+    rows = run.stdout.splitlines()
+    assert len(rows) == 2 and all(re.fullmatch(r"[\d,]+  # value ~[+-]\d+\.\d \(estimated by playouts\)", r) for r in rows)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import io
 import shutil
 import signal
@@ -15,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import HEXARENA, league_text, make_workspace, per_game, stored_ids
+from helpers import HEXARENA, has_libzmq_headers, league_text, make_workspace, per_game, stored_ids, wait_for
 
 from hexarena.leagues.registry.snapshot import pack_snapshot as pack
 from hexarena.leagues.results import store
@@ -32,7 +33,7 @@ from hexarena.referee.settings import RefereeSettings
 distributed = pytest.importorskip("distributed")
 
 REPO = Path(__file__).resolve().parents[2]
-HAVE_CBOT = bool(shutil.which("cc")) and Path("/usr/include/zmq.h").exists()
+HAVE_CBOT = has_libzmq_headers  # the C bot joins the league where it can be built
 LOOPBACK = "127.0.0.1"
 
 
@@ -138,7 +139,7 @@ def table_without_timing(home: Path) -> list[dict]:
     rows = []
     with Workspace(home) as ws:
         for which in ("standings", "ratings"):
-            shown = league_tables(ws, "killed", which, None, "csv").split("\n", 1)[1]  # below the section's title
+            shown = league_tables(ws, "killed", which, None, "csv")  # one table: loadable as it is
             rows += [{k: v for k, v in row.items() if "ms" not in k} for row in csv.DictReader(io.StringIO(shown))]
     return rows
 
@@ -298,3 +299,99 @@ def test_a_cycle_that_kills_three_workers_is_reported_not_retried_forever(tmp_pa
     assert summary.played == 0 and summary.total == 2
     assert "killed every worker it ran on" in capsys.readouterr().err
     assert not stored_ids(home)
+
+
+class Cluster:
+    """A `dask scheduler` and `dask worker`s as processes of this interpreter, on loopback; ``stop()`` kills them."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.address = f"tcp://{LOOPBACK}:{self.port}"
+        self.spawned = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", LOOPBACK,
+                                          "--port", str(self.port), "--no-dashboard"],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+        self.workers = 0
+
+    def worker(self, *resources: str) -> subprocess.Popen:
+        process = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", self.address, "--host",
+                                    LOOPBACK, "--nthreads", "1", *resources, "--no-nanny", "--no-dashboard"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.spawned.append(process)
+        self.workers += 1
+        with distributed.Client(self.address, timeout=60) as client:
+            client.wait_for_workers(self.workers, timeout=60)
+        return process
+
+    def lose(self, worker: subprocess.Popen) -> None:
+        kill(worker)
+        self.workers -= 1
+
+    def stop(self) -> None:
+        for process in reversed(self.spawned):
+            kill(process)
+
+
+@pytest.mark.slow
+def test_a_cluster_whose_workers_cannot_seat_the_tables_is_refused_with_the_worker_command(tmp_path):
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    file = tmp_path / "league.toml"
+    file.write_text(league_text("seatless", boards=(("1x2", "hex"),), seed=1))
+    cluster = Cluster()
+    try:
+        for resources in ((), ("--resources", "seat=1")):  # none at all, then one seat for 2-player tables
+            cluster.worker(*resources)
+            done = subprocess.run([*HEXARENA, "--home", str(home), "league", "run", str(file), "--scheduler",
+                                   cluster.address], capture_output=True, text=True, timeout=120, check=False)
+            assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+            assert done.stderr.startswith(f"hexarena: error: no Dask worker at {cluster.address} offers seat=2 "
+                                          "for the league's 2-player tables (workers: tcp://127.0.0.1:")
+            assert ("seat=1" if resources else "no seat resources") in done.stderr
+            assert done.stderr.endswith(f"; start one with: dask worker {cluster.address} --nthreads 2 "
+                                        "--resources seat=2\n")
+            assert stored_ids(home) == []
+    finally:
+        cluster.stop()
+
+
+@pytest.mark.slow
+def test_workers_joining_and_leaving_are_announced_and_the_run_ends_with_a_summary(tmp_path):
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    file = tmp_path / "league.toml"
+    file.write_text(league_text("watched", boards=(("3x3", "hex"),), games_per_pairing=100, seed=3))  # a minute or more
+    cluster = Cluster()
+    err = tmp_path / "stderr.txt"
+    try:
+        first = cluster.worker("--resources", "seat=2")
+        with open(err, "w") as sink:
+            run = subprocess.Popen([*HEXARENA, "--home", str(home), "league", "run", str(file), "--scheduler",
+                                    cluster.address], stdout=subprocess.PIPE, stderr=sink, text=True)
+        cluster.spawned.append(run)
+
+        def said(words: str, count: int = 1) -> bool:
+            return err.read_text().count(words) >= count
+
+        wait_for(lambda: len(stored_ids(home)) >= 3 or run.poll() is not None, 120, "games stored")
+        second = cluster.worker("--resources", "seat=2")
+        wait_for(lambda: said(" joined (seat=2)") or run.poll() is not None, 30, "the joining announced")
+        cluster.lose(first)
+        cluster.lose(second)
+        wait_for(lambda: said(" left", 2) or run.poll() is not None, 30, "both leavings announced")
+        wait_for(lambda: said("no worker left offers seat=2") or run.poll() is not None, 30, "no capable worker")
+        assert run.poll() is None, err.read_text()  # waiting for a worker, not failed, not finished
+        cluster.worker("--resources", "seat=2")
+        run.communicate(timeout=300)
+        assert run.returncode == 0, err.read_text()
+    finally:
+        cluster.stop()
+    lines = err.read_text().splitlines()
+    assert [line for line in lines if "no worker left" in line] == [
+        f"hexarena: no worker left offers seat=2 (no worker is connected): the games wait; start one with: "
+        f"dask worker {cluster.address} --nthreads 2 --resources seat=2"]
+    assert sum(line.endswith(" joined (seat=2)") for line in lines) == 2
+    assert sum(re.fullmatch(r"hexarena: worker tcp://127\.0\.0\.1:\d+ left", line) is not None for line in lines) == 2
+    assert re.fullmatch(r"watched: \d+ games played in \d+\.\d s, \d+\.\d games/s on 1 host \(games by host: .+\)",
+                        lines[-2]), lines[-2]  # the closing line, then the command's own
+    ids = stored_ids(home)
+    assert len(ids) == len(set(ids)) == 6 * 100

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers import HEXARENA, RANDOM, ROOT
+from helpers import HEXARENA, RANDOM, ROOT, needs_c
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -438,6 +438,7 @@ def with_leftovers(bots: Path) -> Path:
     return bots
 
 
+@needs_c  # its leftovers include the C bot built by make
 def test_reference_bots_hash_the_same_from_the_repository_and_as_installed(tmp_path: Path):
     from hexarena.leagues.registry.snapshot import source_hash
 

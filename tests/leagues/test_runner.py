@@ -2,6 +2,7 @@
 SIGKILL and rerun, faults, one-line errors. League files and schedules: test_schedule.py."""
 
 import json
+import re
 import os
 import signal
 import sqlite3
@@ -331,3 +332,26 @@ def test_replace_keeps_every_game_and_the_tables_show_the_new_definitions_schedu
     salvage(tmp_path / "home", tmp_path / "salvaged")  # hexarena doctor --salvage keeps the edition
     with Workspace(tmp_path / "salvaged") as ws:
         assert (len(pending(ws, slower).todo), definitions.definition(ws, slower).edition) == (0, 1)
+
+
+def test_the_progress_bar_fits_80_columns_and_the_run_ends_with_elapsed_time_and_rate(tmp_path, monkeypatch, capsys):
+    from hexarena.leagues.running.progress import ProgressDisplay
+    from hexarena.referee.record import BoardConfig
+    from hexarena.referee.referee import Referee
+    from hexarena.referee.seats.inprocess import InProcessSpec
+
+    monkeypatch.setenv("COLUMNS", "80")
+    with Referee() as referee:
+        record = referee.play([InProcessSpec("a-rather-long-bot-name", lambda game, state: state.legal_moves()[0]),
+                               InProcessSpec("another-long-bot-name", lambda game, state: state.legal_moves()[-1])],
+                              BoardConfig(size="2x2"), game_id="p1", seed=1)
+    with Workspace(tmp_path / "home") as ws:
+        display = ProgressDisplay(ws, "a-league-with-a-long-name", 300, 0, terminal=True)
+        display.update(record, "12 workers, 8 running, 140 queued")
+        display.close("on 3 hosts (games by host: alpha 1)")
+    lines = capsys.readouterr().err.splitlines()
+    bar = next(line for line in lines if "1/300" in line)
+    assert "…" not in bar and len(bar) <= 80 and "games/s" in bar  # the bar's fields whole
+    assert "leader a-rather-long-bot-name 100% · 12 workers, 8 running, 140 queued" in lines
+    assert re.fullmatch(r"a-league-with-a-long-name: 1 game played in \d+\.\d s, \d+\.\d games/s on 3 hosts "
+                        r"\(games by host: alpha 1\)", lines[-1])

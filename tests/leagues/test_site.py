@@ -8,6 +8,7 @@ a fault), so the tests need no bot processes; the CLI tests store them in a real
 from __future__ import annotations
 
 import csv
+import re
 import json
 import os
 import random
@@ -681,3 +682,76 @@ def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(
     shown = [e.text.split("\n")[0] for e in browser.find_elements("css selector", "#scores li")]
     assert shown == [f"{'AB'[seat]} · {name}" for seat, name in enumerate(old_records[0].seats)]
     assert console_errors(browser) == []
+
+
+def test_a_game_stored_while_the_site_is_published_is_in_the_next_publish_only(records, tmp_path, monkeypatch):
+    """A publish reads one snapshot: a game the league's runner stores between its reading of the tables and of
+    the games (here: from another connection, just before the pages are written) is neither half in this site
+    (a KeyError in the server's log, before) nor lost from the next."""
+    home = tmp_path / "home"
+    league = parse_league('name = "demo"\nplayers = 2\n[[boards]]\nsize = "3x3"\n')
+    with Workspace(home) as ws:
+        definitions.save_schedule(ws, league, [ScheduledGame(r.id, r.config, tuple(r.seats), r.seed or 0, n)
+                                               for n, r in enumerate(records)])
+        for record in records[:-1]:
+            store.save_game(ws, "demo", record)
+    writing = publish.write_site
+
+    def store_one_then_write(out, league_report):
+        with Workspace(home) as runner:  # the runner's own connection, as in the server
+            store.save_game(runner, "demo", records[-1])
+        return writing(out, league_report)
+
+    monkeypatch.setattr(publish, "write_site", store_one_then_write)
+    with Workspace(home) as ws:
+        publish.publish(ws, "demo", tmp_path / "out")
+    standings = json.loads((tmp_path / "out" / "standings.json").read_text())
+    assert standings["facts"]["games"] == len(records) - 1
+    assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == len(records) - 1
+    monkeypatch.setattr(publish, "write_site", writing)
+    with Workspace(home) as ws:
+        publish.publish(ws, "demo", tmp_path / "out")
+    assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == len(records)
+
+
+def test_the_site_shows_the_account_that_submitted_a_bot_not_its_manifests_author(tmp_path):
+    import shutil
+
+    from hexarena.leagues.registry.submit import submit
+    from hexarena.leagues.results.report import registered_versions
+
+    folder = tmp_path / "claims"
+    shutil.copytree(RANDOM, folder)
+    (folder / "bot.toml").write_text('name = "claims"\ncommand = ["python3", "bot.py"]\nauthor = "nc"\n')
+    with Workspace(tmp_path / "home") as ws:
+        assert submit(ws, folder, check=False, author="alice").accepted
+        assert [v["author"] for v in registered_versions(ws, {"claims"})["claims"]] == ["alice"]
+
+
+def test_publish_into_proc_is_refused_in_one_line_before_anything_is_written(workspace):
+    before = set(os.listdir("/"))
+    done = hexarena("publish", "demo", "--out", "/proc", "--home", str(workspace))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("hexarena: error: --out /proc: a file system of its own (a mount point, or a special folder "
+                           "like /proc); the files are made beside it first: give a folder inside it\n")
+    assert set(os.listdir("/")) == before  # no staging folder left beside it
+
+
+def test_csv_tables_are_one_loadable_table_without_float_noise_or_python_words(workspace, site):
+    import io
+
+    import pandas as pd
+
+    done = hexarena("league", "table", "demo", "--format", "csv", "--home", str(workspace))
+    assert done.returncode == 0, done.stderr
+    assert "one table a command: the standings" in done.stderr and "#" not in done.stdout
+    standings = pd.read_csv(io.StringIO(done.stdout))
+    assert sorted(standings["bot"]) == sorted(BOTS)
+    by = hexarena("league", "table", "demo", "--format", "csv", "--table", "ratings", "--by", "configuration",
+                  "--home", str(workspace))
+    assert by.returncode == 0, by.stderr
+    ratings = pd.read_csv(io.StringIO(by.stdout))
+    assert ratings.columns[0] == "configuration" and "bot" in ratings and ratings["configuration"].nunique() > 1
+    text = (site / "standings.csv").read_text()
+    assert "False" not in text and "True" not in text and not re.search(r"\de-\d", text)
+    assert set(pd.read_csv(site / "standings.csv", dtype=str)["flagged"]) <= {"true", "false"}

@@ -157,3 +157,16 @@ def test_ctrl_c_prints_the_state_so_far():
     assert run.returncode == 130 and err.strip() == "hexarena: error: interrupted"
     lines = out.splitlines()
     assert lines[-1] == "SPRT: interrupted" and lines[-3].startswith("Games: ") and "Ptnml(0-2)" in lines[-3]
+
+
+def test_a_one_sided_result_is_inf_with_a_bound_and_no_pair_is_no_nan():
+    from hexarena.leagues.results.sprt import Hypotheses, describe, elo_text, estimate, report
+
+    won = estimate([0, 0, 0, 0, 5])  # a 10-0 match: every pair won
+    assert (won.elo, won.one_sided, elo_text(won)) == (float("inf"), 1, "+inf (95%: at least +34.4)")
+    assert elo_text(estimate([5, 0, 0, 0, 0])) == "-inf (95%: at most -34.4)"
+    assert elo_text(estimate([1, 2, 3, 2, 1])).endswith(f" +/- {estimate([1, 2, 3, 2, 1]).elo_error:.1f}")
+    assert describe(report([0, 0, 0, 0, 5], Hypotheses())).splitlines()[0] == \
+        "Elo: +inf (95%: at least +34.35), nElo: +inf"
+    nothing = describe(report([0] * 5, Hypotheses()))  # an sprt interrupted before its first batch
+    assert "nan" not in nothing and nothing.splitlines()[0] == "Elo: no pair finished yet, so no estimate"

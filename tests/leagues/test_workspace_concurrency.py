@@ -179,3 +179,19 @@ def test_a_backup_taken_during_a_league_run_is_a_sound_workspace(tmp_path: Path)
     status = subprocess.run([sys.executable, "-m", "hexarena", "doctor", "--home", str(tmp_path / "copy")],
                             capture_output=True, text=True, check=False, timeout=60)
     assert status.returncode == 0 and "nothing wrong found" in status.stdout, status.stdout
+
+
+
+def test_a_backup_into_a_folder_is_the_whole_workspace_and_a_second_copies_only_new_snapshots(tmp_path: Path) -> None:
+    make_workspace(tmp_path / "home").close()
+    command = [sys.executable, "-m", "hexarena", "backup", str(tmp_path / "copy"), "--home", str(tmp_path / "home")]
+    first = subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.endswith(f"and the bot snapshots to {tmp_path / 'copy' / 'registry'} (4 new of 4)\n")
+    assert sorted(p.name for p in (tmp_path / "copy" / "registry").iterdir()) == \
+        sorted(p.name for p in (tmp_path / "home" / "registry").iterdir() if not p.name.startswith("."))
+    again = subprocess.run(command, capture_output=True, text=True, check=False, timeout=60)
+    assert again.stdout.endswith("(0 new of 4)\n")
+    status = subprocess.run([sys.executable, "-m", "hexarena", "doctor", "--home", str(tmp_path / "copy")],
+                            capture_output=True, text=True, check=False, timeout=60)
+    assert status.returncode == 0 and "nothing wrong found" in status.stdout, status.stdout  # its snapshots too

@@ -127,11 +127,11 @@ def test_a_garbled_record_is_named_and_every_other_game_still_shows(home: Path, 
     status, out, _ = cli(capsys, "doctor", "--home", str(home))
     assert status == 1
     assert f"game {GAME} of league tiny: its stored record is garbled" in out
-    assert "1 leagues and 3 games intact, 1 rows garbled or unreadable" in out
+    assert "1 league and 3 games intact, 1 row garbled or unreadable" in out  # "1 league", not "1 leagues"
     new = tmp_path / "new"
     status, out, err = cli(capsys, "doctor", "--home", str(home), "--salvage", str(new))
     assert status == 0, err
-    assert f"salvaged 3 games of 1 leagues into {new}" in out
+    assert f"salvaged 3 games of 1 league into {new}" in out
     with sqlite3.connect(new / "hexarena.db") as db:  # (its reference bots are today's versions: new games to play)
         assert db.execute("SELECT COUNT(*) FROM games WHERE league = 'tiny'").fetchone()[0] == 3
         assert db.execute("SELECT COUNT(*) FROM league_games WHERE league = 'tiny'").fetchone()[0] == 4
@@ -145,7 +145,7 @@ def test_a_sound_workspace_is_reported_sound(home: Path, capsys) -> None:
     status, out, _ = cli(capsys, "doctor", "--home", str(home))
     from hexarena.referee import sandbox, watchdog
 
-    expected = f"{home / 'hexarena.db'}: 1 leagues and 4 games intact, 0 rows garbled or unreadable; nothing wrong found\n"
+    expected = f"{home / 'hexarena.db'}: 1 league and 4 games intact, 0 rows garbled or unreadable; nothing wrong found\n"
     # which sandbox first, how a bot's whole memory is bounded, then the database
     assert (status, out) == (0, f"sandbox: {sandbox.describe()}\n{watchdog.describe()}\n" + expected)
 

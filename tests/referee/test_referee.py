@@ -388,3 +388,23 @@ def test_the_transport_reads_one_frame_and_multi_frame_messages_whole():
     finally:
         dealer.close()
         transport.close()
+
+
+@pytest.mark.parametrize("flushes", [False, True])
+def test_a_stdio_bot_that_never_flushes_its_hello_is_told_to_flush(make_referee, tmp_path, flushes):
+    """The commonest beginner's mistake: HELLO printed, never flushed (a pipe is block-buffered), so the referee
+    reads nothing. The fault says so; a bot that flushes and then falls silent is not given that hint."""
+    folder = tmp_path / "quiet"
+    folder.mkdir()
+    (folder / "bot.py").write_text("import os, sys, time\n"
+                                   "print('HELLO v1 ' + os.environ['HEXARENA_TOKEN'] + ' quiet', flush=%s)\n"
+                                   "sys.stdin.readline()\nsys.stdin.readline()\ntime.sleep(60)\n" % flushes)
+    (folder / "bot.toml").write_text('name = "quiet"\ncommand = ["python3", "bot.py"]\ntransport = "stdio"\n')
+    referee = make_referee(time_control=TimeControl.parse("300ms,startup=3s"))
+    record = referee.play([BotSpec("quiet", folder), bot("random")], BoardConfig(size="2x2"), game_id="q", seed=1)
+    fault = record.result.forfeits[0]
+    hint = "nothing was read from its stdout: does it flush after each line?"
+    if flushes:
+        assert (fault.reason, hint in fault.detail) == ("timeout", False), fault
+    else:
+        assert fault.reason == "no_connection" and hint in fault.detail, fault

@@ -145,7 +145,7 @@ def test_a_league_with_sandbox_false_plays_unconfined_in_worker_processes(tmp_pa
     marks = marks_of_a_league_run(tmp_path, monkeypatch, "open", sandbox_line=True)
     assert marks and {mark.read_text() for mark in marks} == {str(os.getuid())}  # no global flipped anywhere
     if sandbox.path() is None:
-        pytest.skip("no sandbox on this machine: the sandboxed half needs bubblewrap or user namespaces")
+        pytest.skip("no sandbox on this machine: the sandboxed half needs bubblewrap (Debian: bubblewrap) or user namespaces")
     assert marks_of_a_league_run(tmp_path, monkeypatch, "closed", sandbox_line=False) == []  # the default: confined
 
 

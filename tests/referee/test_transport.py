@@ -33,7 +33,7 @@ def confinement(request, monkeypatch) -> str:
     if request.param == "unconfined":
         pass  # the tests make their referees with sandboxed=False
     elif request.param == "bwrap" and sandbox.bwrap() is None:
-        pytest.skip("needs bubblewrap")
+        pytest.skip("needs bubblewrap (Debian: bubblewrap)")
     elif request.param == "unshare" and sandbox.user_namespaces() is not None:
         pytest.skip(f"user namespaces do not work here: {sandbox.user_namespaces()}")
     else:

@@ -397,6 +397,9 @@ def test_the_served_site_has_the_live_script_and_the_published_site_on_disk_has_
     assert b"live.js" not in (home / "site" / "live" / "index.html").read_bytes()
     assert get(port, "/live.js")[0] == 200
     assert get(port, "/")[0] == 200 and b'href="leagues/live/"' in get(port, "/")[1]
+    assert b"<style>" in get(port, "/")[1] and b'name="viewport"' in get(port, "/")[1]  # a styled page, not bare HTML
+    assert b'<a href="../../">\xe2\x86\x90 all leagues on this server</a>' in page  # and the way back to it
+    assert b"all leagues" not in (home / "site" / "live" / "index.html").read_bytes()
     for path in ("/leagues/other/index.html", "/leagues/live/.hexarena-site.json", "/leagues/live/%2e%2e/%2e%2e/hexarena.db",
                  "/leagues/live/..%2F..%2Fhexarena.db", "/leagues/live/nothing.html"):
         assert status_of(port, path) == 404, path
@@ -495,4 +498,21 @@ def test_the_games_page_lists_games_in_progress_and_a_spectator_sees_moves_appea
     link[0].click()
     wait_for(lambda: "final scores" in browser.find_element("id", "final-scores").text and
              browser.find_element("id", "viewer").is_displayed(), 20, "the finished game's replay")
+    assert console_errors(browser) == []
+
+
+@pytest.mark.slow
+def test_the_api_docs_page_works_offline(server, browser):
+    """/docs is Swagger UI with its scripts served by the server (fastapi-offline), none from a CDN: this machine
+    has no internet, so the page renders the API's operations only if nothing is fetched from outside."""
+    port = server["port"]
+    status, page = get(port, "/docs")
+    assert status == 200 and "cdn" not in page.decode().lower()
+    assert get(port, "/docs/assets/swagger-ui-bundle.js")[0] == 200
+    browser.get(f"http://127.0.0.1:{port}/docs")
+    wait_for(lambda: browser.execute_script("return document.querySelectorAll('.opblock').length"), 30,
+             "Swagger UI lists the operations")
+    paths = browser.execute_script("return Array.from(document.querySelectorAll('.opblock-summary-path'), "
+                                   "(e) => e.textContent.replace(/\\u200b/g, ''))")
+    assert {"/api/bots", "/api/queue", "/api/leagues/{name}/standings"} <= set(paths)
     assert console_errors(browser) == []

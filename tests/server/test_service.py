@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import HEXARENA, fill, league_text, lying_zip, make_workspace, mounted_tmpfs, wait_for
+from helpers import HEXARENA, fill, league_text, lying_zip, make_workspace, mounted_tmpfs, processes_with, wait_for
 
 from hexarena.leagues.registry import authors, uploads
 from hexarena.leagues.registry.snapshot import source_hash
@@ -83,7 +83,7 @@ def start(home: Path, *args: str, env: dict[str, str] | None = None) -> Server:
     with open(home.parent / f"serve-{port}.log", "wb") as log:
         process = subprocess.Popen([*HEXARENA, "serve", "--home", str(home), "--port", str(port),
                                     *args], stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
-                                   env={**os.environ, **(env or {})})
+                                   env={**os.environ, "LEAGUE_TEST": str(home), **(env or {})})  # LEAGUE_TEST marks its bots (processes_running_from)
     server = Server(f"http://127.0.0.1:{port}", home, process, {})
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -158,9 +158,12 @@ def tar_with(extra: tarfile.TarInfo | None = None, files: dict[str, bytes] | Non
 
 
 def written_state(home: Path) -> dict[str, str]:
-    """Every file of the workspace's database and registry with the hash of its bytes (and every folder)."""
-    found = {}
-    for path in [home / "hexarena.db", home / "hexarena.db-wal", *sorted((home / "registry").rglob("*"))]:
+    """Every row of the registry's tables, and every file of the registry with the hash of its bytes (and every
+    folder). Not the database file's bytes: the served league stores games (and checkpoints) meanwhile."""
+    with sqlite3.connect(home / "hexarena.db", timeout=30) as db:
+        found = {table: repr(db.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall())
+                 for table in ("bots", "bot_versions", "registry_meta")}
+    for path in sorted((home / "registry").rglob("*")):
         if path.is_file():
             found[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
         elif path.is_dir():
@@ -220,7 +223,8 @@ def test_the_upload_lifecycle_and_the_league_that_plays_each_new_version(served,
     # another author's name, a reference bot's name, a revoked token
     assert served.upload(uploads.pack(bot_folder(tmp_path, "alpha", "bob's")), author="bob")[0] == 403
     status, taken = served.upload(uploads.pack(bot_folder(tmp_path, "greedy")), author="bob")
-    assert (status, taken["detail"].split(" (")[0]) == (403, "bot name 'greedy' is taken by author 'hexarena'")
+    assert (status, taken["detail"]) == (403, "bot name 'greedy' is taken by author 'hexarena' (you submit as 'bob': "
+                                              "your token's account); choose another name")  # no --author: it does nothing here
     with Workspace(served.home) as ws:
         authors.revoke(ws, "carol")
     status, revoked = served.upload(uploads.pack(bot_folder(tmp_path, "gamma")), author="carol")
@@ -399,16 +403,10 @@ size = "2x3"
 
 
 def processes_running_from(home: Path) -> list[int]:
-    """Pids of live processes whose command line names a snapshot of the workspace's registry (sandboxed bots)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and str(home / "registry").encode() in (proc / "cmdline").read_bytes() \
-                    and (proc / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] != b"Z":
-                found.append(int(proc.name))
-        except OSError:
-            pass
-    return found
+    """Pids of the live bots of the server over ``home``: ``start`` marks its environment with ``LEAGUE_TEST=home``,
+    which the sandbox forwards (conftest's HEXARENA_PASS_ENV). Not the command line: on the kernel-namespaces path
+    (no bubblewrap) a bot's command line is its own (``python3 bot.py``), naming no registry folder."""
+    return processes_with("LEAGUE_TEST", str(home), "bot.py")  # the reference bots, not the server
 
 
 # ---------------------------------------------------------------- the command line
@@ -422,7 +420,9 @@ def test_submit_server_end_to_end(served, tmp_path):
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("registered delta@") and lines[0].endswith(": a new bot")
-    assert lines[1].split() == ["CHECK", "RESULT", "DETAIL"]
+    assert lines[1] == "checked at the check's own time control 1s"  # delta enters no served league
+    assert lines[2].split() == ["CHECK", "RESULT", "DETAIL"]
+    assert "hexarena: server: checking delta (hexarena check: a dozen crafted games) (" in done.stderr  # as it went
     assert served.get("/api/bots/delta")[1]["author"] == "bob"
 
     refused = subprocess.run([*command, "--token", "not-a-token"], capture_output=True, text=True, check=False,
@@ -783,3 +783,72 @@ def test_slow_header_clients_are_closed_at_the_header_timeout(tmp_path):
             client.close()
         stop(server)
     assert len(closed) == 200 and 1.5 < took < 20, (len(closed), took)
+
+
+def test_an_upload_is_checked_at_the_strictest_time_control_of_the_leagues_it_enters(served, tmp_path):
+    """alpha enters the league tiny (200ms a move): a bot that thinks 500 ms a move passes the check's own 1 s,
+    so it is refused here, the reason naming the league's time control; a quick one is told where it was checked."""
+    slow = bot_folder(tmp_path, "alpha", "slow")
+    (slow / "bot.py").write_text("import time\nfrom hexarena.protocol.client import run_bot\n\n\n"
+                                 "def choose(game, state):\n    time.sleep(0.5)\n    return state.legal_moves()[0]\n\n\n"
+                                 "run_bot(choose)\n")
+    status, answer = served.upload(as_zip(slow))
+    assert status == 422, answer
+    assert answer["detail"].startswith("alpha was not registered: conformance check failed: time limit: ")
+    assert answer["detail"].endswith(" (checked at league tiny's time control 200ms)")
+    assert [c["name"] for c in answer["checks"] if not c["passed"]] == ["time limit"]
+    status, answer = served.upload(as_zip(bot_folder(tmp_path, "alpha", "quick")))
+    assert status in (200, 201), answer
+    assert answer["checked_at"] == "league tiny's time control 200ms"
+    broken = bot_folder(tmp_path, "alpha", "broken")
+    (broken / "bot.py").write_text("import sys\nsys.exit('broken at ' + __file__)\n")
+    status, answer = served.upload(as_zip(broken))
+    assert status == 422 and "broken at bot.py" in json.dumps(answer), answer  # the bot's words, not the server's
+    assert str(served.home) not in json.dumps(answer) and ".staging" not in json.dumps(answer)  # staging folder
+
+
+@pytest.mark.slow
+def test_the_server_logs_one_line_per_event_as_json(tmp_path):
+    home = tmp_path / "home"
+    with Workspace(home) as ws:
+        token = authors.add(ws, "alice")
+    (tmp_path / "long.toml").write_text(TINY.replace('name = "tiny"', 'name = "long"')
+                                        .replace("games_per_pairing = 2", "games_per_pairing = 200"))
+    (tmp_path / "tiny.toml").write_text(TINY)
+    server = start(home, "--league", str(tmp_path / "long.toml"), "--league", str(tmp_path / "tiny.toml"),
+                   "--log-format", "json")
+    server.tokens = {"alice": token}
+    log = next(tmp_path.glob("serve-*.log"))
+    try:
+        assert server.upload(uploads.pack(bot_folder(tmp_path, "alpha")))[0] == 201  # the leagues can start
+        wait_for(lambda: stored_count(home, "long") >= 3, 90, "games stored")
+        wait_for(lambda: (lambda tiny: tiny["state"] == "idle" and tiny["games_total"] == 6 and not tiny["games_left"])(
+            server.get("/api/queue")[1][1]), 120, "the league tiny played")
+        assert server.upload(b"not an archive")[0] == 422
+        wait_for(lambda: server.get("/api/live/games")[1], 30, "a game in flight")
+        server.process.send_signal(signal.SIGTERM)
+        server.process.wait(timeout=30)
+    finally:
+        stop(server)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]  # every line one JSON object
+    events = [line["event"] for line in lines]
+    assert events[0] == "listening" and lines[0]["leagues"] == ["long", "tiny"]
+    failed = [line for line in lines if line["event"] == "league_failed"]  # before alpha's upload, maybe
+    assert all("unknown bot 'alpha'" in line["error"] for line in failed)
+    assert events.count("league_started") >= 2  # the upload woke them
+    finished = [line for line in lines if line["event"] == "league_finished"]
+    assert [(f["league"], f["stored"], f["total"]) for f in finished if f["played"]] == [("tiny", 6, 6)]
+    uploaded = [line for line in lines if line["event"] == "upload"]
+    assert [(u["author"], u["status"], u["outcome"]) for u in uploaded] == [("alice", 201, "accepted"),
+                                                                         ("alice", 422, "refused")]
+    assert uploaded[0]["message"].startswith("upload by alice: accepted (201): registered alpha@")
+    stopping = lines[-1]
+    assert stopping["event"] == "stopping" and stopping["in_flight"] >= 1
+    assert stopping["message"] == (f"stopping: {stopping['in_flight']} game{'s' * (stopping['in_flight'] > 1)} in "
+                                   "flight abandoned, they will be replayed")
+    assert "Traceback" not in log.read_text()
+
+
+def stored_count(home: Path, league: str) -> int:
+    with sqlite3.connect(home / "hexarena.db", timeout=30) as db:
+        return db.execute("SELECT COUNT(*) FROM games WHERE league = ?", (league,)).fetchone()[0]

@@ -26,6 +26,14 @@ class Executor(ABC):
     @abstractmethod
     def run(self, jobs: Sequence[Job], observer: GameObserver | None = None) -> Iterator[GameRecord]: ...
 
+    def check(self, jobs: Sequence[Job]) -> None:
+        """ConfigError, before anything is stored or started, when these jobs cannot be played (e.g. no worker
+        can seat their tables); nothing to check by default."""
+
     def status(self) -> str:
         """A few words for the progress display (e.g. workers and games in flight); empty by default."""
+        return ""
+
+    def summary(self) -> str:
+        """A few words for the run's closing line (e.g. where the games were played); empty by default."""
         return ""

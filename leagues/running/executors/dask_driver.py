@@ -12,6 +12,10 @@ The contract, driver side:
       rotation, ``hexarena.leagues.schedule.games``), so a pair is never split across machines of
       different speed and its bots start once. A task asks for ``resources={"seat": players}``; start workers with
       ``dask worker ADDRESS --nthreads N --resources seat=N`` (one seat per core).
+    * Workers are watched (``WorkerWatch``): before anything is submitted, a cluster with no worker offering
+      enough ``seat`` resources for the league's tables is a ConfigError naming the worker command that fixes
+      it; during the run each worker joining or leaving is one line, and so is the last capable worker
+      leaving (the run then waits for another: the tasks stay queued on the scheduler).
     * Bots travel by content hash. The driver copies each bot folder once with the registry's
       ``copy_and_hash`` (so the hash describes exactly the bytes sent), tars the copy and publishes it
       on the scheduler as the dataset ``hexarena-bot-<hash>`` (content-addressed, so drivers sharing a
@@ -44,6 +48,7 @@ from hexarena.leagues.running.executors.base import Executor
 from hexarena.leagues.errors import ExecutorLost
 from hexarena.leagues.running.executors.dask_worker import PLUGIN, RefereePlugin, WireJob, play_cycle
 from hexarena.leagues.running.jobs import Job
+from hexarena.leagues.results.wording import plural
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.game import GameObserver
 from hexarena.referee.record import GameRecord
@@ -51,6 +56,7 @@ from hexarena.referee.settings import RefereeSettings
 
 ADDRESS = re.compile(r"(tcp|tls|ws|wss)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):\d{1,5}")  # IPv6 in brackets
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler
+WATCH_EVERY = 1.0  # seconds between looks at the scheduler's workers during a run
 
 
 def seat_cycles(jobs: Sequence[Job]) -> list[list[Job]]:
@@ -84,13 +90,14 @@ class DaskExecutor(Executor):
         if not isinstance(scheduler, str) or not ADDRESS.fullmatch(scheduler):
             raise ConfigError(f"scheduler {scheduler!r} is not a Dask scheduler address "
                               "(expected tcp://HOST:PORT, or tls://HOST:PORT)")
+        self.scheduler = scheduler
         self.settings = settings  # the workers' referees are made from it; the bots' logs come back to its log_dir
         self.log_dir = settings.log_dir
         self.warn = warn
         self.hosts: dict[str, int] = {}  # host name → games played there in this run
-        self.in_flight = 0
+        self.in_flight = 0  # seat cycles submitted and not finished (running or queued)
         self.tasks, self.busy = 0, 0.0  # seat cycles finished, and the seconds workers spent in them
-        self._asked, self._workers = 0.0, 0
+        self.watch: WorkerWatch | None = None
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)  # its reconnect noise: we say it in one line
         try:
             self.client = distributed.Client(scheduler, timeout=timeout, set_as_default=False)
@@ -107,17 +114,29 @@ class DaskExecutor(Executor):
     def close(self) -> None:
         self.client.close()
 
+    def check(self, jobs: Sequence[Job]) -> None:
+        """A ConfigError naming the worker command that fixes it when no worker offers enough ``seat`` resources."""
+        if self.watch is None:
+            self.watch = WorkerWatch(self.client, self.scheduler, max((job.config.players for job in jobs), default=2),
+                                     self.warn)
+            self.watch.look(first=True)
+
     def status(self) -> str:
-        """Workers, seat cycles in flight and games by host, for the progress display (asks the scheduler once a second)."""
-        if time.monotonic() - self._asked > 1.0 and self.client.status == "running":
-            self._asked, self._workers = time.monotonic(), len(self.client.nthreads())
+        """Workers and seat cycles running and queued, for the progress display (the watch's last look)."""
+        if self.watch is None:
+            return ""
+        running = min(self.watch.running, self.in_flight)
+        return f"{plural(len(self.watch.workers), 'worker')}, {running} running, {self.in_flight - running} queued"
+
+    def summary(self) -> str:
         hosts = ", ".join(f"{host} {count}" for host, count in sorted(self.hosts.items()))
-        return f"{self._workers} workers, {self.in_flight} cycles in flight; games by host: {hosts}"
+        return f"on {plural(len(self.hosts), 'host')}" + (f" (games by host: {hosts})" if hosts else "")
 
     def run(self, jobs: Sequence[Job], observer: GameObserver | None = None) -> Iterator[GameRecord]:
         """The games, as their seat cycles finish on the workers; ``observer`` is ignored (the moves are played
         on the workers: of an observer, only ``LeagueObserver.stored`` is called, by the runner)."""
         distributed = distributed_module()
+        self.check(jobs)
         packs = self._packs(jobs)
         digests = {folder: digest for folder, (digest, _) in packs.items()}
         futures, cycles = [], {}
@@ -129,8 +148,9 @@ class DaskExecutor(Executor):
             cycles[futures[-1].key] = cycle[0]
         self.in_flight = len(futures)
         pending = set(futures)
+        finished = distributed.as_completed(futures, loop=self.client.loop)
         try:
-            for future in distributed.as_completed(futures, loop=self.client.loop):
+            for future in self._watched(finished):
                 pending.discard(future)
                 self.in_flight = len(pending)
                 try:
@@ -153,6 +173,20 @@ class DaskExecutor(Executor):
             if pending and self.client.status == "running":
                 self.client.cancel(list(pending))
 
+    def _watched(self, finished) -> Iterator:
+        """The futures of ``finished`` (an ``as_completed``) as they finish, looking at the workers every
+        ``WATCH_EVERY`` seconds meanwhile (an idle cluster yields nothing: the watch still speaks)."""
+        while not finished.is_empty():
+            if finished.has_ready():
+                yield from finished.next_batch(block=False)
+            else:
+                time.sleep(0.02)
+            if time.monotonic() - self.watch.at >= WATCH_EVERY:
+                try:
+                    self.watch.look()
+                except (OSError, TimeoutError):  # the scheduler lost: its futures say so
+                    pass
+
     def _packs(self, jobs: Sequence[Job]) -> dict[Path, tuple[str, str]]:
         """Each bot folder → (content hash, name of the scheduler's dataset holding its tar), once per folder."""
         packs: dict[Path, tuple[str, str]] = {}
@@ -169,3 +203,52 @@ class DaskExecutor(Executor):
         self.log_dir.mkdir(parents=True, exist_ok=True)
         for name, data in logs.items():
             (self.log_dir / Path(name).name).write_bytes(data)
+
+
+class WorkerWatch:
+    """What the scheduler's workers offer, looked at now and then (``look``): one line per worker joining or
+    leaving, and one when no worker can seat the league's largest table (``players`` seats)."""
+
+    def __init__(self, client, scheduler: str, players: int, warn: Callable[[str], None]) -> None:
+        self.client, self.scheduler, self.players, self.warn = client, scheduler, players, warn
+        self.workers: dict[str, dict] = {}  # address → the scheduler's description of it
+        self.running = 0  # seat cycles the workers run now (at most their seats allow)
+        self.at = 0.0
+        self._capable = True
+
+    @property
+    def fix(self) -> str:
+        n = self.players
+        return f"start one with: dask worker {self.scheduler} --nthreads {n} --resources seat={n}"
+
+    def seats(self, worker: dict) -> float:
+        return float((worker.get("resources") or {}).get("seat", 0))
+
+    def look(self, first: bool = False) -> None:
+        self.at = time.monotonic()
+        workers = self.client.scheduler_info(n_workers=-1).get("workers", {})
+        if not first:
+            for address in sorted(workers.keys() - self.workers.keys()):
+                self.warn(f"worker {address} joined ({self.offer(workers[address])})")
+            for address in sorted(self.workers.keys() - workers.keys()):
+                self.warn(f"worker {address} left")
+        self.workers = workers
+        processing = self.client.processing() if workers else {}
+        self.running = sum(min(len(processing.get(address, ())), int(self.seats(worker) // self.players),
+                               int(worker.get("nthreads") or 1)) for address, worker in workers.items())
+        capable = any(self.seats(worker) >= self.players for worker in workers.values())
+        if first and not capable:
+            raise ConfigError(f"no Dask worker at {self.scheduler} offers seat={self.players} for the league's "
+                              f"{self.players}-player tables ({self.offers()}); {self.fix}")
+        if self._capable and not capable:
+            self.warn(f"no worker left offers seat={self.players} ({self.offers()}): the games wait; {self.fix}")
+        self._capable = capable
+
+    def offer(self, worker: dict) -> str:
+        seats = self.seats(worker)
+        return f"seat={seats:g}" if seats else "no seat resources"
+
+    def offers(self) -> str:
+        if not self.workers:
+            return "no worker is connected"
+        return "workers: " + ", ".join(f"{address} {self.offer(w)}" for address, w in sorted(self.workers.items()))
