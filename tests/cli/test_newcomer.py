@@ -174,7 +174,8 @@ def test_league_run_without_a_terminal_prints_progress_lines(tmp_path: Path):
     assert run.returncode == 0, run.stderr
     lines = [line for line in run.stderr.splitlines() if line.startswith("quiet: ")]
     assert lines[0] == "quiet: 0/4 games stored, 4 to play"
-    assert lines[-1].startswith("quiet: 4/4 games, ") and "games/s" in lines[-1] and "leader " in lines[-1]
+    assert lines[-2].startswith("quiet: 4/4 games, ") and "games/s" in lines[-2] and "leader " in lines[-2]
+    assert lines[-1].startswith("quiet: 4 games played in ") and lines[-1].endswith(" games/s")  # the closing summary
 
 
 # ---- start positions from the command line and inline in a league file ------------------------------
