@@ -4,7 +4,8 @@
     event("league_finished", "league club: 12 games played in 3.1 s", league="club", played=12)
 
 Text lines read ``hexarena serve: MESSAGE``; JSON lines are one object each, ``{"time", "level", "event",
-"message", ...fields}``, for an operator's log collector. The events: ``listening``, ``league_started``,
+"message", ...fields}``, for an operator's log collector. The events: ``listening``, ``limits`` (how a bot's whole
+memory is bounded here), ``league_started``,
 ``league_finished``, ``league_failed``, ``upload`` (registered, unchanged or refused, with the status code),
 ``stopping`` (on SIGTERM or Ctrl-C: the games in flight, abandoned and replayed by the next start) and
 ``internal_error``. Every logger under ``hexarena.server`` writes through the same handler.

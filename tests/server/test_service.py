@@ -414,6 +414,8 @@ def processes_running_from(home: Path) -> list[int]:
 
 def test_submit_server_end_to_end(served, tmp_path):
     folder = bot_folder(tmp_path, "delta")
+    script = folder / "bot.py"  # 2 s before its HELLO: the client's once-a-second poll sees the check, on any machine
+    script.write_text("import time\ntime.sleep(2)\n" + script.read_text())
     command = [*HEXARENA, "submit", str(folder), "--server", served.url]
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=180,
                           env={**os.environ, "HEXARENA_TOKEN": served.tokens["bob"]})
