@@ -654,8 +654,10 @@ def test_a_server_killed_mid_upload_leaves_nothing_once_restarted(tmp_path):
 
     threading.Thread(target=upload, daemon=True).start()
     left = lambda: sorted(p.name.rsplit("-", 2)[0] for p in tmpdir.iterdir())  # noqa: E731
-    wait_for(lambda: left() == ["hexarena-referee", "hexarena-upload"], 60, "the upload in its check")
-    stop(server)
+    try:
+        wait_for(lambda: left() == ["hexarena-referee", "hexarena-upload"], 60, "the upload in its check")
+    finally:
+        stop(server)  # SIGKILL: its cleanup never runs
     assert left() == ["hexarena-referee", "hexarena-upload"]
     assert snapshot.is_dir()  # checked at its own path
     server = start(home, env={"TMPDIR": str(tmpdir)})
