@@ -1,4 +1,4 @@
-"""Stored analyses (the workspace's ``analyses`` table, schema 6): a game is analysed once and the result kept.
+"""Stored analyses (the workspace's ``analyses`` table, schema 7): a game is analysed once and the result kept.
 
     analysis_of(ws, record, budget)    the stored analysis, or one made now (and stored)
     stored_analysis(ws, game_id)       the stored one, or None
@@ -11,6 +11,7 @@ with a larger budget than it had. Only finished, stored games are analysed (the 
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -18,7 +19,7 @@ from datetime import UTC, datetime
 from hexarena.bots.brains.solver import Solver
 from hexarena.leagues.results.analysis import Analysis, analyse
 from hexarena.leagues.workspace.home import Workspace
-from hexarena.protocol.errors import ConfigError
+from hexarena.protocol.errors import ConfigError, OutOfSpace
 from hexarena.referee.record import BoardConfig, GameRecord
 
 
@@ -33,11 +34,17 @@ def stored_analysis(ws: Workspace, game_id: str) -> tuple[Analysis, float] | Non
         return None
 
 
-def save_analysis(ws: Workspace, analysis: Analysis, budget: float) -> None:
-    with ws.transaction() as db:
-        db.execute("INSERT OR REPLACE INTO analyses (game, budget, complete, analysis, created) VALUES (?, ?, ?, ?, ?)",
-                   (analysis.game, budget, int(analysis.complete), json.dumps(analysis.to_json()),
-                    datetime.now(UTC).isoformat()))
+def save_analysis(ws: Workspace, analysis: Analysis, budget: float) -> bool:
+    """Store ``analysis``; False where the write failed (a full disk, a read-only or busy database): an analysis
+    is a cache of the solver's, so whoever asked goes on without it stored, never fails for it."""
+    try:
+        with ws.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO analyses (game, budget, complete, analysis, created)"
+                       " VALUES (?, ?, ?, ?, ?)", (analysis.game, budget, int(analysis.complete),
+                                                   json.dumps(analysis.to_json()), datetime.now(UTC).isoformat()))
+    except (OutOfSpace, sqlite3.OperationalError):
+        return False
+    return True
 
 
 def analysis_of(ws: Workspace, record: GameRecord, budget: float) -> Analysis:
@@ -69,7 +76,8 @@ def analyse_pending(ws: Workspace, records: Iterable[GameRecord], budget: float,
             continue
         if record.config not in solvers:
             solvers[record.config] = Solver(record.config.rules())
-        save_analysis(ws, analyse(record, budget, solvers[record.config]), budget)
+        if not save_analysis(ws, analyse(record, budget, solvers[record.config]), budget):
+            break  # nothing more can be stored now: the rest waits for the next publish
         count += 1
     return count
 
