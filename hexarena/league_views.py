@@ -3,6 +3,7 @@ the ratings as they stood at a time (``league table --at``, from the league's sn
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime
 
 import pandas as pd
@@ -67,5 +68,7 @@ def table_at(ws, name: str, moment: datetime, fmt: str) -> str:
     batch, taken = int(frame["batch"].iloc[0]), frame["taken"].iloc[0]
     shown = frame.drop(columns=["batch", "taken"])
     shown.insert(0, "rank", range(1, len(shown) + 1))
-    return render([((f"ratings as they stood at {moment.isoformat()} (snapshot {batch}, taken {taken}; 95% interval)",),
-                    shown)], fmt)
+    caption = f"ratings as they stood at {moment.isoformat()} (snapshot {batch}, taken {taken}; 95% interval)"
+    if fmt == "csv":  # one loadable table on stdout: which snapshot it is goes beside it
+        print(f"hexarena: {caption}", file=sys.stderr)
+    return render([((caption,), shown)], fmt)

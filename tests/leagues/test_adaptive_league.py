@@ -3,9 +3,11 @@ league file's pairing options."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 from collections import Counter
 
+import pandas as pd
 import pytest
 from helpers import HEXARENA, LEAGUE_BOTS, league_text, make_workspace
 
@@ -88,7 +90,9 @@ def test_a_round_robin_switched_to_adaptive_keeps_its_games_and_stops_at_the_bud
     assert first["games"].sum() == 2 * 12 and last["games"].sum() == 2 * len(now)
     shown = hexarena("league", "table", "switch", "--at", "2999-01-01", "--format", "csv", "--home", str(home))
     assert shown.returncode == 0, shown.stderr
-    assert f"(snapshot {batches[-1]}, taken" in shown.stdout and "rank,bot,version,elo,elo_low,elo_high,games" in shown.stdout
+    assert f"(snapshot {batches[-1]}, taken" in shown.stderr  # stdout is one loadable table
+    assert shown.stdout.splitlines()[0] == "rank,bot,version,elo,elo_low,elo_high,games"
+    assert len(pd.read_csv(io.StringIO(shown.stdout))) == len(last)  # a row a version of the last snapshot
     early = hexarena("league", "table", "switch", "--at", "2000-01-01", "--home", str(home))
     assert early.returncode != 0 and "no ratings snapshot by 2000-01-01T23:59:59+00:00" in early.stderr
     assert len(early.stderr.strip().splitlines()) == 1
