@@ -38,6 +38,10 @@ MAGIC = b"HEXARENA-SOLVER-CHECKPOINT\n"
 FORMAT = 1
 _BLOCK = 1 << 20
 _ZERO = bytes(_BLOCK)
+# every header field and what it must hold (booleans refused as ints); the C table's bounds (_solvecore.Core)
+_FIELDS = {"layout": int, "entry_bytes": int, "position": dict, "entries": int, "max_entries": int, "root": dict,
+           "nodes": int, "seconds": (int, float), "runs": int, "table_crc32": int}
+_MIN_ENTRIES, _MAX_ENTRIES = 16, 2**36
 
 
 @dataclass
@@ -48,7 +52,6 @@ class Resumed:
     nodes: int
     seconds: float
     runs: int
-    entries: int
 
 
 def position_of(state: State) -> dict:
@@ -125,12 +128,16 @@ def read_header(path: Path) -> tuple[dict, int]:
         raise refuse("its header is damaged or cut short") from None
     if version != FORMAT:
         raise refuse(f"written in checkpoint format {version!r}; this solver reads format {FORMAT} only")
-    fields = ("layout", "entry_bytes", "entries", "max_entries", "position", "table_crc32", "root")
-    if not isinstance(header, dict) or not all(name in header for name in fields):
+    if not isinstance(header, dict) or not all(name in header for name in _FIELDS):
         raise refuse("its header is damaged (fields missing)")
+    wrong = [name for name, kinds in _FIELDS.items()
+             if not isinstance(header[name], kinds) or isinstance(header[name], bool)]
+    if wrong:
+        raise refuse(f"its header is damaged ({', '.join(wrong)} of the wrong kind)")
     layout, entry_bytes, entries = header["layout"], header["entry_bytes"], header["entries"]
-    if not all(isinstance(header[name], int) for name in ("entries", "max_entries", "entry_bytes")):
-        raise refuse("its header is damaged (the table's size)")
+    if not _MIN_ENTRIES <= entries <= header["max_entries"] <= _MAX_ENTRIES:
+        raise refuse(f"its header is damaged (a table of {entries} entries growing to {header['max_entries']}; "
+                     f"the solver's is {_MIN_ENTRIES} to 2**36)")
     if (layout, entry_bytes) != (_solvecore.LAYOUT, _solvecore.ENTRY_BYTES):
         raise refuse(f"its table has layout {layout} of {entry_bytes}-byte entries; this solver's is layout "
                      f"{_solvecore.LAYOUT} of {_solvecore.ENTRY_BYTES}-byte entries")
@@ -177,8 +184,7 @@ def read(path: Path, solver: Solver, state: State) -> Resumed:
     except (KeyError, TypeError, ValueError):
         raise CheckpointRefused(f"--checkpoint {path}: its header is damaged (the root search); give another "
                                 "file, or --restart to overwrite it") from None
-    return Resumed(resumed, int(header.get("nodes", 0)), float(header.get("seconds", 0)),
-                   int(header.get("runs", 0)), header["entries"])
+    return Resumed(resumed, header["nodes"], float(header["seconds"]), header["runs"])
 
 
 def _describe(position: dict) -> str:
