@@ -66,11 +66,6 @@ ENTRY_BYTES = 24  # one entry of the C table
 START_ENTRIES = 2**20  # the C table's first size (24 MiB); it doubles at a quarter full up to its most
 
 
-def table_bits_for(mebibytes: int) -> int:
-    """The largest C table (as a power of two of 24-byte entries) within ``mebibytes``."""
-    return max(4, min(32, (mebibytes * 2**20 // ENTRY_BYTES).bit_length() - 1))
-
-
 def table_entries_for(mebibytes: int) -> int:
     """How many entries of the C table fit in ``mebibytes`` (any multiple of its 4-entry buckets)."""
     return max(16, mebibytes * 2**20 // ENTRY_BYTES // 4 * 4)
@@ -228,15 +223,14 @@ class Solver:
         return out
 
     def solve(self, state: State, deadline: float | None = None, clock: Clock = time.monotonic,
-              resume: RootSearch | None = None, watch: Callable[[], None] | None = None,
-              watch_every: float = 1.0) -> Solution:
+              resume: RootSearch | None = None, watch: Callable[[], None] | None = None) -> Solution:
         """The value of ``state`` and all its best lines (see the module docstring).
 
         Raises ``SolverTimeout`` once ``clock()`` passes ``deadline`` (checked every 1024
         nodes); ``time.process_time`` makes it a CPU-time limit. ``self.root`` says where the
         solve stands at any moment; ``resume`` (a ``RootSearch`` of the same position, with the
-        table it was written with) goes on from there. ``watch`` is called about every
-        ``watch_every`` seconds during the C search (an exception it raises ends the solve).
+        table it was written with) goes on from there. ``watch`` is called about once a
+        second during the C search (an exception it raises ends the solve).
         """
         if len(state.scores) != 2:
             raise ValueError("the solver handles two players only")
@@ -250,7 +244,7 @@ class Solver:
                 raise ValueError("the C search keeps time by time.monotonic or time.process_time only")
             self.core.set_deadline(deadline, clock is time.process_time)
             self.core.nodes = 0
-            self.core.set_tick(watch, watch_every)
+            self.core.set_tick(watch, 1.0)
             search = self._core_search
         drawn = state.drawn
         sign = -1 if self.misere else 1
@@ -258,7 +252,7 @@ class Solver:
         best: list[int] = []
         self.root = resume if resume is not None else RootSearch(-open_cells, open_cells)
         try:
-            objective = 0 if drawn == self.full else self._mtdf(self.canonical(drawn), search)
+            objective = 0 if drawn == self.full else self._mtdf(self.canonical(drawn), open_cells, search)
         finally:
             if self.core is not None:
                 self.core.set_tick(None, 0)
@@ -309,13 +303,12 @@ class Solver:
             raise SolverTimeout(f"solver passed its deadline after {self.core.nodes} nodes")
         return value
 
-    def _mtdf(self, drawn: int, search: Callable[[int, int, int, int], int]) -> int:
+    def _mtdf(self, drawn: int, open_cells: int, search: Callable[[int, int, int, int], int]) -> int:
         """The exact value by null-window searches (MTD(f)): fewer nodes than one wide window.
 
         Each search narrows ``self.root``'s window; starting from a saved window goes on where it stopped.
         """
         root = self.root
-        open_cells = sum(1 for mask in self.cell_masks if drawn & mask != mask)
         while root.low < root.high:
             beta = root.guess + 1 if root.guess == root.low else root.guess
             beta = min(max(beta, root.low + 1), root.high)
