@@ -249,28 +249,15 @@ class Solver:
         drawn = state.drawn
         sign = -1 if self.misere else 1
         open_cells = sum(1 for mask in self.cell_masks if drawn & mask != mask)
-        best: list[int] = []
+        objective, best = 0, []
         self.root = resume if resume is not None else RootSearch(-open_cells, open_cells)
-        try:
-            objective = 0 if drawn == self.full else self._mtdf(self.canonical(drawn), open_cells, search)
+        try:  # watch keeps being called while the best lines are searched, too: that can take as long
+            if drawn != self.full:
+                objective = self._mtdf(self.canonical(drawn), open_cells, search)
+                best = self._best_lines(state, objective, open_cells, search)
         finally:
             if self.core is not None:
                 self.core.set_tick(None, 0)
-        if drawn != self.full:
-            keeps = self.root.keeps  # canonical position after a line -> does it keep the value
-            for line in state.legal_moves():
-                after = drawn | 1 << line
-                closed = sum(1 for mask in self.touch[line] if after & mask == mask)
-                after = self.canonical(after)
-                if after not in keeps:
-                    if closed:
-                        won = closed * sign
-                        value = won + search(after, objective - 1 - won, objective - won, open_cells - closed)
-                    else:
-                        value = -search(after, -objective, 1 - objective, open_cells)
-                    keeps[after] = value >= objective
-                if keeps[after]:
-                    best.append(line)
         future = objective * sign
         mover = state.to_move
         value = state.scores[0] - state.scores[1] + (future if mover == 0 else -future)
@@ -319,6 +306,28 @@ class Solver:
                 root.low = guess
             root.guess = guess
         return root.low
+
+    def _best_lines(self, state: State, objective: int, open_cells: int,
+                    search: Callable[[int, int, int, int], int]) -> list[int]:
+        """The lines of ``state`` that keep the mover's ``objective``, each root child searched once (its answer
+        kept in ``self.root.keeps``, so a resumed solve skips it)."""
+        drawn, sign = state.drawn, -1 if self.misere else 1
+        keeps = self.root.keeps  # canonical position after a line -> does it keep the value
+        best = []
+        for line in state.legal_moves():
+            after = drawn | 1 << line
+            closed = sum(1 for mask in self.touch[line] if after & mask == mask)
+            after = self.canonical(after)
+            if after not in keeps:
+                if closed:
+                    won = closed * sign
+                    value = won + search(after, objective - 1 - won, objective - won, open_cells - closed)
+                else:
+                    value = -search(after, -objective, 1 - objective, open_cells)
+                keeps[after] = value >= objective
+            if keeps[after]:
+                best.append(line)
+        return best
 
     def take_free(self, drawn: int) -> tuple[int, int]:
         """Draw every capturable cell's last line that makes no other cell capturable.

@@ -303,6 +303,19 @@ def test_c_search_keeps_a_cpu_deadline():
     assert time.process_time() - started < 0.3
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not compiled(), reason="the C search is not built (Debian package: gcc, python3-dev)")
+def test_the_watch_is_called_while_the_best_lines_are_searched_too():
+    """Hexagons 2x4 after three lines (about 12 CPU s, more than half of it after the value is known): the
+    progress line and interval checkpoints of ``hexarena solve`` hang on the watch, so it runs to the end."""
+    rules = Rules(make_board("2x4"))
+    solver = Solver(rules, table_entries=2**20)
+    seen = []
+    solution = solver.solve(rules.replay([0, 5, 12]), watch=lambda: seen.append(solver.root.low == solver.root.high))
+    assert solution.value == -2 and len(solution.best) == 32
+    assert False in seen and True in seen  # called before the value was known, and while the best lines were
+
+
 def test_boards_past_the_c_limits_use_the_python_search():
     rules = Rules(make_board("8x8"))
     assert len(rules.board.lines) > 128
