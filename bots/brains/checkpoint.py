@@ -110,9 +110,6 @@ def read_header(path: Path) -> tuple[dict, int]:
     """The header of the checkpoint at ``path`` and where its table starts; ``CheckpointRefused`` if damaged."""
     from hexarena.bots.brains import _solvecore
 
-    def refuse(why: str) -> CheckpointRefused:
-        return CheckpointRefused(f"--checkpoint {path}: {why}; give another file, or --restart to overwrite it")
-
     try:
         with open(path, "rb") as source:
             magic = source.read(len(MAGIC))
@@ -120,32 +117,32 @@ def read_header(path: Path) -> tuple[dict, int]:
     except OSError as exc:
         raise CheckpointRefused(f"--checkpoint {path}: cannot read it ({exc.strerror})") from None
     if magic != MAGIC:
-        raise refuse("not a solver checkpoint (no HEXARENA-SOLVER-CHECKPOINT line)")
+        raise _refused(path, "not a solver checkpoint (no HEXARENA-SOLVER-CHECKPOINT line)")
     try:
         header = json.loads(line)
         version = header["format"]
     except (ValueError, KeyError, TypeError, IndexError):
-        raise refuse("its header is damaged or cut short") from None
+        raise _refused(path, "its header is damaged or cut short") from None
     if version != FORMAT:
-        raise refuse(f"written in checkpoint format {version!r}; this solver reads format {FORMAT} only")
+        raise _refused(path, f"written in checkpoint format {version!r}; this solver reads format {FORMAT} only")
     if not isinstance(header, dict) or not all(name in header for name in _FIELDS):
-        raise refuse("its header is damaged (fields missing)")
+        raise _refused(path, "its header is damaged (fields missing)")
     wrong = [name for name, kinds in _FIELDS.items()
              if not isinstance(header[name], kinds) or isinstance(header[name], bool)]
     if wrong:
-        raise refuse(f"its header is damaged ({', '.join(wrong)} of the wrong kind)")
+        raise _refused(path, f"its header is damaged ({', '.join(wrong)} of the wrong kind)")
     layout, entry_bytes, entries = header["layout"], header["entry_bytes"], header["entries"]
     if not _MIN_ENTRIES <= entries <= header["max_entries"] <= _MAX_ENTRIES:
-        raise refuse(f"its header is damaged (a table of {entries} entries growing to {header['max_entries']}; "
-                     f"the solver's is {_MIN_ENTRIES} to 2**36)")
+        raise _refused(path, f"its header is damaged (a table of {entries} entries growing to "
+                             f"{header['max_entries']}; the solver's is {_MIN_ENTRIES} to 2**36)")
     if (layout, entry_bytes) != (_solvecore.LAYOUT, _solvecore.ENTRY_BYTES):
-        raise refuse(f"its table has layout {layout} of {entry_bytes}-byte entries; this solver's is layout "
-                     f"{_solvecore.LAYOUT} of {_solvecore.ENTRY_BYTES}-byte entries")
+        raise _refused(path, f"its table has layout {layout} of {entry_bytes}-byte entries; this solver's is "
+                             f"layout {_solvecore.LAYOUT} of {_solvecore.ENTRY_BYTES}-byte entries")
     start = len(MAGIC) + len(line)
     expected = start + entries * entry_bytes
     size = path.stat().st_size
     if size != expected:
-        raise refuse(f"{size:,} bytes, its header says {expected:,} (truncated or damaged)")
+        raise _refused(path, f"{size:,} bytes, its header says {expected:,} (truncated or damaged)")
     return header, start
 
 
@@ -157,9 +154,7 @@ def read(path: Path, solver: Solver, state: State) -> Resumed:
     header, start = read_header(path)
     wanted = position_of(state)
     if header["position"] != wanted:
-        theirs = header["position"]
-        raise CheckpointRefused(f"--checkpoint {path}: it is of another position ({_describe(theirs)}), not "
-                                f"{_describe(wanted)}; give another file, or --restart to overwrite it")
+        raise _refused(path, f"it is of another position ({_describe(header['position'])}), not {_describe(wanted)}")
     core = solver.core
     view = core.table()
     if core.entries != header["entries"]:  # pragma: no cover - the caller builds the solver from the header
@@ -174,17 +169,20 @@ def read(path: Path, solver: Solver, state: State) -> Resumed:
             done += got
     if done != len(view) or _crc(view) != header["table_crc32"]:
         core.clear()
-        raise CheckpointRefused(f"--checkpoint {path}: its table is damaged (CRC-32 mismatch); give another file, "
-                                "or --restart to overwrite it")
+        raise _refused(path, "its table is damaged (CRC-32 mismatch)")
     core.recount()
     root = header["root"]
     try:
         keeps = {int(key, 16): bool(value) for key, value in root["keeps"]}
         resumed = RootSearch(int(root["low"]), int(root["high"]), int(root["guess"]), keeps)
     except (KeyError, TypeError, ValueError):
-        raise CheckpointRefused(f"--checkpoint {path}: its header is damaged (the root search); give another "
-                                "file, or --restart to overwrite it") from None
+        raise _refused(path, "its header is damaged (the root search)") from None
     return Resumed(resumed, header["nodes"], float(header["seconds"]), header["runs"])
+
+
+def _refused(path: Path, why: str) -> CheckpointRefused:
+    """The one-line refusal of the checkpoint at ``path``: what is wrong, and what to do instead."""
+    return CheckpointRefused(f"--checkpoint {path}: {why}; give another file, or --restart to overwrite it")
 
 
 def _describe(position: dict) -> str:
