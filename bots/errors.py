@@ -1,7 +1,7 @@
-"""The bots floor's errors. The product's tree is drawn whole in ``protocol/errors.py``; the one exception here
-is not in it: ``SolverTimeout`` is the solver's own signal that its deadline passed, caught by its callers (a
-brain falls back to its heuristic; ``hexarena solve --timeout`` says it gave up). ``CheckpointRefused`` is a
-``ConfigError``: a ``hexarena solve --checkpoint`` file that cannot be resumed.
+"""The bots floor's errors, drawn in the product's tree in ``protocol/errors.py``: ``CheckpointRefused`` is a
+``ConfigError`` (a ``hexarena solve --checkpoint`` file that cannot be resumed); ``SolverTimeout`` is no
+``HexarenaError`` but the solver's own signal that its deadline passed, caught by its callers (a brain falls
+back to its heuristic; ``hexarena solve --timeout`` says it gave up).
 """
 
 from __future__ import annotations

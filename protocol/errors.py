@@ -5,6 +5,7 @@ The referee raises only for its own bugs; a bot's fault is a result.
      ├── ConfigError      a bad CLI argument, league file, manifest or board size (one-line message, exit 2)
      │    ├── BoardError        a board size or geometry outside what hexarena plays       (protocol/errors.py)
      │    ├── SandboxMissing    no sandbox can be made here and --no-sandbox was not given  (referee/errors.py)
+     │    ├── CheckpointRefused a hexarena solve --checkpoint file that cannot be resumed   (bots/errors.py)
      │    ├── UploadRefused     an uploaded archive refused before anything was written     (leagues/errors.py)
      │    └── NameTaken         the bot's name belongs to another author                    (leagues/errors.py)
      ├── ProtocolError    a message that breaks the protocol grammar (protocol/PROTOCOL.md)

@@ -38,6 +38,10 @@ MAGIC = b"HEXARENA-SOLVER-CHECKPOINT\n"
 FORMAT = 1
 _BLOCK = 1 << 20
 _ZERO = bytes(_BLOCK)
+# every header field and what it must hold (booleans refused as ints); the C table's bounds (_solvecore.Core)
+_FIELDS = {"layout": int, "entry_bytes": int, "position": dict, "entries": int, "max_entries": int, "root": dict,
+           "nodes": int, "seconds": (int, float), "runs": int, "table_crc32": int}
+_MIN_ENTRIES, _MAX_ENTRIES = 16, 2**36
 
 
 @dataclass
@@ -48,7 +52,6 @@ class Resumed:
     nodes: int
     seconds: float
     runs: int
-    entries: int
 
 
 def position_of(state: State) -> dict:
@@ -107,9 +110,6 @@ def read_header(path: Path) -> tuple[dict, int]:
     """The header of the checkpoint at ``path`` and where its table starts; ``CheckpointRefused`` if damaged."""
     from hexarena.bots.brains import _solvecore
 
-    def refuse(why: str) -> CheckpointRefused:
-        return CheckpointRefused(f"--checkpoint {path}: {why}; give another file, or --restart to overwrite it")
-
     try:
         with open(path, "rb") as source:
             magic = source.read(len(MAGIC))
@@ -117,28 +117,32 @@ def read_header(path: Path) -> tuple[dict, int]:
     except OSError as exc:
         raise CheckpointRefused(f"--checkpoint {path}: cannot read it ({exc.strerror})") from None
     if magic != MAGIC:
-        raise refuse("not a solver checkpoint (no HEXARENA-SOLVER-CHECKPOINT line)")
+        raise _refused(path, "not a solver checkpoint (no HEXARENA-SOLVER-CHECKPOINT line)")
     try:
         header = json.loads(line)
         version = header["format"]
     except (ValueError, KeyError, TypeError, IndexError):
-        raise refuse("its header is damaged or cut short") from None
+        raise _refused(path, "its header is damaged or cut short") from None
     if version != FORMAT:
-        raise refuse(f"written in checkpoint format {version!r}; this solver reads format {FORMAT} only")
-    fields = ("layout", "entry_bytes", "entries", "max_entries", "position", "table_crc32", "root")
-    if not isinstance(header, dict) or not all(name in header for name in fields):
-        raise refuse("its header is damaged (fields missing)")
+        raise _refused(path, f"written in checkpoint format {version!r}; this solver reads format {FORMAT} only")
+    if not isinstance(header, dict) or not all(name in header for name in _FIELDS):
+        raise _refused(path, "its header is damaged (fields missing)")
+    wrong = [name for name, kinds in _FIELDS.items()
+             if not isinstance(header[name], kinds) or isinstance(header[name], bool)]
+    if wrong:
+        raise _refused(path, f"its header is damaged ({', '.join(wrong)} of the wrong kind)")
     layout, entry_bytes, entries = header["layout"], header["entry_bytes"], header["entries"]
-    if not all(isinstance(header[name], int) for name in ("entries", "max_entries", "entry_bytes")):
-        raise refuse("its header is damaged (the table's size)")
+    if not _MIN_ENTRIES <= entries <= header["max_entries"] <= _MAX_ENTRIES:
+        raise _refused(path, f"its header is damaged (a table of {entries} entries growing to "
+                             f"{header['max_entries']}; the solver's is {_MIN_ENTRIES} to 2**36)")
     if (layout, entry_bytes) != (_solvecore.LAYOUT, _solvecore.ENTRY_BYTES):
-        raise refuse(f"its table has layout {layout} of {entry_bytes}-byte entries; this solver's is layout "
-                     f"{_solvecore.LAYOUT} of {_solvecore.ENTRY_BYTES}-byte entries")
+        raise _refused(path, f"its table has layout {layout} of {entry_bytes}-byte entries; this solver's is "
+                             f"layout {_solvecore.LAYOUT} of {_solvecore.ENTRY_BYTES}-byte entries")
     start = len(MAGIC) + len(line)
     expected = start + entries * entry_bytes
     size = path.stat().st_size
     if size != expected:
-        raise refuse(f"{size:,} bytes, its header says {expected:,} (truncated or damaged)")
+        raise _refused(path, f"{size:,} bytes, its header says {expected:,} (truncated or damaged)")
     return header, start
 
 
@@ -150,9 +154,7 @@ def read(path: Path, solver: Solver, state: State) -> Resumed:
     header, start = read_header(path)
     wanted = position_of(state)
     if header["position"] != wanted:
-        theirs = header["position"]
-        raise CheckpointRefused(f"--checkpoint {path}: it is of another position ({_describe(theirs)}), not "
-                                f"{_describe(wanted)}; give another file, or --restart to overwrite it")
+        raise _refused(path, f"it is of another position ({_describe(header['position'])}), not {_describe(wanted)}")
     core = solver.core
     view = core.table()
     if core.entries != header["entries"]:  # pragma: no cover - the caller builds the solver from the header
@@ -167,18 +169,20 @@ def read(path: Path, solver: Solver, state: State) -> Resumed:
             done += got
     if done != len(view) or _crc(view) != header["table_crc32"]:
         core.clear()
-        raise CheckpointRefused(f"--checkpoint {path}: its table is damaged (CRC-32 mismatch); give another file, "
-                                "or --restart to overwrite it")
+        raise _refused(path, "its table is damaged (CRC-32 mismatch)")
     core.recount()
     root = header["root"]
     try:
         keeps = {int(key, 16): bool(value) for key, value in root["keeps"]}
         resumed = RootSearch(int(root["low"]), int(root["high"]), int(root["guess"]), keeps)
     except (KeyError, TypeError, ValueError):
-        raise CheckpointRefused(f"--checkpoint {path}: its header is damaged (the root search); give another "
-                                "file, or --restart to overwrite it") from None
-    return Resumed(resumed, int(header.get("nodes", 0)), float(header.get("seconds", 0)),
-                   int(header.get("runs", 0)), header["entries"])
+        raise _refused(path, "its header is damaged (the root search)") from None
+    return Resumed(resumed, header["nodes"], float(header["seconds"]), header["runs"])
+
+
+def _refused(path: Path, why: str) -> CheckpointRefused:
+    """The one-line refusal of the checkpoint at ``path``: what is wrong, and what to do instead."""
+    return CheckpointRefused(f"--checkpoint {path}: {why}; give another file, or --restart to overwrite it")
 
 
 def _describe(position: dict) -> str:

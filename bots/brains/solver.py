@@ -66,11 +66,6 @@ ENTRY_BYTES = 24  # one entry of the C table
 START_ENTRIES = 2**20  # the C table's first size (24 MiB); it doubles at a quarter full up to its most
 
 
-def table_bits_for(mebibytes: int) -> int:
-    """The largest C table (as a power of two of 24-byte entries) within ``mebibytes``."""
-    return max(4, min(32, (mebibytes * 2**20 // ENTRY_BYTES).bit_length() - 1))
-
-
 def table_entries_for(mebibytes: int) -> int:
     """How many entries of the C table fit in ``mebibytes`` (any multiple of its 4-entry buckets)."""
     return max(16, mebibytes * 2**20 // ENTRY_BYTES // 4 * 4)
@@ -228,15 +223,14 @@ class Solver:
         return out
 
     def solve(self, state: State, deadline: float | None = None, clock: Clock = time.monotonic,
-              resume: RootSearch | None = None, watch: Callable[[], None] | None = None,
-              watch_every: float = 1.0) -> Solution:
+              resume: RootSearch | None = None, watch: Callable[[], None] | None = None) -> Solution:
         """The value of ``state`` and all its best lines (see the module docstring).
 
         Raises ``SolverTimeout`` once ``clock()`` passes ``deadline`` (checked every 1024
         nodes); ``time.process_time`` makes it a CPU-time limit. ``self.root`` says where the
         solve stands at any moment; ``resume`` (a ``RootSearch`` of the same position, with the
-        table it was written with) goes on from there. ``watch`` is called about every
-        ``watch_every`` seconds during the C search (an exception it raises ends the solve).
+        table it was written with) goes on from there. ``watch`` is called about once a
+        second during the C search (an exception it raises ends the solve).
         """
         if len(state.scores) != 2:
             raise ValueError("the solver handles two players only")
@@ -250,33 +244,20 @@ class Solver:
                 raise ValueError("the C search keeps time by time.monotonic or time.process_time only")
             self.core.set_deadline(deadline, clock is time.process_time)
             self.core.nodes = 0
-            self.core.set_tick(watch, watch_every)
+            self.core.set_tick(watch, 1.0)
             search = self._core_search
         drawn = state.drawn
         sign = -1 if self.misere else 1
         open_cells = sum(1 for mask in self.cell_masks if drawn & mask != mask)
-        best: list[int] = []
+        objective, best = 0, []
         self.root = resume if resume is not None else RootSearch(-open_cells, open_cells)
-        try:
-            objective = 0 if drawn == self.full else self._mtdf(self.canonical(drawn), search)
+        try:  # watch keeps being called while the best lines are searched, too: that can take as long
+            if drawn != self.full:
+                objective = self._mtdf(self.canonical(drawn), open_cells, search)
+                best = self._best_lines(state, objective, open_cells, search)
         finally:
             if self.core is not None:
                 self.core.set_tick(None, 0)
-        if drawn != self.full:
-            keeps = self.root.keeps  # canonical position after a line -> does it keep the value
-            for line in state.legal_moves():
-                after = drawn | 1 << line
-                closed = sum(1 for mask in self.touch[line] if after & mask == mask)
-                after = self.canonical(after)
-                if after not in keeps:
-                    if closed:
-                        won = closed * sign
-                        value = won + search(after, objective - 1 - won, objective - won, open_cells - closed)
-                    else:
-                        value = -search(after, -objective, 1 - objective, open_cells)
-                    keeps[after] = value >= objective
-                if keeps[after]:
-                    best.append(line)
         future = objective * sign
         mover = state.to_move
         value = state.scores[0] - state.scores[1] + (future if mover == 0 else -future)
@@ -309,13 +290,12 @@ class Solver:
             raise SolverTimeout(f"solver passed its deadline after {self.core.nodes} nodes")
         return value
 
-    def _mtdf(self, drawn: int, search: Callable[[int, int, int, int], int]) -> int:
+    def _mtdf(self, drawn: int, open_cells: int, search: Callable[[int, int, int, int], int]) -> int:
         """The exact value by null-window searches (MTD(f)): fewer nodes than one wide window.
 
         Each search narrows ``self.root``'s window; starting from a saved window goes on where it stopped.
         """
         root = self.root
-        open_cells = sum(1 for mask in self.cell_masks if drawn & mask != mask)
         while root.low < root.high:
             beta = root.guess + 1 if root.guess == root.low else root.guess
             beta = min(max(beta, root.low + 1), root.high)
@@ -326,6 +306,28 @@ class Solver:
                 root.low = guess
             root.guess = guess
         return root.low
+
+    def _best_lines(self, state: State, objective: int, open_cells: int,
+                    search: Callable[[int, int, int, int], int]) -> list[int]:
+        """The lines of ``state`` that keep the mover's ``objective``, each root child searched once (its answer
+        kept in ``self.root.keeps``, so a resumed solve skips it)."""
+        drawn, sign = state.drawn, -1 if self.misere else 1
+        keeps = self.root.keeps  # canonical position after a line -> does it keep the value
+        best = []
+        for line in state.legal_moves():
+            after = drawn | 1 << line
+            closed = sum(1 for mask in self.touch[line] if after & mask == mask)
+            after = self.canonical(after)
+            if after not in keeps:
+                if closed:
+                    won = closed * sign
+                    value = won + search(after, objective - 1 - won, objective - won, open_cells - closed)
+                else:
+                    value = -search(after, -objective, 1 - objective, open_cells)
+                keeps[after] = value >= objective
+            if keeps[after]:
+                best.append(line)
+        return best
 
     def take_free(self, drawn: int) -> tuple[int, int]:
         """Draw every capturable cell's last line that makes no other cell capturable.

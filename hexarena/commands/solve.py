@@ -55,7 +55,7 @@ def solve(
     """
     from hexarena.bots.brains import checkpoint as checkpoints
     from hexarena.bots.brains import table_memory
-    from hexarena.bots.brains.solver import START_ENTRIES, Solver, compiled, table_entries_for
+    from hexarena.bots.brains.solver import ENTRY_BYTES, START_ENTRIES, Solver, compiled, table_entries_for
     from hexarena.bots.errors import CheckpointRefused, SolverTimeout
     from hexarena.protocol.board import make_board
     from hexarena.protocol.errors import BoardError
@@ -157,7 +157,7 @@ def solve(
         save()
     nodes = before_nodes + solution.nodes
     cpu = before_seconds + time.process_time() - cpu_start
-    table = {"table_mib": round(entries * 24 / 2**20, 1), "table_max_entries": entries,
+    table = {"table_mib": round(entries * ENTRY_BYTES / 2**20, 1), "table_max_entries": entries,
              "table_entries": solver.core.entries if solver.core is not None else len(solver.table),
              "table_sizing": sizing, "table_filled": solver.core.filled if solver.core is not None else len(solver.table)}
     if as_json:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -73,6 +74,10 @@ def damage(path: Path, how: str) -> None:
         data = data.replace(b'"layout":2', b'"layout":7', 1)
     elif how == "header":
         data[len(MAGIC) + 3] = ord("}")
+    elif how == "field kind":
+        data = data.replace(b'"runs":1', b'"runs":"1"', 1)
+    elif how == "table size":
+        data = bytearray(re.sub(rb'"max_entries":[0-9]+', b'"max_entries":8', bytes(data), count=1))
     elif how == "not a checkpoint":
         data = bytearray(b"hello\n" * 100)
     path.write_bytes(bytes(data))
@@ -86,6 +91,8 @@ def damage(path: Path, how: str) -> None:
     ("format", "written in checkpoint format 9; this solver reads format 1 only"),
     ("layout", "its table has layout 7 of 24-byte entries"),
     ("header", "its header is damaged"),
+    ("field kind", "its header is damaged (runs of the wrong kind)"),
+    ("table size", "its header is damaged (a table of 699048 entries growing to 8; the solver's is 16 to 2**36)"),
     ("not a checkpoint", "not a solver checkpoint"),
 ])
 def test_a_checkpoint_that_cannot_be_resumed_is_refused_in_one_line_and_kept(tmp_path: Path, how: str, message: str):

@@ -100,6 +100,20 @@ def every_position(rules: Rules):
         yield rules.predrawn | sum(1 << line for i, line in enumerate(free) if subset >> i & 1)
 
 
+def chain_moves_hold(rules: Rules, value, move_value) -> int:
+    """Check that ``Solver.chain_moves`` holds a best move wherever it answers (in misère, always the two
+    lines of the double-deal) in every position of ``rules``; how many positions it answered in."""
+    solver = Solver(rules)
+    applied = 0
+    for drawn in every_position(rules):
+        moves = solver.chain_moves(drawn)
+        if moves is not None:
+            applied += 1
+            assert len(moves) == 2 or not rules.options.misere
+            assert value(drawn) == max(move_value(drawn, line) for line in moves)
+    return applied
+
+
 @pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED)
 def test_free_captures_are_optimal_in_every_position(geometry, size, border):
     """Proof by enumeration of the free-capture rule: taking those cells never costs."""
@@ -124,16 +138,7 @@ def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, borde
     three or more is wrong in misère in thousands of these positions, and so are free captures, and the
     two-cell rule with a safe line left fails on square 2x3 (``test_the_normal_play_rules_fail_in_misere``)."""
     rules = Rules(make_board(size, geometry), Options(2, misere, border))
-    value, move_value = exhaustive_for(geometry, size, misere, border)
-    solver = Solver(rules)
-    applied = 0
-    for drawn in every_position(rules):
-        moves = solver.chain_moves(drawn)
-        if moves is not None:
-            applied += 1
-            assert len(moves) == 2 or not misere
-            assert value(drawn) == max(move_value(drawn, line) for line in moves)
-    assert applied > (20 if misere else 50)
+    assert chain_moves_hold(rules, *exhaustive_for(geometry, size, misere, border)) > (20 if misere else 50)
 
 
 @pytest.mark.slow
@@ -143,15 +148,7 @@ def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, borde
 def test_the_misere_chain_rule_on_boards_of_17_to_19_free_lines(geometry, size, border):
     """The misère chain rule against plain search in every position of larger boards (minutes each)."""
     rules = Rules(make_board(size, geometry), Options(2, True, border))
-    value, move_value = exhaustive(rules)
-    solver = Solver(rules)
-    applied = 0
-    for drawn in every_position(rules):
-        moves = solver.chain_moves(drawn)
-        if moves is not None:
-            applied += 1
-            assert value(drawn) == max(move_value(drawn, line) for line in moves)
-    assert applied > 50
+    assert chain_moves_hold(rules, *exhaustive(rules)) > 50
 
 
 def test_the_normal_play_rules_fail_in_misere():
@@ -304,6 +301,19 @@ def test_c_search_keeps_a_cpu_deadline():
     with pytest.raises(SolverTimeout):
         Solver(rules).solve(rules.start(), deadline=started + 0.05, clock=time.process_time)
     assert time.process_time() - started < 0.3
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not compiled(), reason="the C search is not built (Debian package: gcc, python3-dev)")
+def test_the_watch_is_called_while_the_best_lines_are_searched_too():
+    """Hexagons 2x4 after three lines (about 12 CPU s, more than half of it after the value is known): the
+    progress line and interval checkpoints of ``hexarena solve`` hang on the watch, so it runs to the end."""
+    rules = Rules(make_board("2x4"))
+    solver = Solver(rules, table_entries=2**20)
+    seen = []
+    solution = solver.solve(rules.replay([0, 5, 12]), watch=lambda: seen.append(solver.root.low == solver.root.high))
+    assert solution.value == -2 and len(solution.best) == 32
+    assert False in seen and True in seen  # called before the value was known, and while the best lines were
 
 
 def test_boards_past_the_c_limits_use_the_python_search():
