@@ -54,6 +54,9 @@ def kill(process: subprocess.Popen) -> None:
     if process.poll() is None:
         process.kill()
     process.wait(timeout=10)
+    for pipe in (process.stdout, process.stderr):  # a failed test's pipes: else a later test's ResourceWarning
+        if pipe is not None:
+            pipe.close()
 
 
 @pytest.mark.slow
@@ -374,10 +377,10 @@ def test_workers_joining_and_leaving_are_announced_and_the_run_ends_with_a_summa
 
         wait_for(lambda: len(stored_ids(home)) >= 3 or run.poll() is not None, 120, "games stored")
         second = cluster.worker("--resources", "seat=2")
-        wait_for(lambda: said(" joined (seat=2)") or run.poll() is not None, 30, "the joining announced")
+        wait_for(lambda: said(" joined (seat=2)") or run.poll() is not None, 90, "the joining announced")
         cluster.lose(first)
         cluster.lose(second)
-        wait_for(lambda: said(" left", 2) or run.poll() is not None, 30, "both leavings announced")
+        wait_for(lambda: said(" left", 2) or run.poll() is not None, 90, "both leavings announced")
         wait_for(lambda: said("no worker left offers seat=2") or run.poll() is not None, 30, "no capable worker")
         assert run.poll() is None, err.read_text()  # waiting for a worker, not failed, not finished
         cluster.worker("--resources", "seat=2")
