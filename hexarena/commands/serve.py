@@ -8,7 +8,6 @@ can be made (neither bubblewrap nor the kernel's namespaces) is refused before t
 from __future__ import annotations
 
 import socket
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -63,7 +62,7 @@ def serve(
     _check_listen(host, port)
     from hexarena.referee import watchdog
 
-    print(f"hexarena serve: {watchdog.describe()}", file=sys.stderr, flush=True)
+    lifecycle.event("watchdog", watchdog.describe())
     workspace = home if home is not None else default_home()
     app = create_app(workspace, list(league or []),
                      limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate,
@@ -72,7 +71,7 @@ def serve(
     lifecycle.event("listening", f"workspace {workspace}, leagues: {', '.join(leagues) or 'none'}; listening on "
                                  f"http://{host}:{port} (API schema at /docs)", workspace=str(workspace), leagues=leagues,
                     url=f"http://{host}:{port}")
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5,
+    uvicorn.run(app, host=host, port=port, log_level="warning", log_config=None, timeout_graceful_shutdown=5,
                 http=with_header_timeout(header_timeout), **LIMITS)
 
 

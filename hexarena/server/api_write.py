@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import threading
 import time
 from collections import defaultdict, deque
@@ -155,7 +154,7 @@ async def upload(request: Request) -> UploadOut:
     author = await run_in_threadpool(author_of, request)
     try:
         state.admit(author.name)
-        data = await _read_file_field(request, state.limits, author.name)
+        data = await _read_file_field(request, state.limits)
         state.steps[author.name] = ("waiting for a build slot", time.monotonic())
         try:
             async with state.building.slot(author.name):
@@ -185,7 +184,7 @@ def progress(request: Request) -> ProgressOut:
     return ProgressOut(step=None) if step is None else ProgressOut(step=step[0], seconds=time.monotonic() - step[1])
 
 
-async def _read_file_field(request: Request, limits: UploadLimits, author: str = "an author") -> bytes:
+async def _read_file_field(request: Request, limits: UploadLimits) -> bytes:
     """The bytes of the multipart field ``file``; 413 past the cap (counted as the body arrives), 422 if absent."""
     if "multipart/form-data" not in request.headers.get("content-type", ""):
         raise HTTPException(422, "send the archive as multipart/form-data in the field 'file'")
@@ -211,10 +210,8 @@ async def _read_file_field(request: Request, limits: UploadLimits, author: str =
         raise _too_large(limits) from None
     except MultiPartException as exc:
         raise HTTPException(422, f"the form cannot be read ({exc.message}); send one field 'file'") from None
-    except ClientDisconnect:  # the client went away mid-body: one line in the log, no traceback
-        print(f"hexarena serve: an upload by {author} was cut off by its client before its end; nothing was kept",
-              file=sys.stderr, flush=True)
-        raise HTTPException(400, "the upload was cut off before its end") from None
+    except ClientDisconnect:  # the client went away mid-body: the upload's one log line says so, no traceback
+        raise HTTPException(400, "the upload was cut off by its client before its end; nothing was kept") from None
     except OSError as exc:  # the form spools a large file to TMPDIR
         if is_out_of_space(exc):
             raise _disk_full() from None
