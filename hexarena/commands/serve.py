@@ -62,11 +62,11 @@ def serve(
     _check_listen(host, port)
     from hexarena.referee import watchdog
 
-    lifecycle.event("watchdog", watchdog.describe())
     workspace = home if home is not None else default_home()
     app = create_app(workspace, list(league or []),
                      limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate,
                                          build_timeout=build_timeout, max_snapshot=int(max_snapshot * 2**20)))
+    lifecycle.event("watchdog", watchdog.describe())  # once the league files are read: a bad one is the only line
     leagues = sorted(app.state.scheduler.runners)
     lifecycle.event("listening", f"workspace {workspace}, leagues: {', '.join(leagues) or 'none'}; listening on "
                                  f"http://{host}:{port} (API schema at /docs)", workspace=str(workspace), leagues=leagues,

@@ -17,6 +17,7 @@ import sqlite3
 import subprocess
 import sys
 import tarfile
+import tempfile
 import threading
 import time
 import urllib.error
@@ -414,6 +415,8 @@ def processes_running_from(home: Path) -> list[int]:
 
 def test_submit_server_end_to_end(served, tmp_path):
     folder = bot_folder(tmp_path, "delta")
+    bot = folder / "bot.py"  # slow to start: its check outlasts the progress watcher's first poll (after 1 s)
+    bot.write_text("import time\ntime.sleep(1.5)\n" + bot.read_text())
     command = [*HEXARENA, "submit", str(folder), "--server", served.url]
     done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=180,
                           env={**os.environ, "HEXARENA_TOKEN": served.tokens["bob"]})
@@ -631,11 +634,12 @@ def server_log(server: Server) -> str:
 
 
 @pytest.mark.slow
-def test_a_server_killed_mid_upload_leaves_nothing_once_restarted(tmp_path):
+def test_a_server_killed_mid_upload_leaves_nothing_once_restarted(tmp_path, request):
     """issue 31 item 6: SIGKILL while an upload is checked (its bot waits 6 s before HELLO): its unpacked upload,
     its referee's socket folder and its snapshot folder stay behind; the next start removes them all."""
-    tmpdir = tmp_path / "tmpdir"
-    tmpdir.mkdir()
+    # short: the referee's socket path inside it must fit a unix socket's 107 bytes (a deep tmp_path does not)
+    tmpdir = Path(tempfile.mkdtemp(prefix="hx-"))
+    request.addfinalizer(lambda: shutil.rmtree(tmpdir, ignore_errors=True))
     home = tmp_path / "home"
     with Workspace(home) as ws:
         token = authors.add(ws, "alice")
