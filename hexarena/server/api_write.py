@@ -6,6 +6,7 @@
         401  no token, or not a valid one (unknown, revoked)
         403  the bot's name belongs to another author
         413  the archive or its unpacked content over the caps, or too many files
+        415  not a multipart/form-data body
         422  not an archive, an unsafe entry (absolute, '..', link, special file), a broken bot.toml, a failed
              build or check: ``detail`` is the one line the CLI prints, ``checks`` the check's items
         429  over the author's upload rate (``UploadLimits.per_minute``)
@@ -142,8 +143,8 @@ UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-dat
 
 @router.post("/api/bots", status_code=201, openapi_extra=UPLOAD_BODY, responses={
     200: {"model": UploadOut, "description": "unchanged: already the latest version"},
-    401: {"model": Refused}, 403: {"model": Refused}, 413: {"model": Refused}, 422: {"model": Refused},
-    429: {"model": Refused}})
+    401: {"model": Refused}, 403: {"model": Refused}, 413: {"model": Refused}, 415: {"model": Refused},
+    422: {"model": Refused}, 429: {"model": Refused}})
 async def upload(request: Request) -> UploadOut:
     """Register a bot from an archive of its folder: the pipeline of ``hexarena submit`` (build and check in the
     sandbox). The name is the uploading author's from then on."""
@@ -179,7 +180,7 @@ def progress(request: Request) -> ProgressOut:
 async def _read_file_field(request: Request, limits: UploadLimits) -> bytes:
     """The bytes of the multipart field ``file``; 413 past the cap (counted as the body arrives), 422 if absent."""
     if "multipart/form-data" not in request.headers.get("content-type", ""):
-        raise HTTPException(422, "send the archive as multipart/form-data in the field 'file'")
+        raise HTTPException(415, "send the archive as multipart/form-data in the field 'file'")
     cap = limits.max_archive + MULTIPART_SLACK
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:

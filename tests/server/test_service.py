@@ -295,6 +295,24 @@ def test_reads_are_answered_while_an_upload_builds(served, tmp_path):
     assert answers[0][0] == 201 and waited < 2.5
 
 
+@pytest.mark.parametrize(("content_type", "body", "status", "detail"), [
+    ("application/json", b"{}", 415, "send the archive as multipart/form-data in the field 'file'"),
+    ("multipart/form-data", b"x", 422, "the form cannot be read (Missing boundary in multipart.); send one field 'file'"),
+    ("multipart/form-data; boundary=zz", b"no boundary in here", 422,
+     "the form cannot be read (Invalid multipart data.); send one field 'file'"),
+    ("multipart/form-data; boundary=zz", b'--zz\r\nContent-Disposition: form-data; name="other"\r\n\r\nx\r\n--zz--\r\n',
+     422, "no file in the form: send the archive in the multipart field 'file'"),
+    ("multipart/form-data; boundary=zz", b"".join(
+        b'--zz\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nx\r\n' for _ in range(2)) + b"--zz--\r\n",
+     422, "the form cannot be read (Too many files. Maximum number of files is 1.); send one field 'file'"),
+])
+def test_a_body_that_is_not_one_multipart_file_is_refused_in_one_line(served, content_type, body, status, detail):
+    before = written_state(served.home)
+    answer = served.call("POST", "/api/bots", token=served.tokens["org"], body=body,
+                         headers={"Content-Type": content_type})
+    assert answer == (status, {"detail": detail}) and written_state(served.home) == before
+
+
 def test_over_the_upload_rate_is_429(served):
     answers = [served.call("POST", "/api/bots", token=served.tokens["dave"], body=b"",
                            headers={"Content-Type": "multipart/form-data; boundary=x"})[0] for _ in range(21)]
