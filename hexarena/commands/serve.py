@@ -50,7 +50,7 @@ def serve(
         raise ConfigError(f"hexarena serve needs the server's packages ({exc.name} is missing): "
                           "pip install 'hexarena[serve]'") from None
     from hexarena.leagues.workspace.home import default_home
-    from hexarena.referee import sandbox, watchdog
+    from hexarena.referee import sandbox
 
     if log_format not in lifecycle.FORMATS:
         raise ConfigError(f"--log-format {log_format!r}: allowed: {', '.join(lifecycle.FORMATS)}")
@@ -60,16 +60,18 @@ def serve(
         raise ConfigError(f"hexarena serve runs uploaded bots only in the sandbox, and none can be made here: "
                           f"{sandbox.describe()}; install bubblewrap (apt-get install bubblewrap)")
     _check_listen(host, port)
+    from hexarena.referee import watchdog
+
     workspace = home if home is not None else default_home()
     app = create_app(workspace, list(league or []),
                      limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate,
                                          build_timeout=build_timeout, max_snapshot=int(max_snapshot * 2**20)))
+    lifecycle.event("watchdog", watchdog.describe())  # once the league files are read: a bad one is the only line
     leagues = sorted(app.state.scheduler.runners)
     lifecycle.event("listening", f"workspace {workspace}, leagues: {', '.join(leagues) or 'none'}; listening on "
                                  f"http://{host}:{port} (API schema at /docs)", workspace=str(workspace), leagues=leagues,
                     url=f"http://{host}:{port}")
-    lifecycle.event("limits", watchdog.describe())  # after the leagues are read: a bad one is the only line
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5,
+    uvicorn.run(app, host=host, port=port, log_level="warning", log_config=None, timeout_graceful_shutdown=5,
                 http=with_header_timeout(header_timeout), **LIMITS)
 
 

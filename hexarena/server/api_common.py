@@ -1,13 +1,25 @@
-"""What the API's endpoints share: this thread's workspace, and who a request's bearer token says it is."""
+"""What the API's endpoints share: this thread's workspace, who a request's bearer token says it is, and a
+server's text (an error, a build log) as anyone may read it."""
 
 from __future__ import annotations
+
+import re
 
 from fastapi import HTTPException, Request
 
 from hexarena.leagues.registry import authors
+from hexarena.leagues.results.report import strip_paths
 from hexarena.leagues.workspace.home import Workspace
 
 BEARER = {"WWW-Authenticate": "Bearer"}
+STAGING = re.compile(r"\.staging-\d+-\w+")  # the registry's staging copy (submit's tempfile.mkdtemp), by name
+PID = re.compile(r" \(pid [^)]*\)")
+
+
+def public(text: str) -> str:
+    """``text`` without a folder of the server's (``strip_paths``) or a process id, the registry's staging copy
+    (where an upload's check ran) called what it is to its author."""
+    return STAGING.sub("the bot's folder", PID.sub("", strip_paths(text)))
 
 
 def workspace(request: Request) -> Workspace:

@@ -13,14 +13,13 @@ Standings are computed once per change of the league's games (``store.games_stam
 
 from __future__ import annotations
 
-import re
 import threading
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict
 
-from hexarena.server.api_common import workspace
+from hexarena.server.api_common import public, workspace
 from hexarena.leagues.results import definitions, store
 from hexarena.leagues.registry.catalog import BotInfo, bot_history, get_bot, list_bots
 from hexarena.leagues.registry.snapshot import SHORT_HASH
@@ -241,13 +240,8 @@ def queue(request: Request) -> list[QueueEntry]:
         total, played = counts.get(name, (0, 0))
         entries.append(QueueEntry(league=name, state=runner.state, games_total=total, games_played=played,
                                   games_left=total - played, last_run=runner.last_run,
-                                  last_error=public_error(runner.last_error)))
+                                  last_error=runner.last_error and public(runner.last_error)))
     return entries
-
-
-def public_error(text: str | None) -> str | None:
-    """An error as anyone may read it: no folder of the server's, no process id."""
-    return None if text is None else re.sub(r" \(pid [^)]*\)", "", strip_paths(text))
 
 
 class UploadPlace(BaseModel):

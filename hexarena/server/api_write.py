@@ -6,6 +6,7 @@
         401  no token, or not a valid one (unknown, revoked)
         403  the bot's name belongs to another author
         413  the archive or its unpacked content over the caps, or too many files
+        415  not a multipart/form-data body
         422  not an archive, an unsafe entry (absolute, '..', link, special file), a broken bot.toml, a failed
              build or check: ``detail`` is the one line the CLI prints, ``checks`` the check's items
         429  over the author's upload rate (``UploadLimits.per_minute``)
@@ -29,12 +30,10 @@ version wakes the continuous leagues (``hexarena.server.scheduler``).
 
 from __future__ import annotations
 
-import json
-import re
-import sys
 import threading
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,13 +46,12 @@ from starlette.requests import ClientDisconnect
 
 from hexarena.referee.build import BUILD_TIMEOUT
 from hexarena.server import lifecycle
-from hexarena.server.api_common import author_of, workspace
+from hexarena.server.api_common import author_of, public, workspace
 from hexarena.server.build_queue import BuildQueue
 from hexarena.leagues.registry import uploads
 from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, MAX_SNAPSHOT_BYTES
 from hexarena.leagues.registry.submit import submit, submitted
 from hexarena.leagues.errors import NameTaken, UploadRefused
-from hexarena.leagues.results.report import strip_paths
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 from hexarena.referee.check import CHECK_TIME, CheckItem
 from hexarena.referee.manifest import load_manifest
@@ -62,7 +60,6 @@ router = APIRouter(tags=["write"])
 MULTIPART_SLACK = 64 * 1024  # bytes of multipart framing allowed beyond the archive itself
 DRAIN_FACTOR = 4  # a refused body up to this many times the cap is read to its end (the 413 then reaches the client)
 BUILD_LOG_TAIL = 4000  # characters of a failed build's output sent back
-STAGING = re.compile(r"\.staging-\d+-\w+")  # the registry's staging copy (submit's tempfile.mkdtemp), by name
 
 
 @dataclass(frozen=True)
@@ -80,10 +77,10 @@ class UploadLimits:
 class UploadState:
     limits: UploadLimits
     recent: dict[str, deque[float]] = field(default_factory=lambda: defaultdict(deque))
-    steps: dict[str, tuple[str, float]] = field(default_factory=dict)  # author → (upload step, when it began)
     lock: threading.Lock = field(default_factory=threading.Lock)
     # waited for on the event loop, before a worker thread is taken: uploads queued behind the builds must not
-    # hold the threads every read endpoint runs on; a queue per author (``hexarena.server.build_queue``)
+    # hold the threads every read endpoint runs on; a queue per author, each upload's step in it
+    # (``hexarena.server.build_queue``)
     building: BuildQueue = field(init=False)
 
     def __post_init__(self) -> None:
@@ -146,8 +143,8 @@ UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-dat
 
 @router.post("/api/bots", status_code=201, openapi_extra=UPLOAD_BODY, responses={
     200: {"model": UploadOut, "description": "unchanged: already the latest version"},
-    401: {"model": Refused}, 403: {"model": Refused}, 413: {"model": Refused}, 422: {"model": Refused},
-    429: {"model": Refused}})
+    401: {"model": Refused}, 403: {"model": Refused}, 413: {"model": Refused}, 415: {"model": Refused},
+    422: {"model": Refused}, 429: {"model": Refused}})
 async def upload(request: Request) -> UploadOut:
     """Register a bot from an archive of its folder: the pipeline of ``hexarena submit`` (build and check in the
     sandbox). The name is the uploading author's from then on."""
@@ -155,19 +152,15 @@ async def upload(request: Request) -> UploadOut:
     author = await run_in_threadpool(author_of, request)
     try:
         state.admit(author.name)
-        data = await _read_file_field(request, state.limits, author.name)
-        state.steps[author.name] = ("waiting for a build slot", time.monotonic())
-        try:
-            async with state.building.slot(author.name):
-                answer = await run_in_threadpool(_submit, request, state, author.name, data)
-        finally:
-            state.steps.pop(author.name, None)
+        data = await _read_file_field(request, state.limits)
+        async with state.building.slot(author.name) as queued:
+            queued.say("unpacking the archive")
+            status, body = await run_in_threadpool(_submit, request, state.limits, author.name, data, queued.say)
     except HTTPException as exc:
         _said(author.name, exc.status_code, str(exc.detail))
         raise
-    body = json.loads(answer.body)
-    _said(author.name, answer.status_code, body.get("message") or body.get("detail", ""), body.get("bot"))
-    return answer
+    _said(author.name, status, body.get("message") or body["detail"], body.get("bot"))
+    return JSONResponse(body, status_code=status)
 
 
 def _said(author: str, status: int, text: str, bot: str | None = None) -> None:
@@ -180,15 +173,14 @@ def _said(author: str, status: int, text: str, bot: str | None = None) -> None:
 @router.get("/api/uploads/progress", responses={401: {"model": Refused}})
 def progress(request: Request) -> ProgressOut:
     """The step of your upload in progress (build, check), and the seconds since the upload began."""
-    author = author_of(request)
-    step = request.app.state.uploads.steps.get(author.name)
-    return ProgressOut(step=None) if step is None else ProgressOut(step=step[0], seconds=time.monotonic() - step[1])
+    step = request.app.state.uploads.building.progress(author_of(request).name)
+    return ProgressOut(step=None) if step is None else ProgressOut(step=step[0], seconds=step[1])
 
 
-async def _read_file_field(request: Request, limits: UploadLimits, author: str = "an author") -> bytes:
+async def _read_file_field(request: Request, limits: UploadLimits) -> bytes:
     """The bytes of the multipart field ``file``; 413 past the cap (counted as the body arrives), 422 if absent."""
     if "multipart/form-data" not in request.headers.get("content-type", ""):
-        raise HTTPException(422, "send the archive as multipart/form-data in the field 'file'")
+        raise HTTPException(415, "send the archive as multipart/form-data in the field 'file'")
     cap = limits.max_archive + MULTIPART_SLACK
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:
@@ -211,10 +203,8 @@ async def _read_file_field(request: Request, limits: UploadLimits, author: str =
         raise _too_large(limits) from None
     except MultiPartException as exc:
         raise HTTPException(422, f"the form cannot be read ({exc.message}); send one field 'file'") from None
-    except ClientDisconnect:  # the client went away mid-body: one line in the log, no traceback
-        print(f"hexarena serve: an upload by {author} was cut off by its client before its end; nothing was kept",
-              file=sys.stderr, flush=True)
-        raise HTTPException(400, "the upload was cut off before its end") from None
+    except ClientDisconnect:  # the client went away mid-body: the upload's one log line says so, no traceback
+        raise HTTPException(400, "the upload was cut off by its client before its end; nothing was kept") from None
     except OSError as exc:  # the form spools a large file to TMPDIR
         if is_out_of_space(exc):
             raise _disk_full() from None
@@ -249,21 +239,20 @@ def _too_large(limits: UploadLimits) -> HTTPException:
     return HTTPException(413, f"the upload is over the limit of {limits.max_archive / 2**20:g} MB")
 
 
-def _submit(request: Request, state: UploadState, author: str, data: bytes) -> UploadOut | JSONResponse:
-    """In a worker thread: unpack, submit as ``author``, answer as the module docstring says."""
-    limits = state.limits
+def _submit(request: Request, limits: UploadLimits, author: str, data: bytes,
+            progress: Callable[[str], None]) -> tuple[int, dict[str, Any]]:
+    """In a worker thread: unpack, submit as ``author``; the answer's status and body (module docstring)."""
     try:
         with uploads.unpacked(data, max_bytes=limits.max_bytes, max_files=limits.max_files,
                               max_archive=limits.max_archive) as folder:
             try:
                 entered = request.app.state.scheduler.strictest_time_control(load_manifest(folder).name)
                 control, checked_at = entered or (None, f"the check's own time control {CHECK_TIME}")
-                began = state.steps.get(author, ("", time.monotonic()))[1]
                 result = submit(workspace(request), folder, author=author, max_bytes=limits.max_bytes,
                                 source=f"upload by {author}", build_timeout=limits.build_timeout,
                                 max_snapshot_bytes=limits.max_snapshot, time_control=control,
                                 author_from="your token's account", time_source=checked_at if entered else "",
-                                progress=lambda step: state.steps.__setitem__(author, (step, began)))
+                                progress=progress)
             except ConfigError as exc:  # the manifest, the copy: name the archive's files, not the temp folder
                 raise type(exc)(_relative(str(exc), folder)) from None
     except UploadRefused as exc:
@@ -278,14 +267,14 @@ def _submit(request: Request, state: UploadState, author: str, data: bytes) -> U
     if not result.accepted:
         body = Refused(detail=f"{result.name} was not registered: {public(result.reason)}", checks=checks,
                        build_log=public(result.build_log[-BUILD_LOG_TAIL:]))
-        return JSONResponse(body.model_dump(), status_code=422)
+        return 422, body.model_dump()
     message = submitted(workspace(request), result)
     if result.status != "unchanged":
         request.app.state.scheduler.wake()
-    body: dict[str, Any] = UploadOut(bot=result.label, name=result.name, hash=result.version_hash, status=result.status,
-                                     message=message, author=author, checks=checks,
-                                     checked_at=checked_at if result.status != "unchanged" else "").model_dump()
-    return JSONResponse(body, status_code=201 if result.status in ("registered", "new_version") else 200)
+    body = UploadOut(bot=result.label, name=result.name, hash=result.version_hash, status=result.status,
+                     message=message, author=author, checks=checks,
+                     checked_at=checked_at if result.status != "unchanged" else "").model_dump()
+    return 201 if result.status in ("registered", "new_version") else 200, body
 
 
 def _disk_full() -> HTTPException:
@@ -295,12 +284,6 @@ def _disk_full() -> HTTPException:
 def one_line(text: str) -> str:
     """``text`` with every control character escaped (``\\n``): an archive's file name is the author's to choose."""
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
-
-
-def public(text: str) -> str:
-    """A text of the build or the check as the uploader sees it: no folder of the server's (``strip_paths``), and
-    the registry's staging copy that the check ran in called what it is to them."""
-    return STAGING.sub("the bot's folder", strip_paths(text))
 
 
 def _relative(message: str, folder) -> str:

@@ -1,9 +1,10 @@
 """The server's build slots, shared fairly among authors (issue 31 item 5, issue 27 item 4).
 
     queue = BuildQueue(slots=2)
-    async with queue.slot("alice"):          # waits on the event loop (no worker thread held), then builds
-        await run_in_threadpool(submit, ...)
-    queue.plan()                             # each author's place in the queue and an estimate (GET /api/queue/uploads)
+    async with queue.slot("alice") as upload:   # waits on the event loop (no worker thread held), then builds
+        await run_in_threadpool(submit, ..., progress=upload.say)
+    queue.plan()                    # each author's place in the queue and an estimate (GET /api/queue/uploads)
+    queue.progress("alice")         # the step of alice's upload building, or her first one waiting, and since when
 
 An upload's build and check take one of ``slots``; each author has a queue of their own, and holds at most one
 slot at a time: one author's ten slow uploads wait behind each other, never in front of another author's. When a
@@ -21,10 +22,23 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 RECENT = 20  # builds the estimate's mean covers
 DEFAULT_SECONDS = 30.0  # the estimate of one build before any has run
+
+
+@dataclass(eq=False)
+class Upload:
+    """One upload in the queue: its step (``say``: from any thread), and when it came."""
+
+    came: float = field(default_factory=time.monotonic)
+    step: str = "waiting for a build slot"
+    granted: asyncio.Future | None = None  # set when its slot is granted
+    began: float = 0.0  # when its build began
+
+    def say(self, step: str) -> None:
+        self.step = step
 
 
 @dataclass(frozen=True)
@@ -41,36 +55,43 @@ class AuthorPlace:
 class BuildQueue:
     def __init__(self, slots: int) -> None:
         self.slots = slots
-        self._waiting: dict[str, deque[asyncio.Future]] = {}
-        self._building: dict[str, float] = {}  # author → when their build began
+        self._waiting: dict[str, deque[Upload]] = {}
+        self._building: dict[str, Upload] = {}  # author → their upload building
         self._served: dict[str, int] = {}  # author → the tick of their last slot (round robin)
         self._ticks = itertools.count()
         self._durations: deque[float] = deque(maxlen=RECENT)
 
     @asynccontextmanager
-    async def slot(self, author: str) -> AsyncIterator[None]:
+    async def slot(self, author: str) -> AsyncIterator[Upload]:
         """Hold one build slot for ``author`` for the block, after their earlier uploads and a fair turn."""
-        future = asyncio.get_running_loop().create_future()
-        self._waiting.setdefault(author, deque()).append(future)
+        upload = Upload(granted=asyncio.get_running_loop().create_future())
+        self._waiting.setdefault(author, deque()).append(upload)
         self._dispatch()
         try:
-            await future
+            await upload.granted
         except asyncio.CancelledError:
-            if future.done() and not future.cancelled():  # granted just as the waiter went away: give it back
+            if upload.granted.done() and not upload.granted.cancelled():  # granted as the waiter went: give it back
                 self._release(author, None)
             else:
-                self._drop(author, future)
+                self._drop(author, upload)
             raise
-        began = time.monotonic()
         try:
-            yield
+            yield upload
         finally:
-            self._release(author, time.monotonic() - began)
+            self._release(author, time.monotonic() - upload.began)
 
-    def _drop(self, author: str, future: asyncio.Future) -> None:
+    def progress(self, author: str) -> tuple[str, float] | None:
+        """The step of ``author``'s upload building (else of their first one waiting) and the seconds since it
+        came; None when they have none in the queue."""
+        building = self._building.get(author)
         waiting = self._waiting.get(author)
-        if waiting is not None and future in waiting:
-            waiting.remove(future)
+        upload = building if building is not None else waiting[0] if waiting else None
+        return None if upload is None else (upload.step, time.monotonic() - upload.came)
+
+    def _drop(self, author: str, upload: Upload) -> None:
+        waiting = self._waiting.get(author)
+        if waiting is not None and upload in waiting:
+            waiting.remove(upload)
             if not waiting:
                 del self._waiting[author]
 
@@ -90,14 +111,15 @@ class BuildQueue:
             author = self._next_author(set(self._building), self._served, waiting)
             if author is None:
                 return
-            future = self._waiting[author].popleft()
+            upload = self._waiting[author].popleft()
             if not self._waiting[author]:
                 del self._waiting[author]
-            if future.cancelled():
+            if upload.granted.cancelled():
                 continue
-            self._building[author] = time.monotonic()
+            upload.began = time.monotonic()
+            self._building[author] = upload
             self._served[author] = next(self._ticks)
-            future.set_result(None)
+            upload.granted.set_result(None)
 
     def mean_seconds(self) -> float:
         return sum(self._durations) / len(self._durations) if self._durations else DEFAULT_SECONDS
@@ -106,10 +128,10 @@ class BuildQueue:
         """Every author building or waiting: whether they build now, how many wait, the place of their next one
         among all waiting uploads, and when it should start (the dispatch above, played forward)."""
         now, mean = time.monotonic(), self.mean_seconds()
-        free = [max(began + mean, now) for began in self._building.values()]
+        free = [max(upload.began + mean, now) for upload in self._building.values()]
         free += [now] * (self.slots - len(free))
         heapq.heapify(free)
-        busy_until = {a: began + mean for a, began in self._building.items()}
+        busy_until = {a: upload.began + mean for a, upload in self._building.items()}
         served = dict(self._served)
         waiting = {a: len(w) for a, w in self._waiting.items() if w}
         first: dict[str, tuple[int, float]] = {}

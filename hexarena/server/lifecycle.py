@@ -4,11 +4,13 @@
     event("league_finished", "league club: 12 games played in 3.1 s", league="club", played=12)
 
 Text lines read ``hexarena serve: MESSAGE``; JSON lines are one object each, ``{"time", "level", "event",
-"message", ...fields}``, for an operator's log collector. The events: ``listening``, ``limits`` (how a bot's whole
-memory is bounded here), ``league_started``,
+"message", ...fields}``, for an operator's log collector. The events: ``watchdog`` (how bots' memory and CPU
+time are watched), ``listening``, ``league_started``,
 ``league_finished``, ``league_failed``, ``upload`` (registered, unchanged or refused, with the status code),
 ``stopping`` (on SIGTERM or Ctrl-C: the games in flight, abandoned and replayed by the next start) and
-``internal_error``. Every logger under ``hexarena.server`` writes through the same handler.
+``internal_error``. Every logger under ``hexarena`` writes through the same handler (the server's at INFO, the
+referee's and the leagues' warnings, e.g. ``hexarena.referee.observers``), and so do uvicorn's warnings (a
+malformed request: event ``uvicorn.error``), so a JSON log holds nothing but JSON lines.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ import traceback
 from datetime import UTC, datetime
 
 LOGGER = "hexarena.server"
+PACKAGE = "hexarena"  # every module's logger: the referee's and the leagues' warnings in the server's log
+UVICORN = "uvicorn"  # its loggers (uvicorn.error: bad requests); ``hexarena serve`` runs it with log_config=None
 FORMATS = ("text", "json")
 log = logging.getLogger(LOGGER)
 
@@ -50,10 +54,12 @@ class _Formatter(logging.Formatter):
 
 def configure(kind: str = "text") -> None:
     """Send the server's log to stderr in ``kind`` (``FORMATS``); again: the format changes, one handler stays."""
-    for handler in list(log.handlers):
-        log.removeHandler(handler)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_Formatter(kind))
-    log.addHandler(handler)
+    for logger in (logging.getLogger(PACKAGE), logging.getLogger(UVICORN)):
+        for old in list(logger.handlers):
+            logger.removeHandler(old)
+        logger.addHandler(handler)
+        logger.propagate = False
+    logging.getLogger(PACKAGE).setLevel(logging.WARNING)
     log.setLevel(logging.INFO)
-    log.propagate = False

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, HexarenaError, OutOfSpace, is_out_of_space
-from hexarena.referee.build import BUILD_TIMEOUT, build, forget, moved
+from hexarena.referee.build import BUILD_TIMEOUT, build, forget
 from hexarena.referee.errors import BuildFailed
 from hexarena.referee.manifest import Manifest, load_manifest
 from hexarena.leagues.registry.catalog import bot_history, checks_of, latest_row, snapshot_folder, utc_now, version_row
@@ -198,7 +198,7 @@ def submit(
             earlier = version_row(ws, digest)
             if earlier is not None:  # back to an earlier version: its snapshot was built and checked already
                 return _store(ws, manifest, author, digest, None, checks_of(earlier), earlier["build_log"],
-                              source or str(folder.resolve()))
+                              source or str(folder.resolve()), author_from)
             final = snapshot_folder(ws, digest)
             if final.exists():  # a killed submit's (the lock is ours: no live one's)
                 _remove(final)
@@ -213,9 +213,11 @@ def submit(
                 if check:
                     at = f" at {time_source}" if time_source else ""
                     progress(f"checking {manifest.name}{at} (hexarena check: a dozen crafted games)")
-                checks = run_check(final, sandboxed, time_control, time_source) if check else skipped_check()
+                    checks = run_check(final, sandboxed, time_control, time_source)
+                else:
+                    checks = skipped_check()
                 stored = _store(ws, manifest, author, digest, final, checks, build_log,
-                                source or str(folder.resolve()))
+                                source or str(folder.resolve()), author_from)
                 return stored
             except _Rejected as rejected:
                 return SubmitResult("rejected", manifest.name, digest, None, rejected.checks,
@@ -255,13 +257,14 @@ def _unchanged(ws: Workspace, latest, db=None) -> SubmitResult:
                         latest["build_log"])
 
 
-def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging: Path | None, checks: list,
-           build_log: str, source: str) -> SubmitResult:
-    """Record the version and move the built copy (None: the snapshot exists already) into place, atomically."""
+def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, built: Path | None, checks: list,
+           build_log: str, source: str, author_from: str) -> SubmitResult:
+    """Record the version, ``built`` and checked at its snapshot's path (None: the snapshot exists already)."""
     final = snapshot_folder(ws, digest)
     stamp = utc_now()
     with ws.transaction() as db:  # BEGIN IMMEDIATE: concurrent submits (and seedings) take turns from here
-        _check_owner(ws, manifest.name, author)  # again, inside the lock: another submit may have taken it meanwhile
+        # again, inside the lock: another submit may have taken it meanwhile
+        _check_owner(ws, manifest.name, author, author_from)
         latest = latest_row(ws, manifest.name)
         if latest is not None and latest["hash"] == digest:  # a concurrent submit of the same content won
             return _unchanged(ws, latest, db)
@@ -276,14 +279,8 @@ def _store(ws: Workspace, manifest: Manifest, author: str, digest: str, staging:
              source, latest["id"] if latest is not None else 0))
         if not appended.rowcount:
             raise ConfigError(f"bot {manifest.name!r}: another submit changed its versions meanwhile; submit again")
-        if staging is not None:
-            if staging != final:
-                if final.exists():  # left over from a submit that died between the move and the commit
-                    thaw(final)
-                    shutil.rmtree(final)
-                staging.rename(final)
-                moved(staging, final)  # built already: games in this process do not build it again
-            freeze(final)
+        if built is not None:
+            freeze(final)  # again: the check ran the bot in it
             db.execute("INSERT OR REPLACE INTO registry_meta (key, value) VALUES (?, ?)",
                        (f"built:{digest}", tree_hash(final)))
     return SubmitResult(status, manifest.name, digest, final, checks, build_log)

@@ -63,3 +63,39 @@ def test_a_waiter_that_goes_away_gives_its_place_up():
         return order
 
     assert asyncio.run(scenario()) == ["alice", "carol"]
+
+
+def test_progress_is_each_authors_upload_building_then_the_next_one_waiting():
+    """GET /api/uploads/progress reads this: a second upload of the same author waiting must not hide (or, once
+    the first ends, lose) the step of the one building."""
+
+    async def scenario() -> list:
+        queue, seen = BuildQueue(2), []
+        first_built, second_may_end = asyncio.Event(), asyncio.Event()
+
+        async def first() -> None:
+            async with queue.slot("alice") as upload:
+                upload.say("building alpha: make")
+                await first_built.wait()
+
+        async def second() -> None:
+            async with queue.slot("alice") as upload:
+                upload.say("checking beta")
+                seen.append(queue.progress("alice")[0])
+                await second_may_end.wait()
+
+        assert queue.progress("alice") is None
+        tasks = [asyncio.create_task(first())]
+        await asyncio.sleep(0.01)
+        tasks.append(asyncio.create_task(second()))
+        await asyncio.sleep(0.05)
+        assert queue.progress("alice")[0] == "building alpha: make" and queue.progress("alice")[1] >= 0.05
+        assert queue.progress("bob") is None
+        first_built.set()
+        await asyncio.sleep(0.01)
+        second_may_end.set()
+        await asyncio.gather(*tasks)
+        seen.append(queue.progress("alice"))
+        return seen
+
+    assert asyncio.run(scenario()) == ["checking beta", None]
