@@ -32,35 +32,11 @@ PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 TICK_NS = 10**9 // (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
 
 
-def _read(path: str) -> bytes:
+def _pread(fd: int, size: int = 512) -> bytes:
     try:
-        with open(path, "rb") as file:
-            return file.read()
-    except OSError:
-        return b""
-
-
-def _pread(fd: int) -> bytes:
-    try:
-        return os.pread(fd, 512, 0)
+        return os.pread(fd, size, 0)
     except OSError:  # the process or thread is gone
         return b""
-
-
-def tree_tasks(root: int) -> list[tuple[int, list[str]]]:
-    """``root`` and its descendants (pids of this machine's pid namespace), ``root`` first, each with its threads'
-    ids; [] once it is gone."""
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:  # gone
-            continue
-        found.append((pid, tasks))
-        for task in tasks:  # a thread that is not the leader can fork too: its children are listed under it
-            todo.extend(int(child) for child in _read(f"/proc/{pid}/task/{task}/children").split())
-    return found
 
 
 class ProcessTree:
@@ -88,12 +64,22 @@ class ProcessTree:
     def refresh(self) -> None:
         """Find the tree's processes and threads again; close the files of those gone."""
         kept: dict[str, int] = {}
-        threads, processes = [], []
-        for pid, tasks in tree_tasks(self.root):
+        threads, processes, todo = [], [], [self.root]
+        while todo:
+            pid = todo.pop()
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")
+            except OSError:  # gone
+                continue
             stat, statm = self._open(f"/proc/{pid}/stat", kept), self._open(f"/proc/{pid}/statm", kept)
             if stat is not None and statm is not None:
                 processes.append((stat, statm))
-            threads += [fd for task in tasks if (fd := self._open(f"/proc/{pid}/task/{task}/schedstat", kept))]
+            for task in tasks:
+                if (fd := self._open(f"/proc/{pid}/task/{task}/schedstat", kept)) is not None:
+                    threads.append(fd)
+                # a thread that is not the leader can fork too: its children are listed under it
+                if (fd := self._open(f"/proc/{pid}/task/{task}/children", kept)) is not None:
+                    todo.extend(int(child) for child in _pread(fd, 65536).split())
         reaped = _reaped_ns(processes)
         with self._lock:
             gone = [fd for path, fd in self._files.items() if path not in kept]
