@@ -31,6 +31,10 @@ def test_the_notes_of_a_real_bot_are_in_its_record_and_the_hostile_ones_only_in_
     assert "INFO for request 1001 ignored: the request is 1 (§4.8)" in log
     assert "INFO ignored: INFO's text has a control character or line break (§4.8)" in log
     assert "4 INFO for request 2 dropped: at most 16 per move (§4.8)" in log
+    # a stream of bad INFO in one move (a bare INFO too) is no fault, and only its first 16 are logged one by one
+    third = log.split("\nrequest 3\n")[1].split("\nrequest 4\n")[0]
+    assert third.count("--- hexarena: INFO ignored: ") == 16
+    assert "--- hexarena: 136 more INFO ignored during request 3, not logged one by one (§4.8)" in third
     # the record's JSON keeps them; a move without notes has no "info" key (older records look the same)
     data = json.loads(record.model_dump_json())
     assert data["moves"][0]["info"] == mine[0].info and "info" not in data["moves"][1]
