@@ -5,7 +5,10 @@
 
 The commit's tree is extracted (``git archive``, no worktree registered in the repository) into
 ``~/.cache/hexarena-benchmarks/<commit>/src`` beside a small venv whose only ``.pth`` puts that
-tree first and this interpreter's site-packages (the dependencies) after it. Its bots, started with
+tree first and this interpreter's site-packages (the dependencies) after it. A tree whose ``pyproject.toml``
+maps folders into the package (``"hexarena.protocol" = "protocol"``) is laid out as installed, those folders
+moved inside ``hexarena/``: the sandbox binds only the ``hexarena`` folder for a bot, where a source tree's
+floors (its siblings) are not found. Its bots, started with
 that venv's interpreter, import the old ``protocol`` too, inside the sandbox as well (the sandbox
 binds the packages the referee imported; ``environment`` shares this venv's ``pyzmq.libs`` with the
 bots, which the sandbox finds only under the referee's own prefix). ``check`` proves which code a Python runs. Run it outside the repository: ``python -m`` puts the
@@ -20,9 +23,11 @@ import os
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+LAYOUT = "installed"  # in the cache folder's name: trees extracted before installed_layout are not reused
 DEFAULT_REF = "a0255e8"  # main when issue 18 was taken up
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hexarena-benchmarks"
 
@@ -33,7 +38,7 @@ def baseline_python(ref: str) -> Path:
                             capture_output=True, text=True).stdout.strip()
     # one venv per commit and interpreter: its .pth points at the site-packages of the Python that made it
     packages = sysconfig.get_paths()["purelib"]
-    home = CACHE / f"{commit[:12]}-{hashlib.sha256(packages.encode()).hexdigest()[:8]}"
+    home = CACHE / f"{commit[:12]}-{hashlib.sha256(packages.encode()).hexdigest()[:8]}-{LAYOUT}"
     src, venv = home / "src", home / "venv"
     python = venv / "bin" / "python"
     if not python.exists():
@@ -41,6 +46,7 @@ def baseline_python(ref: str) -> Path:
         archive = subprocess.run(["git", "archive", "--format=tar", commit], cwd=ROOT, check=True,
                                  capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+        installed_layout(src)
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
         site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                               check=True, capture_output=True, text=True).stdout.strip()
@@ -51,11 +57,24 @@ def baseline_python(ref: str) -> Path:
     return python
 
 
+def installed_layout(src: Path) -> None:
+    """Move the folders ``pyproject.toml`` maps into a package (``[tool.setuptools.package-dir]``) to where an
+    install puts them: ``protocol/`` → ``hexarena/protocol/``."""
+    pyproject = src / "pyproject.toml"
+    if not pyproject.is_file():
+        return
+    mapped = tomllib.loads(pyproject.read_text()).get("tool", {}).get("setuptools", {}).get("package-dir", {})
+    for package, folder in mapped.items():
+        if package and folder and (src / folder).is_dir():
+            (src / folder).rename(src.joinpath(*package.split(".")))
+
+
 def random_bot(python: Path | str) -> Path:
     """The random bot of the code ``python`` runs (a baseline's own tree, else this checkout's): a bot imports the
     client library of the code under test, whose name may differ between the two."""
     src = Path(python).parent.parent.parent / "src"
-    return (src if Path(python).parent.parent.name == "venv" and src.is_dir() else ROOT) / "bots" / "random"
+    tree = src if Path(python).parent.parent.name == "venv" and src.is_dir() else ROOT
+    return next(bots for bots in (tree / "hexarena" / "bots", tree / "bots") if bots.is_dir()) / "random"
 
 
 def this_tree() -> dict[str, str]:

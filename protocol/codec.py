@@ -29,6 +29,7 @@ MAX_BYTES = 1 << 20  # §1.2
 EXTENSIONS = ("info",)  # what this referee takes beyond v1's messages, announced in GAME (§4.1, §4.8)
 INFO_BYTES = 256  # §4.8: the most UTF-8 bytes of one INFO's text
 INFO_PER_MOVE = 16  # §4.8: the most INFO kept per TURN; more are dropped (and counted in the log)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # §4.8: what an INFO's text may not hold (C0, DEL, C1, breaks)
 # The termination vocabulary (§4.6, §7): the codec and the game record (referee/record.py) both derive from it.
 FAULTS = (
     "no_connection",  # the bot did not connect and say hello in time
@@ -293,7 +294,7 @@ class Info(_Wire):
             raise ProtocolError("INFO needs the form 'INFO <id> <text>' with a text (§4.8)")
         if len(text.encode()) > INFO_BYTES:
             raise ProtocolError(f"INFO's text is {len(text.encode())} bytes, more than {INFO_BYTES} (§4.8)")
-        if any(ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029" for c in text):
+        if _CONTROL.search(text):
             raise ProtocolError("INFO's text has a control character or line break (§4.8)")
         return cls(id, text)
 

@@ -14,9 +14,12 @@ count in nanoseconds (``/proc/PID/task/TID/schedstat``), plus what exited childr
 
 The per-move reads are on the game loop's path, so the tree keeps each file it reads open and re-reads it
 with one ``pread`` (a ``/proc`` file is current at every read from offset 0): a move costs one system call
-per thread of the bot, no path lookups. The tree is as of the last ``refresh``: a thread started since
-counts from the next one, a thread that ended takes its time with it (its process's own figure keeps it
-only for processes, through ``cutime``), so a move's CPU time is a lower bound by at most that.
+per thread of the bot, no path lookups. What reaped children left (each process's ``stat``, whose reading
+costs several times a thread's ``schedstat``) is read by ``refresh``, off the game loop's path, and again by
+``cpu_ns`` only when a thread it reads is gone (a child that may have been reaped since). The tree is as of
+the last ``refresh``: a thread started since counts from the next one, a thread that ended takes its time
+with it (its process's own figure keeps it only for processes, through ``cutime``), so a move's CPU time is
+a lower bound by at most that.
 Linux only; elsewhere every figure is 0 and the tree is empty. A process that exits is simply left out.
 """
 
@@ -29,36 +32,11 @@ PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 TICK_NS = 10**9 // (os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100)
 
 
-def _read(path: str) -> bytes:
+def _pread(fd: int, size: int = 512) -> bytes:
     try:
-        with open(path, "rb") as file:
-            return file.read()
-    except OSError:
-        return b""
-
-
-def _pread(fd: int) -> bytes:
-    try:
-        return os.pread(fd, 512, 0)
+        return os.pread(fd, size, 0)
     except OSError:  # the process or thread is gone
         return b""
-
-
-def tree_pids(root: int) -> list[int]:
-    """``root`` and its descendants (pids of this machine's pid namespace), ``root`` first; [] once it is gone."""
-    if not os.path.exists(f"/proc/{root}"):
-        return []
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for task in tasks:  # a thread that is not the leader can fork too: its children are listed under it
-            todo.extend(int(child) for child in _read(f"/proc/{pid}/task/{task}/children").split())
-    return found
 
 
 class ProcessTree:
@@ -69,6 +47,7 @@ class ProcessTree:
         self._files: dict[str, int] = {}  # path → open descriptor
         self._threads: list[int] = []  # descriptors of each thread's schedstat
         self._processes: list[tuple[int, int]] = []  # descriptors of each process's (stat, statm)
+        self._reaped_ns = 0  # what the processes' reaped children used, as of the last refresh
         self._lock = threading.Lock()  # the watchdog refreshes while the game loop reads
         self.refreshed = False
 
@@ -85,19 +64,27 @@ class ProcessTree:
     def refresh(self) -> None:
         """Find the tree's processes and threads again; close the files of those gone."""
         kept: dict[str, int] = {}
-        threads, processes = [], []
-        for pid in tree_pids(self.root):
+        threads, processes, todo = [], [], [self.root]
+        while todo:
+            pid = todo.pop()
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")
+            except OSError:  # gone
+                continue
             stat, statm = self._open(f"/proc/{pid}/stat", kept), self._open(f"/proc/{pid}/statm", kept)
             if stat is not None and statm is not None:
                 processes.append((stat, statm))
-            try:
-                tasks = os.listdir(f"/proc/{pid}/task")
-            except OSError:
-                continue
-            threads += [fd for task in tasks if (fd := self._open(f"/proc/{pid}/task/{task}/schedstat", kept))]
+            for task in tasks:
+                if (fd := self._open(f"/proc/{pid}/task/{task}/schedstat", kept)) is not None:
+                    threads.append(fd)
+                # a thread that is not the leader can fork too: its children are listed under it
+                if (fd := self._open(f"/proc/{pid}/task/{task}/children", kept)) is not None:
+                    todo.extend(int(child) for child in _pread(fd, 65536).split())
+        reaped = _reaped_ns(processes)
         with self._lock:
             gone = [fd for path, fd in self._files.items() if path not in kept]
             self._files, self._threads, self._processes, self.refreshed = kept, threads, processes, True
+            self._reaped_ns = reaped
         for fd in gone:
             os.close(fd)
 
@@ -115,20 +102,29 @@ class ProcessTree:
         """User + system CPU time of the tree's threads, and of their children already reaped (nanoseconds)."""
         if not self.refreshed:
             self.refresh()
-        total = 0
+        total, gone = 0, False
         with self._lock:
             for fd in self._threads:
-                fields = _pread(fd).split()
-                if fields:
-                    total += int(fields[0])
-            for stat, _ in self._processes:
-                after = _pread(stat).rsplit(b")", 1)
-                if len(after) == 2 and len(fields := after[1].split()) > 14:
-                    total += (int(fields[13]) + int(fields[14])) * TICK_NS  # cutime, cstime: reaped children's
-        return total
+                if data := _pread(fd):
+                    total += int(data[:data.find(b" ")])
+                else:
+                    gone = True
+            if gone:  # a child process may have been reaped since the refresh: its time is its parent's now
+                self._reaped_ns = _reaped_ns(self._processes)
+            return total + self._reaped_ns
 
     def close(self) -> None:
         with self._lock:
             files, self._files, self._threads, self._processes = self._files, {}, [], []
         for fd in files.values():
             os.close(fd)
+
+
+def _reaped_ns(processes: list[tuple[int, int]]) -> int:
+    """What the reaped children of these processes (their ``(stat, statm)`` descriptors) used, user + system (ns)."""
+    total = 0
+    for stat, _ in processes:
+        after = _pread(stat).rsplit(b")", 1)
+        if len(after) == 2 and len(fields := after[1].split()) > 14:
+            total += int(fields[13]) + int(fields[14])  # cutime, cstime (clock ticks)
+    return total * TICK_NS

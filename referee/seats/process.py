@@ -72,6 +72,7 @@ class ProcessSeat(ZmqSeat):
             self._endpoint = env["HEXARENA_ENDPOINT"] = self.hub.transport.seat_endpoint()
             self.process = BotProcess.start(self.folder, self.manifest, env, self.limits, sandboxed=self.sandboxed)
         except OSError as exc:
+            self.closed()  # no process to stop: its socket is released now (nothing else would)
             raise BotFault("no_connection", f"cannot start {self.manifest.command}: {exc}") from None
         self.hub.watch(self, self.process.fds)
 

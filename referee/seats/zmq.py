@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 INBOX_LIMIT = 100  # messages kept from a bot between its turns; more is a fault (§6.4)
 
 
+def is_info(data: bytes) -> bool:
+    """Whether a message is an INFO (§4.8), well formed or not: the word, then the end or a white space."""
+    return data.startswith(b"INFO") and (len(data) == 4 or data[4] in b" \t\n\r\x0b\x0c")
+
+
 class ZmqSeat:
     """A seat whose bot connects a DEALER socket to the hub and authenticates with a one-time token (§3)."""
 
@@ -45,6 +50,7 @@ class ZmqSeat:
         self._flooded = False  # sent more unrequested messages than INBOX_LIMIT
         self._notes: list[str] = []  # the INFO texts of the outstanding request (§4.8)
         self._notes_dropped = 0  # those past codec.INFO_PER_MOVE
+        self._notes_ignored = 0  # INFO ignored while this request was outstanding; logged one by one up to a limit
 
     # ---- starting ------------------------------------------------------------------------------
 
@@ -76,6 +82,11 @@ class ZmqSeat:
         """Called by the hub for each message of this seat's connection."""
         if self.state is SeatState.STARTING:
             self._greet(message.data)
+        elif self._outstanding is not None and not self._inbox and message.data is not None and is_info(message.data):
+            # a note on the outstanding TURN with nothing before it (no MOVE): read at once, so that a burst of
+            # notes on the bot's own turn takes no room in the inbox (no flood, §6.4); one after its MOVE waits
+            # behind it, and is ignored when read
+            self._read_other(message.data)
         elif len(self._inbox) < INBOX_LIMIT:
             self._inbox.append(message)
         else:
@@ -104,7 +115,7 @@ class ZmqSeat:
     def request(self, left_ms: int, limit_ms: int) -> float:
         self._last_id += 1
         self._outstanding = self._last_id
-        self._notes, self._notes_dropped = [], 0
+        self._notes, self._notes_dropped, self._notes_ignored = [], 0, 0
         self.hub.transport.send(self, codec.Turn.encode(self._last_id, left_ms, limit_ms))
         self._sent = sent = time.perf_counter()
         return sent
@@ -132,12 +143,14 @@ class ZmqSeat:
                     continue
                 wait = deadline.remaining_ms()  # rounded up: the wait never ends before the deadline
                 if wait == 0:
+                    self._outstanding = None  # unanswered in time: no note is read for it from now on
                     raise BotFault("timeout",
                                    f"no MOVE within {deadline.limit_ms} ms (+{deadline.margin_ms} ms margin)")
                 self.hub.poll(wait)
                 continue
             received = inbox.popleft()
             if received.at > deadline.at:
+                self._outstanding = None
                 raise BotFault("timeout", f"MOVE came {1000 * (received.at - deadline.at):.0f} ms after the deadline")
             if received.data is None:
                 raise BotFault("malformed_message", "a multi-frame message (§1.2)")
@@ -159,8 +172,8 @@ class ZmqSeat:
         try:
             message = codec.parse(data)
         except ProtocolError as exc:
-            if data.startswith(b"INFO "):  # §4.8: never a fault
-                self.note(f"INFO ignored: {exc}")
+            if is_info(data):  # §4.8: never a fault, whatever follows the word
+                self._ignore_note(f"INFO ignored: {exc}")
                 return None
             raise BotFault("malformed_message", str(exc)) from None
         if isinstance(message, codec.Info):
@@ -175,18 +188,28 @@ class ZmqSeat:
 
     def _keep_note(self, info: codec.Info) -> None:
         if info.id != self._outstanding:
-            self.note(f"INFO for request {info.id} ignored: the request is {self._outstanding} (§4.8)")
+            self._ignore_note(f"INFO for request {info.id} ignored: the request is {self._outstanding} (§4.8)")
         elif len(self._notes) < codec.INFO_PER_MOVE:
             self._notes.append(info.text)
         else:
             self._notes_dropped += 1
+
+    def _ignore_note(self, why: str) -> None:
+        """Log why an INFO was ignored: the first ``INFO_PER_MOVE`` of a move, then only their count (referee lines
+        go to the log past its size cap: a bot's stream of bad INFO during its own turn must not fill the disk)."""
+        self._notes_ignored += 1
+        if self._notes_ignored <= codec.INFO_PER_MOVE:
+            self.note(why)
 
     def take_notes(self) -> list[str]:
         """The INFO texts of the request just answered (§4.8); the log counts those dropped past the limit."""
         if self._notes_dropped:
             self.note(f"{self._notes_dropped} INFO for request {self._last_id} dropped: at most "
                       f"{codec.INFO_PER_MOVE} per move (§4.8)")
-        notes, self._notes, self._notes_dropped = self._notes, [], 0
+        if self._notes_ignored > codec.INFO_PER_MOVE:
+            self.note(f"{self._notes_ignored - codec.INFO_PER_MOVE} more INFO ignored during request {self._last_id}, "
+                      "not logged one by one (§4.8)")
+        notes, self._notes, self._notes_dropped, self._notes_ignored = self._notes, [], 0, 0
         return notes
 
     def note(self, text: str) -> None:

@@ -4,7 +4,9 @@ Every move: ``game.info("move K id R")`` (K its move number in the game, R the r
 ``game G`` on stderr when a GAME arrives and ``request R`` at each TURN (the log tests read them). Its first move
 also sends a 200-byte note that is kept and, raw on the socket, three that must be ignored and logged: one of
 300 bytes, one echoing another request id, one with a newline and a MOVE after it. Its second move sends 20
-notes (16 kept, 4 dropped and counted). It plays the seeded RNG's lines, so its games are reproducible.
+notes (16 kept, 4 dropped and counted). Its third sends, raw and in one burst, a bare ``INFO``, ``INFO`` and a
+newline, and 150 with a control character: none a fault, 16 logged one by one, the other 136 counted. It plays
+the seeded RNG's lines, so its games are reproducible.
 """
 
 import os
@@ -32,6 +34,11 @@ def main() -> None:
         if number == 2:
             for extra in range(19):
                 game.info(f"extra {extra}")
+        if number == 3:
+            connection.socket.send(b"INFO")
+            connection.socket.send(b"INFO\n")
+            for bad in range(150):
+                connection.socket.send_string(f"INFO {request} bad\x01{bad}")
         game.info(f"move {number} id {request}")
         return line
 

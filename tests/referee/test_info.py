@@ -31,6 +31,9 @@ def test_the_notes_of_a_real_bot_are_in_its_record_and_the_hostile_ones_only_in_
     assert "INFO for request 1001 ignored: the request is 1 (§4.8)" in log
     assert "INFO ignored: INFO's text has a control character or line break (§4.8)" in log
     assert "4 INFO for request 2 dropped: at most 16 per move (§4.8)" in log
+    # a stream of bad INFO in one move (a bare INFO too) is no fault, and only its first 16 are logged one by one
+    assert log.count("--- hexarena: INFO ignored: ") == 2 + 16  # the first move's two, the third's first 16
+    assert "--- hexarena: 136 more INFO ignored during request 3, not logged one by one (§4.8)" in log
     # the record's JSON keeps them; a move without notes has no "info" key (older records look the same)
     data = json.loads(record.model_dump_json())
     assert data["moves"][0]["info"] == mine[0].info and "info" not in data["moves"][1]
@@ -74,6 +77,13 @@ def test_a_bad_info_is_a_protocol_error_naming_why(text, why):
 def test_info_round_trips(id, text):
     assert codec.parse(codec.Info(id, text).to_text()) == codec.Info(id, text)
     assert codec.parse(codec.Info(id, text).wire) == codec.Info(id, text)
+
+
+@given(st.text(max_size=60), st.sampled_from([chr(c) for c in [*range(32), *range(127, 160), 0x2028, 0x2029]]),
+       st.text(max_size=60))
+def test_an_info_with_any_control_character_or_line_break_is_refused(before, control, after):
+    with pytest.raises(ProtocolError):
+        codec.Info.from_text(f"7 x{before}{control}{after}")
 
 
 def test_each_games_log_holds_what_the_bot_wrote_from_its_game_to_the_next(tmp_path):

@@ -70,6 +70,19 @@ def test_a_tcp_bot_whose_program_is_missing_cannot_start_as_a_zmq_bot_cannot(mak
     assert faults["tcp"][0] == "no_connection" and "cannot start" in faults["tcp"][1], faults
 
 
+def test_a_bot_that_cannot_start_leaves_no_socket_of_its_own_behind(make_referee, tmp_path):
+    """Each start binds the bot a socket (issue 31); a start that fails releases it, however many games it fails."""
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "gone"\ncommand = ["./nothere"]\n')
+    referee = make_referee()
+    for number in range(4):
+        record = referee.play([BotSpec("gone", folder), GREEDY], BoardConfig(size="2x2"), game_id=f"g{number}", seed=1)
+        assert record.result.termination == "no_connection"
+    sockets = sorted(path.name for path in Path(referee.hub.transport._tmp).iterdir())
+    assert len(sockets) == 2 and "referee.sock" in sockets, sockets  # the referee's and the greedy bot's
+
+
 def test_without_the_key_the_tcp_only_bot_gets_ipc_and_cannot_play(make_referee, tmp_path):
     """The test bot really refuses ipc: the key is what makes it work."""
     folder = tmp_path / "ipc_only"

@@ -59,6 +59,19 @@ def test_cpu_time_per_move_is_recorded_beside_the_think_time(make_referee, sandb
     assert record.lag_ms is not None and record.lag_ms >= 0
 
 
+@pytest.mark.parametrize("spinner", ["spinner", "spinner_child"])
+def test_a_bots_cpu_time_per_move_is_what_it_spent_in_its_process_or_a_child_it_reaped(
+        spinner, make_referee, sandbox_path):
+    """The spinner spends 80 ms of CPU by its own clock before each move, itself or in a forked child that it
+    reaps before its MOVE (whose time then is its parent's ``cutime``, counted in clock ticks)."""
+    record = make_referee(time_control=TimeControl.parse("5s,startup=20s")).play(
+        [bot_spec_of(TEST_BOTS / spinner), RANDOM], BoardConfig(size="2x2"), game_id="spin", seed=3)
+    assert record.result.termination == "completed"
+    spun = [move.cpu_ms for move in record.moves if move.seat == 0]
+    assert spun and all(80 - 20 <= cpu_ms <= 80 + 150 for cpu_ms in spun), spun  # a tick of rounding; then load
+    assert all(move.cpu_ms < 60 for move in record.moves if move.seat == 1)
+
+
 def bot_spec(name: str) -> BotSpec:
     return BotSpec(name, BOTS / name)
 
