@@ -11,6 +11,7 @@ with a larger budget than it had. Only finished, stored games are analysed (the 
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
@@ -19,6 +20,7 @@ from pydantic import ValidationError
 from hexarena.bots.brains.solver import Solver
 from hexarena.leagues.results.analysis import Analysis, analyse
 from hexarena.leagues.workspace.home import Workspace
+from hexarena.protocol.errors import OutOfSpace
 from hexarena.referee.record import BoardConfig, GameRecord
 
 
@@ -51,13 +53,23 @@ def analysis_of(ws: Workspace, record: GameRecord, budget: float) -> Analysis:
     return analysis
 
 
-def analyse_all(ws: Workspace, records: Iterable[GameRecord], budget: float) -> None:
-    """Analyse and store each of ``records`` (stored 2-player games), ``budget`` seconds each."""
+def analyse_all(ws: Workspace, records: Iterable[GameRecord], budget: float) -> dict[str, dict]:
+    """Analyse and store each of ``records`` (stored 2-player games), ``budget`` seconds each; their analyses by
+    game id (the ``--json`` form). Where the store refuses the write (a full disk, a read-only or busy database)
+    they are returned all the same, unsaved: publishing a site never needs to write the workspace."""
     solvers: dict[BoardConfig, Solver] = {}  # one table per configuration, carried from game to game
+    made, saving = {}, True
     for record in records:
         if record.config not in solvers:
             solvers[record.config] = Solver(record.config.rules())
-        save_analysis(ws, analyse(record, budget, solvers[record.config]), budget)
+        analysis = analyse(record, budget, solvers[record.config])
+        made[record.id] = analysis.to_json()
+        if saving:
+            try:
+                save_analysis(ws, analysis, budget)
+            except (OutOfSpace, sqlite3.OperationalError):
+                saving = False
+    return made
 
 
 COSTLIEST = 10  # moves listed per bot (its page's "your costliest moves")
@@ -73,12 +85,13 @@ def league_analyses(ws: Workspace, league: str, budget: float) -> dict[str, dict
             " JOIN results r ON r.game = s.game AND r.seat = 0 AND r.players = 2"
             " LEFT JOIN analyses a ON a.game = s.game WHERE s.league = ? AND a.game IS NULL ORDER BY s.position",
             (league,)).fetchall()  # whole, before the first analysis is stored
-        analyse_all(ws, _records(text for (text,) in pending), budget)
-    found = {}
+        found = analyse_all(ws, _records(text for (text,) in pending), budget)
+    else:
+        found = {}
     for game, text in ws.db.execute("SELECT a.game, a.analysis FROM league_games s JOIN analyses a ON a.game = s.game"
                                     " WHERE s.league = ?", (league,)):
         try:
-            found[game] = json.loads(text)
+            found.setdefault(game, json.loads(text))
         except ValueError:
             continue
     return found

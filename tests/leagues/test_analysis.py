@@ -178,3 +178,17 @@ def test_a_league_analyses_its_two_player_games_once_and_skips_three_players_and
         assert all(a["solved_positions"] == len(a["values"]) for a in found.values())
         assert league_analyses(ws, "tiny", 10.0) == found  # stored: the same rows, nothing analysed again
         assert league_analyses(ws, "tiny", 0) == found  # budget 0: only what is stored
+
+
+def test_a_workspace_that_refuses_writes_still_gets_its_analyses_unsaved(tmp_path):
+    record = played_game(BoardConfig(size="2x2", geometry="hex"), seed=4)
+    with Workspace(tmp_path / "home") as ws:
+        league = parse_league('name = "tiny"\nparticipants = ["a", "b"]\n[[boards]]\nsize = "2x2"\n')
+        definitions.save_rows(ws, league, [(record.id, 0, "2x2 hex", "[]", 0)])
+        assert store.save_game(ws, "tiny", record)
+        ws.db.execute("PRAGMA query_only = 1")  # as a full disk or a read-only file refuses the row
+        found = league_analyses(ws, "tiny", 10.0)
+        assert list(found) == [record.id] and found[record.id] == analyse(record, 10.0).to_json() | {
+            "seconds": found[record.id]["seconds"]}
+        ws.db.execute("PRAGMA query_only = 0")
+        assert ws.db.execute("SELECT COUNT(*) FROM analyses").fetchone()[0] == 0

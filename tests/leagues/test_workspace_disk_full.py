@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from helpers import fill, league_text, make_workspace, mounted_tmpfs, stored_ids
 
-SMALL = "3m"
+SMALL = "6m"
 
 
 @pytest.fixture
 def tmpfs(tmp_path: Path) -> Iterator[Path]:
-    """A 3 MiB tmpfs (needs root); skipped with the reason when it cannot be mounted. Always unmounted."""
+    """A 6 MiB tmpfs (room for the 120 games, their analyses and the site; needs root); skipped with the reason when it cannot be mounted. Always unmounted."""
     with mounted_tmpfs(tmp_path / "tmpfs", SMALL) as mount:
         yield mount
 
