@@ -1,5 +1,5 @@
-"""Adaptive leagues of real bot processes (leagues/running/adaptive.py through ``hexarena league run``), and the
-league file's pairing options."""
+"""Adaptive leagues of real bot processes (leagues/running/adaptive.py through ``hexarena league run``); the league
+file's bad pairing options are tests/leagues/test_schedule.py's, with the other bad league files."""
 
 from __future__ import annotations
 
@@ -12,27 +12,11 @@ from helpers import HEXARENA, LEAGUE_BOTS, league_text, make_workspace
 from hexarena.leagues.registry.reference import REFERENCE_AUTHOR
 from hexarena.leagues.registry.submit import submit
 from hexarena.leagues.results import store
-from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.workspace.home import Workspace
-from hexarena.protocol.errors import ConfigError
 
 
 def hexarena(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*HEXARENA, *args], check=False, capture_output=True, text=True, timeout=600)
-
-
-@pytest.mark.parametrize(("extra", "message"), [
-    ('pairing = "swiss"', "pairing: Input should be 'round-robin' or 'adaptive', got 'swiss'"),
-    ('pairing = "adaptive"\nbudget = 0', "budget: Input should be greater than or equal to 1, got 0"),
-    ('pairing = "adaptive"\nbudget = "ten"', "budget: Input should be a valid integer, got 'ten'"),
-    ("budget = 10", 'budget: is for pairing = "adaptive"'),
-    ('players = 3\npairing = "adaptive"', '"adaptive" is for 2-player leagues, this one has players = 3'),
-])
-def test_bad_pairing_options_are_one_line_each(extra, message):
-    with pytest.raises(ConfigError) as caught:
-        parse_league(f'name = "x"\n{extra}\n[[boards]]\nsize = "3x3"\n', "x.toml")
-    assert message in str(caught.value) and "\n" not in str(caught.value)
-    assert str(caught.value).startswith("x.toml:")
 
 
 def games_by_bot(home, league: str) -> Counter:
