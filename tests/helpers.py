@@ -159,10 +159,10 @@ def stored_ids(home: Path) -> list[str]:
 
 FIXTURE = TESTS / "fixtures" / "workspace-957ae21"
 STORE_TABLES = {"leagues", "league_games", "games", "moves", "results"}
-TALLY_TABLES = {"totals", "shapes", "tallied", "rating_snapshots"}  # schema 5 (leagues.store.tally), 6 (snapshots)
+TALLY_TABLES = {"totals", "shapes", "tallied", "rating_snapshots"}  # schema 5 (store.tally), 6 (store.save_snapshot)
 REGISTRY_TABLES = {"bots", "bot_versions", "registry_meta"}
 AUTHOR_TABLES = {"authors"}  # schema 3 (leagues.authors)
-ANALYSIS_TABLES = {"analyses"}  # schema 6 (leagues.results.analysis)
+ANALYSIS_TABLES = {"analyses"}  # schema 7 (leagues.results.analyses)
 
 # What the code of commit 957ae21 printed for the fixture (`league table tiny`, `league table tiny --by
 # configuration --table standings`, `bots list`), byte for byte.

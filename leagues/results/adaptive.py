@@ -40,7 +40,7 @@ from dataclasses import field as dataclass_field
 
 import numpy as np
 
-from hexarena.leagues.results.ratings import ELO_PER_UNIT, Z95, fit
+from hexarena.leagues.results.ratings import ELO_MEAN, ELO_PER_UNIT, Z95, fit, gap
 
 _erfc = np.vectorize(math.erfc, otypes=[float])
 SPREAD_QUANTILES = (0.5, 0.25, 0.75, 0.1, 0.9, 0.375, 0.625)  # a new version's first opponents, in turn
@@ -76,23 +76,22 @@ class Field:
         return self.met.sum(axis=1)
 
     def elo(self, i: int) -> tuple[float, float]:
-        """Bot i's rating (Elo, the field's mean at 1500) and the half-width of its 95% interval."""
+        """Bot i's rating (Elo, the field's mean at ``ELO_MEAN``) and the half-width of its 95% interval."""
         centred = self.theta[i] - self.theta.mean()
-        n = len(self.theta)
-        row = self.cov[i] - self.cov.mean(axis=0)
-        var = row[i] - row.mean()  # Var(θᵢ − mean θ)
-        return 1500 + ELO_PER_UNIT * centred, ELO_PER_UNIT * Z95 * math.sqrt(max(var, 0.0)) if n > 1 else math.inf
+        return ELO_MEAN + ELO_PER_UNIT * centred, float(self.half_widths()[i]) if len(self.theta) > 1 else math.inf
 
     def half_widths(self) -> np.ndarray:
-        """Every bot's 95% half-width in Elo (as ``elo``)."""
+        """Every bot's 95% half-width in Elo: of θᵢ − mean θ, as ``ratings.ratings`` centres them."""
         var = np.diag(self.cov) - 2 * self.cov.mean(axis=1) + self.cov.mean()
         return ELO_PER_UNIT * Z95 * np.sqrt(np.clip(var, 0, None))
 
     def interval(self, i: int, j: int) -> tuple[float, float, float]:
-        """The gap θᵢ − θⱼ in Elo and its 95% interval."""
-        d = self.theta[i] - self.theta[j]
-        s = math.sqrt(max(self.cov[i, i] + self.cov[j, j] - 2 * self.cov[i, j], 0.0))
-        return ELO_PER_UNIT * d, ELO_PER_UNIT * (d - Z95 * s), ELO_PER_UNIT * (d + Z95 * s)
+        """The gap θᵢ − θⱼ in Elo and its 95% interval (``ratings.gap``, as the league table shows it)."""
+        return gap(self.theta, self.cov, i, j)[:3]
+
+    def gap_variance(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """Var(θᵢ − θⱼ) of each pair (floored: a pair's gap is never known exactly)."""
+        return np.maximum(self.cov[i, i] + self.cov[j, j] - 2 * self.cov[i, j], 1e-12)
 
 
 @dataclass(frozen=True)
@@ -125,20 +124,17 @@ def refit(names: list[str] | tuple[str, ...], points: np.ndarray, met: np.ndarra
 
 
 def expected_information(field: Field, i: np.ndarray, j: np.ndarray, games: int) -> np.ndarray:
-    """The expected information of a table of ``games`` games between each i and j (module docstring)."""
+    """The expected information of a table of ``games`` games between each i and j (module docstring): the
+    share of the gap's variance it removes (``own_information``), weighted by how unsure the pair's order is."""
     d = field.theta[i] - field.theta[j]
-    var = np.maximum(field.cov[i, i] + field.cov[j, j] - 2 * field.cov[i, j], 1e-12)
-    p = 1 / (1 + np.exp(-d))
-    gained = var * games * p * (1 - p)
-    unsure = _erfc(np.abs(d) / np.sqrt(2 * var))  # 2Φ(−|d|/s)
-    return unsure * gained / (1 + gained)
+    unsure = _erfc(np.abs(d) / np.sqrt(2 * field.gap_variance(i, j)))  # 2Φ(−|d|/s)
+    return unsure * own_information(field, i, j, games)
 
 
 def separated(field: Field, i: np.ndarray, j: np.ndarray, confidence: float) -> np.ndarray:
     """Whether each pair's order is settled: likelihood of superiority at least ``confidence``."""
     d = np.abs(field.theta[i] - field.theta[j])
-    s = np.sqrt(np.maximum(field.cov[i, i] + field.cov[j, j] - 2 * field.cov[i, j], 1e-12))
-    return 0.5 * _erfc(-d / s / math.sqrt(2)) >= confidence
+    return 0.5 * _erfc(-d / np.sqrt(2 * field.gap_variance(i, j))) >= confidence
 
 
 def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
@@ -226,8 +222,7 @@ def own_information(field: Field, i: np.ndarray, j: np.ndarray, games: int) -> n
     """The share of the pair's gap variance a table removes, s²I / (1 + s²I), whatever their order (a bot's
     precision, not the standings, is what is wanted)."""
     d = field.theta[i] - field.theta[j]
-    var = np.maximum(field.cov[i, i] + field.cov[j, j] - 2 * field.cov[i, j], 1e-12)
-    gained = var * games / (1 + np.exp(-d)) / (1 + np.exp(d))
+    gained = field.gap_variance(i, j) * games / (1 + np.exp(-d)) / (1 + np.exp(d))  # s²·g·p(1 − p)
     return gained / (1 + gained)
 
 

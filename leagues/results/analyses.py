@@ -2,7 +2,7 @@
 
     analysis_of(ws, record, budget)    the stored analysis, or one made now (and stored)
     stored_analysis(ws, game_id)       the stored one, or None
-    analyse_pending(ws, records, ...)  analyse the games of a list that have none yet (publish, the server)
+    league_analyses(ws, league, budget) a league's stored analyses, its games without one analysed first (publish)
 
 A stored analysis is never recomputed, except one that solved only part of its positions when it is asked for
 with a larger budget than it had. Only finished, stored games are analysed (the row references ``games``).
@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
+
+from pydantic import ValidationError
 
 from hexarena.bots.brains.solver import Solver
 from hexarena.leagues.results.analysis import Analysis, analyse
 from hexarena.leagues.workspace.home import Workspace
-from hexarena.protocol.errors import ConfigError, OutOfSpace
+from hexarena.protocol.errors import OutOfSpace
 from hexarena.referee.record import BoardConfig, GameRecord
 
 
@@ -58,28 +59,19 @@ def analysis_of(ws: Workspace, record: GameRecord, budget: float) -> Analysis:
     return analysis
 
 
-def analysed_ids(ws: Workspace) -> set[str]:
-    return {row[0] for row in ws.db.execute("SELECT game FROM analyses")}
-
-
-def analyse_pending(ws: Workspace, records: Iterable[GameRecord], budget: float, total: float | None = None) -> int:
-    """Analyse (and store) the two-player games of ``records`` that have no stored analysis, ``budget`` seconds
-    each, until ``total`` seconds have passed (None: no limit); how many were analysed."""
-    started = time.monotonic()
-    done = analysed_ids(ws)
+def analyse_all(ws: Workspace, records: Iterable[GameRecord], budget: float) -> dict[str, dict]:
+    """Analyse and store each of ``records`` (stored 2-player games), ``budget`` seconds each; their analyses by
+    game id (the ``--json`` form). Where the store refuses the write (a full disk, a read-only or busy database)
+    they are returned all the same, unsaved: publishing a site never needs to write the workspace."""
     solvers: dict[BoardConfig, Solver] = {}  # one table per configuration, carried from game to game
-    count = 0
+    made, saving = {}, True
     for record in records:
-        if total is not None and time.monotonic() - started >= total:
-            break
-        if record.id in done or record.config.players != 2:
-            continue
         if record.config not in solvers:
             solvers[record.config] = Solver(record.config.rules())
-        if not save_analysis(ws, analyse(record, budget, solvers[record.config]), budget):
-            break  # nothing more can be stored now: the rest waits for the next publish
-        count += 1
-    return count
+        analysis = analyse(record, budget, solvers[record.config])
+        made[record.id] = analysis.to_json()
+        saving = saving and save_analysis(ws, analysis, budget)  # once refused, the rest are kept in memory only
+    return made
 
 
 COSTLIEST = 10  # moves listed per bot (its page's "your costliest moves")
@@ -87,39 +79,32 @@ COSTLIEST = 10  # moves listed per bot (its page's "your costliest moves")
 
 def league_analyses(ws: Workspace, league: str, budget: float) -> dict[str, dict]:
     """Every stored analysis of the league's current schedule by game id (its ``--json`` form), after analysing
-    (within ``budget`` seconds each) the finished 2-player games that have none; ``budget`` 0: none analysed now."""
-    from hexarena.leagues.results.store import game_data
-
+    (within ``budget`` seconds each) the finished 2-player games that have none; ``budget`` 0: none analysed now.
+    Those games' records are read in the query that finds them; a league of 3-4 players reads none."""
     if budget > 0:
-        pending = [row[0] for row in ws.db.execute(
-            "SELECT s.game FROM league_games s JOIN games g ON g.id = s.game LEFT JOIN analyses a ON a.game = s.game"
-            " WHERE s.league = ? AND a.game IS NULL ORDER BY s.position", (league,))]
-        analyse_pending(ws, _records(_readable(game_data, ws, game) for game in pending), budget)
-    found = {}
+        pending = ws.db.execute(
+            "SELECT g.record FROM league_games s JOIN games g ON g.id = s.game"
+            " JOIN results r ON r.game = s.game AND r.seat = 0 AND r.players = 2"
+            " LEFT JOIN analyses a ON a.game = s.game WHERE s.league = ? AND a.game IS NULL ORDER BY s.position",
+            (league,)).fetchall()  # whole, before the first analysis is stored
+        found = analyse_all(ws, _records(text for (text,) in pending), budget)
+    else:
+        found = {}
     for game, text in ws.db.execute("SELECT a.game, a.analysis FROM league_games s JOIN analyses a ON a.game = s.game"
                                     " WHERE s.league = ?", (league,)):
         try:
-            found[game] = json.loads(text)
+            found.setdefault(game, json.loads(text))
         except ValueError:
             continue
     return found
 
 
-def _readable(game_data, ws: Workspace, game: str) -> dict | None:
-    """A stored record's JSON, or None for a garbled one (the store's warning and ``hexarena doctor`` name it)."""
-    try:
-        return game_data(ws, game)
-    except ConfigError:
-        return None
-
-
-def _records(datas: Iterable[dict | None]) -> Iterable[GameRecord]:
-    """The readable records among stored JSON objects (a garbled one is the store's warning, not ours)."""
-    from pydantic import ValidationError
-
-    for data in datas:
+def _records(texts: Iterable[str]) -> Iterable[GameRecord]:
+    """The readable records among stored JSON texts (a garbled one is the store's warning and ``hexarena
+    doctor``'s, not ours)."""
+    for text in texts:
         try:
-            yield GameRecord.model_validate(data)
+            yield GameRecord.model_validate_json(text)
         except (ValidationError, TypeError):
             continue
 

@@ -115,7 +115,7 @@ class LeagueConfig(BaseModel):
     # a game a host stall ended (a timeout the host caused: docs/security.md) is played again instead of scored
     replay_host_stalls: bool = Field(False, exclude_if=lambda value: not value)
     # seconds the solver may spend on each finished 2-player game when the site is published (0: no analysis)
-    analysis_budget: float = Field(ANALYSIS_BUDGET, ge=0, le=600, exclude_if=lambda value: value == ANALYSIS_BUDGET)
+    analysis_budget: float = Field(ANALYSIS_BUDGET, ge=0, le=600, allow_inf_nan=False, exclude_if=lambda value: value == ANALYSIS_BUDGET)
 
     @field_validator("name")
     @classmethod

@@ -5,9 +5,10 @@ the rows own the statements that read and write them:
 
     hexarena.leagues.results.store      leagues, league_games, games, moves, results     (league schedules and played games)
                        totals, shapes, tallied                         (their results folded)
+                       rating_snapshots                                (their ratings after each batch)
     hexarena.leagues.registry.submit   bots, bot_versions, registry_meta               (the bot registry)
     hexarena.leagues.registry.authors    authors                                         (the server's authors and their tokens)
-    hexarena.leagues.results.analysis   analyses                                        (the solver's analysis of games)
+    hexarena.leagues.results.analyses   analyses                                        (the solver's analysis of games)
 
 ``PRAGMA user_version`` is the layout's version, for the whole file. ``Workspace`` calls ``upgrade`` on
 every open, before anything reads a table:

@@ -11,9 +11,10 @@ import sys
 import pytest
 from helpers import cli
 
-from hexarena.leagues.results import store
-from hexarena.leagues.results.analyses import analysis_of, stored_analysis
+from hexarena.leagues.results import definitions, store
+from hexarena.leagues.results.analyses import analysis_of, league_analyses, stored_analysis
 from hexarena.leagues.results.analysis import analyse, loser, side
+from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.referee.record import BoardConfig, GameRecord, MoveRecord, Result
 
@@ -159,3 +160,35 @@ def test_three_players_and_a_missing_game_are_one_line(tmp_path, capsys):
     assert err == "hexarena: error: game three has 3 players: the analysis covers 2-player games only (the solver's)\n"
     status, out, err = cli(capsys, "analyse", "nope", "--home", str(home), "--json")
     assert (status, out) == (2, "") and len(err.splitlines()) == 1 and "game 'nope' is not in the workspace" in err
+
+
+def test_a_league_analyses_its_two_player_games_once_and_skips_three_players_and_garbled_records(tmp_path):
+    two = [played_game(BoardConfig(size="2x2", geometry="hex"), seed) for seed in (1, 2, 3)]
+    three = GameRecord(id="three", config=BoardConfig(size="2x2", geometry="hex", players=3), seats=["a", "b", "c"],
+                       moves=[MoveRecord(seat=0, line=0)], result=Result(scores=[0, 0, 0], placements=[1, 1, 1]))
+    with Workspace(tmp_path / "home") as ws:
+        league = parse_league('name = "tiny"\nparticipants = ["a", "b", "c"]\n[[boards]]\nsize = "2x2"\n')
+        definitions.save_rows(ws, league, [(r.id, 0, "2x2 hex", "[]", n) for n, r in enumerate([*two, three])])
+        for record in [*two, three]:
+            assert store.save_game(ws, "tiny", record)
+        with ws.transaction() as db:  # a record damaged on disk: the store's warning, not the analysis's
+            db.execute("UPDATE games SET record = '{\"id\": 1' WHERE id = ?", (two[2].id,))
+        found = league_analyses(ws, "tiny", 10.0)
+        assert sorted(found) == sorted(r.id for r in two[:2])
+        assert all(a["solved_positions"] == len(a["values"]) for a in found.values())
+        assert league_analyses(ws, "tiny", 10.0) == found  # stored: the same rows, nothing analysed again
+        assert league_analyses(ws, "tiny", 0) == found  # budget 0: only what is stored
+
+
+def test_a_workspace_that_refuses_writes_still_gets_its_analyses_unsaved(tmp_path):
+    record = played_game(BoardConfig(size="2x2", geometry="hex"), seed=4)
+    with Workspace(tmp_path / "home") as ws:
+        league = parse_league('name = "tiny"\nparticipants = ["a", "b"]\n[[boards]]\nsize = "2x2"\n')
+        definitions.save_rows(ws, league, [(record.id, 0, "2x2 hex", "[]", 0)])
+        assert store.save_game(ws, "tiny", record)
+        ws.db.execute("PRAGMA query_only = 1")  # as a full disk or a read-only file refuses the row
+        found = league_analyses(ws, "tiny", 10.0)
+        assert list(found) == [record.id] and found[record.id] == analyse(record, 10.0).to_json() | {
+            "seconds": found[record.id]["seconds"]}
+        ws.db.execute("PRAGMA query_only = 0")
+        assert ws.db.execute("SELECT COUNT(*) FROM analyses").fetchone()[0] == 0

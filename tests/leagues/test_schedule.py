@@ -191,6 +191,17 @@ def test_openings_command_writes_positions_and_replay_shows_them_pre_drawn(tmp_p
     ('name = "x"\nfault_policy = "ignore"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: fault_policy: Input should be 'forfeit' or 'substitute', got 'ignore'"),
     ('name = "x"\n', "x.toml: boards is missing"),
     ('name = "x"\ntime_control = "fast"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: time_control: time 'fast' is not a duration"),
+    # the adaptive pairing's options, and the analysis and host-stall settings
+    ('name = "x"\npairing = "swiss"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: pairing: Input should be 'round-robin' or 'adaptive', got 'swiss'"),
+    ('name = "x"\npairing = "adaptive"\nbudget = 0\n[[boards]]\nsize = "3x3"\n', "x.toml:3: budget: Input should be greater than or equal to 1, got 0"),
+    ('name = "x"\npairing = "adaptive"\nbudget = "ten"\n[[boards]]\nsize = "3x3"\n', "x.toml:3: budget: Input should be a valid integer, got 'ten'"),
+    ('name = "x"\nbudget = 10\n[[boards]]\nsize = "3x3"\n', 'x.toml:2: budget: is for pairing = "adaptive"'),
+    ('name = "x"\nleague_budget = 10\n[[boards]]\nsize = "3x3"\n', 'x.toml:2: league_budget: is for pairing = "adaptive"'),
+    ('name = "x"\npairing = "adaptive"\nleague_budget = -1\n[[boards]]\nsize = "3x3"\n', "x.toml:3: league_budget: Input should be greater than or equal to 1, got -1"),
+    ('name = "x"\nplayers = 3\npairing = "adaptive"\n[[boards]]\nsize = "3x3"\n', 'x.toml:3: pairing: "adaptive" is for 2-player leagues, this one has players = 3'),
+    ('name = "x"\nanalysis_budget = -1\n[[boards]]\nsize = "3x3"\n', "x.toml:2: analysis_budget: Input should be greater than or equal to 0, got -1"),
+    ('name = "x"\nanalysis_budget = nan\n[[boards]]\nsize = "3x3"\n', "x.toml:2: analysis_budget: Input should be a finite number, got nan"),
+    ('name = "x"\nreplay_host_stalls = "yes"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: replay_host_stalls: Input should be a valid boolean, got 'yes'"),
 ])
 def test_bad_league_files_are_one_line(text, message):
     with pytest.raises(ConfigError) as error:

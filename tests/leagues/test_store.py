@@ -303,6 +303,30 @@ def test_a_schema_4_workspace_folds_its_totals_when_first_read(tmp_path: Path, c
         _assert_same(store.tally(ws, "t"), _folded(ws))
 
 
+def test_a_schema_5_workspace_gains_empty_snapshots_and_analyses_and_keeps_its_table(tmp_path: Path) -> None:
+    records = _random_records(40)
+    home = tmp_path / "home"
+    with Workspace(home) as ws:
+        _schedule(ws, [r.id for r in records])
+        for record in records:
+            store.save_game(ws, "t", record)
+        shown = _shown(ws)
+    with sqlite3.connect(home / "hexarena.db") as db:  # back to schema 5: as the release before them left it
+        db.execute("DROP TABLE rating_snapshots")
+        db.execute("DROP TABLE analyses")
+        db.execute("PRAGMA user_version = 5")
+    db.close()
+    with Workspace(home) as ws:
+        assert ws.migrated_from == 5
+        assert ws.db.execute("SELECT COUNT(*) FROM rating_snapshots").fetchone()[0] == 0
+        assert ws.db.execute("SELECT COUNT(*) FROM analyses").fetchone()[0] == 0
+        assert _shown(ws) == shown
+        assert store.save_snapshot(ws, "t", [("ann", "ann", 1510.0, 1400.0, 1620.0, 12)]) == 1  # its history starts
+        assert store.snapshots(ws, "t")[["bot", "games"]].values.tolist() == [["ann", 12]]
+    assert user_version(home) == schema.VERSION == 7
+    assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES | ANALYSIS_TABLES
+
+
 def test_the_957ae21_workspace_gets_its_totals_on_its_first_table(old_home: Path, capsys) -> None:
     assert cli(capsys, "league", "table", "tiny", "--home", str(old_home)) == (0, OLD_TABLE, "")
     with Workspace(old_home) as ws:

@@ -1,5 +1,5 @@
 """A full disk (issue 15, item 2): one line naming the path and its free space, exit 1, nothing half-written,
-the database intact, and a rerun after freeing space resumes. The workspace lives on a 4 MiB tmpfs."""
+the database intact, and a rerun after freeing space resumes. The workspace lives on a 6 MiB tmpfs."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 from helpers import fill, league_text, make_workspace, mounted_tmpfs, stored_ids
 
-SMALL = "4m"
+SMALL = "6m"
 
 
 @pytest.fixture
 def tmpfs(tmp_path: Path) -> Iterator[Path]:
-    """A 4 MiB tmpfs (needs root); skipped with the reason when it cannot be mounted. Always unmounted."""
+    """A 6 MiB tmpfs (room for the 120 games, their analyses and the site; needs root); skipped with the reason
+    when it cannot be mounted. Always unmounted."""
     with mounted_tmpfs(tmp_path / "tmpfs", SMALL) as mount:
         yield mount
 
