@@ -3,15 +3,19 @@ league file's pairing options."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
-from helpers import HEXARENA, LEAGUE_BOTS, league_text, make_workspace
+from helpers import HEXARENA, LEAGUE_BOTS, league_text, make_workspace, processes_with, wait_until
 
 from hexarena.leagues.registry.reference import REFERENCE_AUTHOR
 from hexarena.leagues.registry.submit import submit
 from hexarena.leagues.results import store
+from hexarena.leagues.running.runner import run_league
 from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
@@ -86,9 +90,13 @@ def test_a_round_robin_switched_to_adaptive_keeps_its_games_and_stops_at_the_bud
     assert len(batches) >= 2 and batches == list(range(1, len(batches) + 1))
     first, last = (history[history["batch"] == b] for b in (batches[0], batches[-1]))
     assert first["games"].sum() == 2 * 12 and last["games"].sum() == 2 * len(now)
-    shown = hexarena("league", "table", "switch", "--at", "2999-01-01", "--format", "csv", "--home", str(home))
+    shown = hexarena("league", "table", "switch", "--at", "2999-01-01", "--home", str(home))
     assert shown.returncode == 0, shown.stderr
-    assert f"(snapshot {batches[-1]}, taken" in shown.stdout and "rank,bot,version,elo,elo_low,elo_high,games" in shown.stdout
+    assert f"(snapshot {batches[-1]}, taken" in shown.stdout
+    csv = hexarena("league", "table", "switch", "--at", "2999-01-01", "--format", "csv", "--home", str(home))
+    assert csv.returncode == 0, csv.stderr
+    assert csv.stdout.splitlines()[0] == "rank,bot,version,elo,elo_low,elo_high,games"  # one loadable table: no title
+    assert len(csv.stdout.splitlines()) == 1 + len(LEAGUE_BOTS)
     early = hexarena("league", "table", "switch", "--at", "2000-01-01", "--home", str(home))
     assert early.returncode != 0 and "no ratings snapshot by 2000-01-01T23:59:59+00:00" in early.stderr
     assert len(early.stderr.strip().splitlines()) == 1
@@ -140,3 +148,49 @@ def test_a_new_adaptive_league_calibrates_and_status_says_why_each_table(tmp_pat
     status = hexarena("league", "status", "fresh", "--home", str(home))
     assert "calibrating" in status.stdout and "±" in status.stdout
     assert "adaptive pairing: stopped" not in status.stdout or "budget" in status.stdout
+
+
+def parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class WorkerSpy:
+    """An observer that notes, as each game is stored, the live referee workers of this test (by its marker) and
+    the workspace's ``synchronous`` setting."""
+
+    def __init__(self, marker: str, ws: Workspace) -> None:
+        self.marker, self.ws, self.workers, self.records, self.synchronous = marker, ws, set(), 0, set()
+
+    def started(self, game_id, seats, config) -> None: ...
+
+    def moved(self, game_id, ply, seat, line, ms) -> None: ...
+
+    def ended(self, record) -> None: ...
+
+    def stored(self, record) -> None:
+        self.records += 1
+        self.workers |= {pid for pid in processes_with("BROKEN_MARKER", self.marker, "hexarena.referee.pool")
+                         if parent(pid) == os.getpid()}  # not a worker's child between its fork and exec
+        self.synchronous.add(self.ws.db.execute("PRAGMA synchronous").fetchone()[0])
+
+
+@pytest.mark.slow
+def test_an_adaptive_league_plays_every_batch_on_the_same_workers_and_stops_them_at_the_end(tmp_path, monkeypatch):
+    marker = f"adaptive-{os.getpid()}-{time.monotonic_ns()}"
+    monkeypatch.setenv("BROKEN_MARKER", marker)  # inherited by the referee workers
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    league = parse_league(league_text("kept", boards=[("2x2", "hex")], concurrency=2, pairing="adaptive",
+                                      budget=6), "kept.toml")
+    with Workspace(home) as ws:
+        spy = WorkerSpy(marker, ws)
+        summary = run_league(ws, league, observer=spy)
+        synchronous = ws.db.execute("PRAGMA synchronous").fetchone()[0]
+    assert summary.played == spy.records >= 12  # three batches at least: 4 bots, 2 tables of 2 games each
+    assert len(spy.workers) == 2  # started once for the run (concurrency 2), not once a batch
+    wait_until(lambda: not processes_with("BROKEN_MARKER", marker), 10)
+    assert processes_with("BROKEN_MARKER", marker) == []  # the workers and their bots stopped with the run
+    assert spy.synchronous == {1} and synchronous == 2  # NORMAL while it runs (commits_without_fsync), FULL after
