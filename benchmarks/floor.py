@@ -212,7 +212,8 @@ def main() -> None:
                 seeded_home(python, tmp / f"home-{code}", env)
             leagues = {code: league_file(tmp, args.games, args.size, baseline.random_bot(python), code,
                                          args.concurrency) for code, (python, _) in codes.items()}
-            row["floor"] = 1.0 if args.leagues_only else minimal_referee(args.games, args.size)
+            if not args.leagues_only:  # the lone floor is the matches' yardstick only
+                row["floor"] = minimal_referee(args.games, args.size)
             for code in [] if args.leagues_only else order:
                 python, env = codes[code]
                 bot = str(baseline.random_bot(python))
@@ -237,7 +238,8 @@ def main() -> None:
                    f"CPU {row[f'cpu league {c}'] / row['cpu two floors']:.2f}x)" for c in codes]
         if args.two_matches:
             ratios.append(f"two matches new {row['two matches']:.2f} s ({row['two matches'] / row['two floors']:.2f}x)")
-        print(f"round {number}: floor {row['floor']:.2f} s, two floors {row['two floors']:.2f} s; "
+        floor = "" if args.leagues_only else f"floor {row['floor']:.2f} s, "
+        print(f"round {number}: {floor}{args.concurrency} floors side by side {row['two floors']:.2f} s; "
               + "; ".join(ratios), flush=True)
     print(f"median over {args.rounds} rounds of {args.games} games on {args.size}, league concurrency "
           f"{args.concurrency} against {args.concurrency} floors side by side:")

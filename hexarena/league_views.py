@@ -63,7 +63,7 @@ def table_at(ws, name: str, moment: datetime, fmt: str) -> str:
     frame = store.snapshots(ws, name, at=moment)
     if not len(frame):
         first = store.snapshots(ws, name)
-        since = f"its first is of {first['taken'].iloc[0]}" if len(first) else "it has none yet (runs store them)"
+        since = f"its first is of {first['taken'].iloc[0]}" if len(first) else "it has none yet: each run of it stores one"
         raise ConfigError(f"league {name!r} has no ratings snapshot by {moment.isoformat()} ({since})")
     batch, taken = int(frame["batch"].iloc[0]), frame["taken"].iloc[0]
     shown = frame.drop(columns=["batch", "taken"])

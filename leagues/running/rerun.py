@@ -47,11 +47,16 @@ def rerun_plan(ws: Workspace, record: GameRecord, replace: dict[str, str] | None
                           "so it cannot be rerun exactly (replace every seat's bot with --bot NAME=FOLDER)")
     bots, missing = [], []
     for seat, name in enumerate(names):
-        wanted = replace.get(name) or record.versions[seat]
+        if name in replace:  # the user's argument: resolve's own words say what is wrong with it
+            try:
+                bots.append(resolve(ws, replace[name]))
+            except ConfigError as exc:
+                raise ConfigError(f"--bot {name}={replace[name]}: {exc}") from None
+            continue
         try:
-            bots.append(resolve(ws, wanted))
+            bots.append(resolve(ws, record.versions[seat]))
         except ConfigError:
-            missing.append(f"{wanted} (seat {seat})")
+            missing.append(f"{record.versions[seat]} (seat {seat})")
     if missing:
         raise ConfigError(f"game {record.id}: not in the registry any more: {', '.join(missing)}")
     substitute = any(f.substituted for f in record.result.forfeits) or any(m.substituted for m in record.moves)

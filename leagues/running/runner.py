@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import Counter
-from contextlib import closing
+from contextlib import closing, nullcontext
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
@@ -265,21 +265,24 @@ def _run_adaptive(ws: Workspace, league: LeagueConfig, concurrency: int | None, 
 
     adaptive, bots, _ = adaptive_league(ws, league, source, replace)
     already = sum(1 for g in adaptive.scheduled if g.id in store.played_ids(ws, league.name))
-    if executor is None:
-        executor = LocalExecutor(settings, games_at_once(league, concurrency))
+    owned = None
+    if executor is None:  # one pool for every batch: its workers and their bots start once
+        executor = owned = LocalExecutor(settings, games_at_once(league, concurrency), keep=True)
     played = 0
-    while games := adaptive.next_batch():
-        jobs = [Job(g.id, g.config, tuple(bots[label] for label in g.seats), g.seed, g.opening) for g in games]
-        with closing(executor.run(jobs, observer) if observer is not None else executor.run(jobs)) as finished:
-            for record in finished:
-                played += store.save_game(ws, league.name, record)
-                if observer is not None:
-                    tell(observer, "stored", record, what=f"league game {record.id}", then="the league plays on",
-                         logger=log)
-        store.save_snapshot(ws, league.name, adaptive.snapshot_rows({label: spec.version for label, spec in bots.items()}))
-        if progress:
-            print(f"league {league.name}: batch {adaptive.number}: {len(games)} games "
-                  f"({len(adaptive.batch.tables)} tables), {already + played} played", file=sys.stderr)
+    with closing(owned) if owned is not None else nullcontext(), store.commits_without_fsync(ws):
+        while games := adaptive.next_batch():
+            jobs = [Job(g.id, g.config, tuple(bots[label] for label in g.seats), g.seed, g.opening) for g in games]
+            with closing(executor.run(jobs, observer) if observer is not None else executor.run(jobs)) as finished:
+                for record in finished:
+                    played += store.save_game(ws, league.name, record)
+                    if observer is not None:
+                        tell(observer, "stored", record, what=f"league game {record.id}", then="the league plays on",
+                             logger=log)
+            store.save_snapshot(ws, league.name,
+                                adaptive.snapshot_rows({label: spec.version for label, spec in bots.items()}))
+            if progress:
+                print(f"league {league.name}: batch {adaptive.number}: {len(games)} games "
+                      f"({len(adaptive.batch.tables)} tables), {already + played} played", file=sys.stderr)
     if progress:
         print(f"league {league.name}: adaptive pairing stopped: {STOPS.get(adaptive.batch.stop, adaptive.batch.stop)}",
               file=sys.stderr)

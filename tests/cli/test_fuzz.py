@@ -277,6 +277,21 @@ def test_manifest_text_fields_refuse_control_characters(field: str, tmp_path: Pa
         load_manifest(tmp_path)
 
 
+# the commands and options of issues 25-31 (analyse, rerun, league table --at, openings, backup to a folder)
+ISSUES_25_31 = [
+    (["analyse", "nosuchgame"], "game 'nosuchgame' is not in the workspace"),
+    (["analyse", "nosuchgame", "--budget", "-1"], "Invalid value for '--budget': Input should be greater than"),
+    (["rerun", "nosuchgame", "--bot", "bad"], "--bot 'bad': give NAME=FOLDER or NAME=name@hash"),
+    (["league", "table", "x", "--at", "garbage"], "'garbage' is not a time (give ISO 8601"),
+    (["league", "table", "x", "--at", "2026-12-02"], "league 'x' has no ratings snapshot by 2026-12-02T23:59:59+00:00 "
+                                                     "(it has none yet: each run of it stores one)"),
+    (["league", "table", "x", "--table", "nope", "--format", "csv"], "'nope' is not one of: all, standings"),
+    (["openings", "2x2", "--count", "0"], "Invalid value for '--count': Input should be greater than"),
+    (["openings", "2x2", "--balanced", "--budget", "-1"], "Invalid value for '--budget'"),
+    (["backup", "/etc/passwd/copy"], "backup /etc/passwd/copy/hexarena.db: /etc/passwd is not a folder"),
+]
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["match", "greedy", "random", "--time", "9999999999999999999999s"], "is too long (a duration is at most 1440m"),
     (["match", "greedy", "random", "--time", "61m"], "move 3660s is over the limit of 60m"),
@@ -294,6 +309,7 @@ def test_manifest_text_fields_refuse_control_characters(field: str, tmp_path: Pa
     (["solve", "2x2", "--timeout", "1e9"], "--timeout"),
     (["solve", "2x2", "--memory", "65537"], "--memory"),
     (["submit", ".", "--max-size", "1e9"], "--max-size"),
+    *ISSUES_25_31,
 ])
 def test_the_issues_command_lines_are_one_line_errors(args: list[str], message: str, home: Path,
                                                       tmp_path: Path) -> None:
@@ -303,6 +319,16 @@ def test_the_issues_command_lines_are_one_line_errors(args: list[str], message: 
     assert status == 2 and message in output and "Traceback" not in output, output
     assert output.count("hexarena: error:") == 1
     assert not list(tmp_path.glob(".*tmp*")) and not (tmp_path / "logs").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("args", "message"), ISSUES_25_31)
+def test_the_new_commands_bad_values_as_subprocesses(args: list[str], message: str, home: Path, tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "hexarena", *args, "--home", str(home)] if args[0] != "openings"
+                          else [sys.executable, "-m", "hexarena", *args], capture_output=True, text=True,
+                          check=False, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.stderr.startswith("hexarena: error: ") and done.stderr.count("\n") == 1 and message in done.stderr
 
 
 def test_solve_with_more_memory_than_the_machine_is_one_line() -> None:

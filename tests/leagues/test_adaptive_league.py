@@ -3,15 +3,20 @@ file's bad pairing options are tests/leagues/test_schedule.py's, with the other 
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
-from helpers import HEXARENA, LEAGUE_BOTS, league_text, make_workspace
+from helpers import HEXARENA, LEAGUE_BOTS, league_text, make_workspace, processes_with, wait_until
 
 from hexarena.leagues.registry.reference import REFERENCE_AUTHOR
 from hexarena.leagues.registry.submit import submit
 from hexarena.leagues.results import store
+from hexarena.leagues.running.runner import run_league
+from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.workspace.home import Workspace
 
 
@@ -130,3 +135,49 @@ def test_a_new_adaptive_league_calibrates_and_status_says_why_each_table(tmp_pat
     status = hexarena("league", "status", "fresh", "--home", str(home))
     assert "calibrating" in status.stdout and "±" in status.stdout
     assert "adaptive pairing: stopped" not in status.stdout or "budget" in status.stdout
+
+
+def parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class WorkerSpy:
+    """An observer that notes, as each game is stored, the live referee workers of this test (by its marker) and
+    the workspace's ``synchronous`` setting."""
+
+    def __init__(self, marker: str, ws: Workspace) -> None:
+        self.marker, self.ws, self.workers, self.records, self.synchronous = marker, ws, set(), 0, set()
+
+    def started(self, game_id, seats, config) -> None: ...
+
+    def moved(self, game_id, ply, seat, line, ms) -> None: ...
+
+    def ended(self, record) -> None: ...
+
+    def stored(self, record) -> None:
+        self.records += 1
+        self.workers |= {pid for pid in processes_with("BROKEN_MARKER", self.marker, "hexarena.referee.pool")
+                         if parent(pid) == os.getpid()}  # not a worker's child between its fork and exec
+        self.synchronous.add(self.ws.db.execute("PRAGMA synchronous").fetchone()[0])
+
+
+@pytest.mark.slow
+def test_an_adaptive_league_plays_every_batch_on_the_same_workers_and_stops_them_at_the_end(tmp_path, monkeypatch):
+    marker = f"adaptive-{os.getpid()}-{time.monotonic_ns()}"
+    monkeypatch.setenv("BROKEN_MARKER", marker)  # inherited by the referee workers
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    league = parse_league(league_text("kept", boards=[("2x2", "hex")], concurrency=2, pairing="adaptive",
+                                      budget=6), "kept.toml")
+    with Workspace(home) as ws:
+        spy = WorkerSpy(marker, ws)
+        summary = run_league(ws, league, observer=spy)
+        synchronous = ws.db.execute("PRAGMA synchronous").fetchone()[0]
+    assert summary.played == spy.records >= 12  # three batches at least: 4 bots, 2 tables of 2 games each
+    assert len(spy.workers) == 2  # started once for the run (concurrency 2), not once a batch
+    wait_until(lambda: not processes_with("BROKEN_MARKER", marker), 10)
+    assert processes_with("BROKEN_MARKER", marker) == []  # the workers and their bots stopped with the run
+    assert spy.synchronous == {1} and synchronous == 2  # NORMAL while it runs (commits_without_fsync), FULL after

@@ -398,3 +398,27 @@ def test_workers_joining_and_leaving_are_announced_and_the_run_ends_with_a_summa
                         lines[-2]), lines[-2]  # the closing line, then the command's own
     ids = stored_ids(home)
     assert len(ids) == len(set(ids)) == 6 * 100
+
+
+@pytest.mark.slow
+def test_batch_after_batch_each_bot_is_packed_and_published_once(tmp_path, monkeypatch):
+    """An adaptive league calls ``run`` once a batch on one executor: its bots travel to the scheduler once."""
+    from hexarena.leagues.running.runner import Job, plan
+    from hexarena.referee.seats.process import BotSpec
+
+    ws = make_workspace(tmp_path / "home")
+    league = parse_league(league_text("batches", boards=(("2x2", "hex"),), games_per_pairing=2))
+    games, folders = plan(ws, league)
+    ws.close()
+    jobs = [Job(g.id, g.config, tuple(BotSpec(s, folders[s]) for s in g.seats), g.seed) for g in games]
+    packed = []
+    monkeypatch.setattr(dask_driver, "pack_snapshot", lambda folder: packed.append(folder) or pack(folder))
+    with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=2, resources={"seat": 2},
+                                  host=LOOPBACK, dashboard_address=":0") as cluster:
+        executor = DaskExecutor(cluster.scheduler_address, RefereeSettings(time_control=league.time_control))
+        try:
+            played = [r.id for half in (jobs[: len(jobs) // 2], jobs[len(jobs) // 2:]) for r in executor.run(half)]
+        finally:
+            executor.close()
+    assert sorted(played) == sorted(job.id for job in jobs)
+    assert sorted(packed) == sorted(set(folders.values()))  # each folder once over both batches

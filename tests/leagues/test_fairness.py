@@ -14,9 +14,14 @@ def test_no_warning_while_every_game_has_a_core():
 def test_more_games_than_cores_is_one_line_with_the_measured_figure():
     line = unfair_warning(8, cores=2)
     assert line is not None and "\n" not in line
-    assert line.startswith("8 games at once on 2 cores") and "timed out at 4 games per core" in line
-    assert "--concurrency 2" in line
-    assert "timed out at 2 games per core" in unfair_warning(5, cores=2)
+    assert line.startswith("8 games at once on 2 cores") and "--concurrency 2" in line
+    assert "5.3 % of the moves of bots busy for 60 % of 200 ms timed out at 2 games per core" in line
+    assert "5.3 % of the moves" in unfair_warning(5, cores=2) and "5.3 % of the moves" in unfair_warning(3, cores=2)
+
+
+def test_a_heavier_load_never_quotes_a_smaller_figure_than_a_lighter_one():
+    quoted = [float(unfair_warning(n, cores=2).split("machine: ")[1].split(" %")[0]) for n in range(3, 65)]
+    assert quoted == sorted(quoted)
 
 
 def test_league_run_warns_before_it_starts(tmp_path):

@@ -59,3 +59,13 @@ def test_a_rerun_names_the_versions_the_registry_lacks_and_a_bad_bot_option(tmp_
     assert status == 2 and err.startswith("hexarena: error: --bot nobody=…: no seat of game rerun-1 plays 'nobody'")
     status, _, err = cli(capsys, "rerun", "nope", "--home", str(home))
     assert status == 2 and len(err.splitlines()) == 1 and "'nope' is not in the workspace" in err
+    # a --bot version that is not there: resolve's own words, not "not in the registry any more"
+    status, _, err = cli(capsys, "rerun", "rerun-1", "--home", str(home), "--bot", f"greedy={tmp_path / 'nowhere'}")
+    assert status == 2 and err == (f"hexarena: error: --bot greedy={tmp_path / 'nowhere'}: {tmp_path / 'nowhere'}: "
+                                   "not a bot folder (no such directory)\n")
+    status, _, err = cli(capsys, "rerun", "rerun-1", "--home", str(home), "--bot", "greedy=greedy@ffffffff")
+    assert status == 2 and err.startswith("hexarena: error: --bot greedy=greedy@ffffffff: 'greedy@ffffffff' matches "
+                                          "no version of bot 'greedy' (versions: ")
+    for bad in ("greedy", "greedy=", "=bots/random"):
+        status, out, err = cli(capsys, "rerun", "rerun-1", "--home", str(home), "--bot", bad)
+        assert (status, out, err) == (2, "", f"hexarena: error: --bot {bad!r}: give NAME=FOLDER or NAME=name@hash\n")

@@ -355,3 +355,27 @@ def test_the_progress_bar_fits_80_columns_and_the_run_ends_with_elapsed_time_and
     assert "leader a-rather-long-bot-name 100% · 12 workers, 8 running, 140 queued" in lines
     assert re.fullmatch(r"a-league-with-a-long-name: 1 game played in \d+\.\d s, \d+\.\d games/s on 3 hosts "
                         r"\(games by host: alpha 1\)", lines[-1])
+
+
+class StopAfterFirst:
+    """Ctrl-C as the runner stores its first game (a KeyboardInterrupt from the observer, in the runner's thread)."""
+
+    def started(self, game_id, seats, config) -> None: ...
+
+    def moved(self, game_id, ply, seat, line, ms) -> None: ...
+
+    def ended(self, record) -> None: ...
+
+    def stored(self, record) -> None:
+        raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("pairing", ["round-robin", "adaptive"])
+def test_a_run_stopped_by_ctrl_c_keeps_its_game_and_gives_the_workspace_back_its_fsync(tmp_path, pairing):
+    """A workspace outlives a run (the server keeps its own open): synchronous=NORMAL must not stay behind."""
+    league = parse_league(league_text("stopped", concurrency=1, games_per_pairing=2, pairing=pairing), "s.toml")
+    with make_workspace(tmp_path / "home") as ws:
+        with pytest.raises(KeyboardInterrupt):
+            run_league(ws, league, progress=False, observer=StopAfterFirst())
+        assert ws.db.execute("PRAGMA synchronous").fetchone()[0] == 2 and not ws.db.in_transaction
+        assert len(store.played_ids(ws, "stopped")) == 1  # the stored game stays; the next run plays the rest

@@ -98,6 +98,7 @@ class DaskExecutor(Executor):
         self.in_flight = 0  # seat cycles submitted and not finished (running or queued)
         self.tasks, self.busy = 0, 0.0  # seat cycles finished, and the seconds workers spent in them
         self.watch: WorkerWatch | None = None
+        self.published: dict[Path, tuple[str, str]] = {}  # bot folder → (content hash, dataset name), see _packs
         logging.getLogger("distributed.client").setLevel(logging.CRITICAL)  # its reconnect noise: we say it in one line
         try:
             self.client = distributed.Client(scheduler, timeout=timeout, set_as_default=False)
@@ -188,14 +189,14 @@ class DaskExecutor(Executor):
                     pass
 
     def _packs(self, jobs: Sequence[Job]) -> dict[Path, tuple[str, str]]:
-        """Each bot folder → (content hash, name of the scheduler's dataset holding its tar), once per folder."""
-        packs: dict[Path, tuple[str, str]] = {}
-        for folder in {spec.folder for job in jobs for spec in job.seats}:
+        """Each bot folder → (content hash, name of the scheduler's dataset holding its tar), packed and published
+        once per folder for this executor's life (an adaptive league's batches send each bot once)."""
+        for folder in {spec.folder for job in jobs for spec in job.seats} - self.published.keys():
             digest, data = pack_snapshot(folder)
             name = f"hexarena-bot-{digest}"
             self.client.publish_dataset(override=True, **{name: data})
-            packs[folder] = (digest, name)
-        return packs
+            self.published[folder] = (digest, name)
+        return self.published
 
     def _write_logs(self, logs: dict[str, bytes]) -> None:
         if self.log_dir is None or not logs:

@@ -2,6 +2,7 @@
 
     executor = LocalExecutor(settings, concurrency=4)    # settings: the league's RefereeSettings
     for record in executor.run(jobs, observer): ...      # as each game finishes
+    executor.close()                                     # with keep=True: the pool kept across runs stops
 
 One referee on a thread of this process for one game at a time, else one per worker process (games at
 once share no GIL); every game is played by ``play_job`` (``hexarena.leagues.running.jobs``), as on a
@@ -22,14 +23,25 @@ from hexarena.referee.settings import RefereeSettings
 
 class LocalExecutor(Executor):
     """This machine: ``concurrency`` referees made with ``Referee(settings)`` (``hexarena.referee.pool.referee_pool``:
-    one on a thread of this process, two or more in worker processes, so that games at once do not share a GIL)."""
+    one on a thread of this process, two or more in worker processes, so that games at once do not share a GIL).
 
-    def __init__(self, settings: RefereeSettings, concurrency: int) -> None:
+    By default each ``run`` has a pool of its own, stopped when its iterator is closed; with ``keep``, one pool of
+    ``concurrency`` referees serves every ``run`` until ``close`` (an adaptive league's batches: the workers and
+    their bots start once, not once a batch)."""
+
+    def __init__(self, settings: RefereeSettings, concurrency: int, keep: bool = False) -> None:
         self.settings = settings
         self.concurrency = max(1, concurrency)
+        self.keep = keep
+        self._pool = None
 
     def run(self, jobs: Sequence[Job], observer: GameObserver | None = None) -> Iterator[GameRecord]:
-        """Starts the workers and hands them their first games at once (not on the first ``next``)."""
+        """Starts the workers (or, kept, reuses them) and hands them their first games at once (not on the first
+        ``next``)."""
+        if self.keep:
+            if self._pool is None:
+                self._pool = referee_pool(self.settings, self.concurrency)
+            return _Finished(self._pool, self._pool.map(play_job, jobs, observer), owned=False)
         pool = referee_pool(self.settings, min(self.concurrency, len(jobs)))
         try:
             return _Finished(pool, pool.map(play_job, jobs, observer))
@@ -37,12 +49,18 @@ class LocalExecutor(Executor):
             pool.close()
             raise
 
+    def close(self) -> None:
+        """Stop the kept pool (nothing to do without ``keep``: each run's pool stops with its iterator)."""
+        if self._pool is not None:
+            self._pool, pool = None, self._pool
+            pool.close()
+
 
 class _Finished(Iterator[GameRecord]):
-    """The records of a pool's games; closing it (also before the first ``next``) closes the pool."""
+    """The records of a pool's games; closing it (also before the first ``next``) closes the pool if ``owned``."""
 
-    def __init__(self, pool, results: Iterator[GameRecord]) -> None:
-        self.pool, self.results = pool, results
+    def __init__(self, pool, results: Iterator[GameRecord], owned: bool = True) -> None:
+        self.pool, self.results, self.owned = pool, results, owned
 
     def __next__(self) -> GameRecord:
         try:
@@ -55,4 +73,5 @@ class _Finished(Iterator[GameRecord]):
         close = getattr(self.results, "close", None)
         if close is not None:
             close()
-        self.pool.close()
+        if self.owned:
+            self.pool.close()
