@@ -66,12 +66,31 @@ class Received(NamedTuple):
     at: float  # time.perf_counter() when the poller saw it
 
 
+SOCKET_PATH_LIMIT = 107  # bytes of a unix socket's path on Linux (sun_path, its NUL aside)
+_LONGEST_SOCKET = f"/{SOCKET_PREFIX}{2**22}-{'x' * 8}/seat-999999.sock"  # what a folder's path must leave room for
+
+
+def socket_bases() -> tuple[str, ...]:
+    """Where a referee's socket folders go: TMPDIR, and ``/tmp`` for when TMPDIR's path is too long for them."""
+    return tuple(dict.fromkeys((tempfile.gettempdir(), "/tmp")))
+
+
+def socket_folder() -> str:
+    """A new private folder for a referee's sockets (``TMPDIR/hexarena-referee-<pid>-<random>``), in the first of
+    ``socket_bases`` whose path leaves room for a socket's address; OSError (one line) if none does."""
+    for base in socket_bases():
+        if len(base) + len(_LONGEST_SOCKET) <= SOCKET_PATH_LIMIT:
+            return tempfile.mkdtemp(prefix=f"{SOCKET_PREFIX}{os.getpid()}-", dir=base)
+    raise OSError(f"no folder for the referee's sockets: TMPDIR ({tempfile.gettempdir()}) and /tmp leave no room "
+                  f"for a unix socket's {SOCKET_PATH_LIMIT}-byte path; set TMPDIR to a shorter one")
+
+
 class Transport:
     def __init__(self, endpoint: str | None = None, hook: Hook | None = None) -> None:
         raise_descriptor_limit()
         self._tmp = None
         if endpoint is None:
-            self._tmp = tempfile.mkdtemp(prefix=f"{SOCKET_PREFIX}{os.getpid()}-")
+            self._tmp = socket_folder()
             endpoint = f"ipc://{self._tmp}/referee.sock"
         self.context = zmq.Context()
         self.socket = self.context.socket(zmq.ROUTER)

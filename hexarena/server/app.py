@@ -28,7 +28,7 @@ from hexarena.server.scheduler import LeagueScheduler
 from hexarena.server.site import LiveSite
 from hexarena.leagues.registry.submit import ensure_reference_bots, remove_stale_staging
 from hexarena.leagues.registry.uploads import remove_stale_scratch, remove_stale_temp
-from hexarena.referee.transport import SOCKET_PREFIX
+from hexarena.referee.transport import SOCKET_PREFIX, socket_bases
 from hexarena.leagues.schedule.config import load_league
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
@@ -54,7 +54,7 @@ def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimit
         ensure_reference_bots(ws)
         remove_stale_staging(ws)  # what a server SIGKILLed mid-upload left: its staging copies, unpacked uploads,
     remove_stale_scratch()  # and its referees' socket folders
-    remove_stale_temp(SOCKET_PREFIX)
+    remove_stale_temp(SOCKET_PREFIX, socket_bases())
 
     hub = events.EventHub()
     site = LiveSite(home, [config.name for config, _ in configs], hub)  # the results site, kept current

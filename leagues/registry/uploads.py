@@ -126,10 +126,10 @@ def remove_stale_scratch() -> list[Path]:
     return remove_stale_temp(SCRATCH_PREFIX)
 
 
-def remove_stale_temp(prefix: str) -> list[Path]:
-    """Folders ``TMPDIR/<prefix><pid>-*`` whose process ``pid`` is gone, removed; returns them."""
+def remove_stale_temp(prefix: str, bases: tuple[str, ...] = ()) -> list[Path]:
+    """Folders ``TMPDIR/<prefix><pid>-*`` (or in ``bases``) whose process ``pid`` is gone, removed; returns them."""
     removed = []
-    for folder in Path(tempfile.gettempdir()).glob(f"{prefix}*"):
+    for folder in (found for base in bases or (tempfile.gettempdir(),) for found in Path(base).glob(f"{prefix}*")):
         pid = folder.name.removeprefix(prefix).split("-")[0]
         if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)

@@ -7,6 +7,7 @@ without ``ipc://`` would; it plays the random bot's moves, so its games must be 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -117,3 +118,23 @@ def test_any_other_transport_is_refused_in_one_line(value):
                                       f"(found {value!r})")
     finally:
         shutil.rmtree(folder)
+
+
+def test_a_tmpdir_too_long_for_a_socket_address_puts_the_sockets_in_tmp(tmp_path):
+    """A unix socket's path has 107 bytes: under a deep TMPDIR the referee's sockets go to /tmp (before: every
+    match failed to bind, and every upload of the server answered 500)."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    played = subprocess.run([*HEXARENA, "match", str(BOTS / "random"), str(BOTS / "greedy"), "--size", "2x2",
+                             "--games", "2", "--no-sandbox"], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "TMPDIR": str(deep)}, check=False)
+    assert played.returncode == 0, played.stderr
+    assert "greedy" in played.stdout and list(deep.iterdir()) == []
+
+
+def test_no_folder_short_enough_for_a_socket_is_one_line(monkeypatch, tmp_path):
+    from hexarena.referee import transport
+
+    monkeypatch.setattr(transport, "socket_bases", lambda: (str(tmp_path / ("d" * 120)),))
+    with pytest.raises(OSError, match="^no folder for the referee's sockets: .* set TMPDIR to a shorter one$"):
+        transport.socket_folder()
