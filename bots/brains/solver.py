@@ -223,8 +223,10 @@ class Solver:
         return out
 
     def solve(self, state: State, deadline: float | None = None, clock: Clock = time.monotonic,
-              resume: RootSearch | None = None, watch: Callable[[], None] | None = None) -> Solution:
-        """The value of ``state`` and all its best lines (see the module docstring).
+              resume: RootSearch | None = None, watch: Callable[[], None] | None = None,
+              lines: bool = True) -> Solution:
+        """The value of ``state`` and all its best lines (see the module docstring); ``lines=False``: the value
+        alone (``best`` empty), which spares searching each line of the position.
 
         Raises ``SolverTimeout`` once ``clock()`` passes ``deadline`` (checked every 1024
         nodes); ``time.process_time`` makes it a CPU-time limit. ``self.root`` says where the
@@ -254,7 +256,7 @@ class Solver:
         try:  # watch keeps being called while the best lines are searched, too: that can take as long
             if drawn != self.full:
                 objective = self._mtdf(self.canonical(drawn), open_cells, search)
-                best = self._best_lines(state, objective, open_cells, search)
+                best = self._best_lines(state, objective, open_cells, search) if lines else []
         finally:
             if self.core is not None:
                 self.core.set_tick(None, 0)

@@ -91,9 +91,9 @@ def analyse(record: GameRecord, budget: float, solver: Solver | None = None) -> 
         states.append(states[-1].apply(move.line).state)
     deadline = started + budget
     solutions: list = [None] * len(states)
-    for index in range(len(states) - 1, -1, -1):
+    for index in range(len(states) - 1, -1, -1):  # the values first: each line's search only where it is needed
         try:
-            solutions[index] = solver.solve(states[index], deadline)
+            solutions[index] = solver.solve(states[index], deadline, lines=False)
         except SolverTimeout:
             break
     values = [s.value if s is not None else None for s in solutions]
@@ -104,10 +104,17 @@ def analyse(record: GameRecord, budget: float, solver: Solver | None = None) -> 
         before, after = values[index], values[index + 1]
         cost = None if before is None or after is None else side(before, move.seat, misere) - side(after, move.seat, misere)
         costs.append(cost)
-        missed = solutions[index] is not None and move.line not in solutions[index].best
-        best.append(list(solutions[index].best) if missed else [])
+        best.append(_best_lines(solver, states[index], deadline) if cost else [])  # a move that cost 0 was a best one
     return Analysis(record.id, values, costs, losing_move(record, values), best,
                     sum(v is not None for v in values), round(time.monotonic() - started, 3))
+
+
+def _best_lines(solver: Solver, state, deadline: float) -> list[int]:
+    """The best lines of a position whose value is in ``solver``'s table; [] once the budget is spent."""
+    try:
+        return list(solver.solve(state, deadline).best)
+    except SolverTimeout:
+        return []
 
 
 def losing_move(record: GameRecord, values: list[Value]) -> int | None:
