@@ -29,10 +29,10 @@ import time
 from pathlib import Path
 
 from hexarena.referee import sandbox
+from hexarena.referee.errors import BuildFailed
 from hexarena.referee.launch import bot_environment
 from hexarena.referee.limits import Limits
 from hexarena.referee.manifest import Manifest
-from hexarena.referee.errors import BuildFailed
 
 BUILD_TIMEOUT = 300.0  # seconds
 OUTPUT_TAIL = 4000  # characters of build output kept (a report, the registry's database)
@@ -69,17 +69,6 @@ def frozen(folder: Path) -> bool:
         return not Path(folder).stat().st_mode & 0o222
     except OSError:
         return False
-
-
-def moved(old: Path, new: Path) -> None:
-    """``old`` was renamed to ``new`` (the registry's staging copy becoming its snapshot): the build it
-    had, or its failure, is ``new``'s now, so the snapshot is not built again in this process."""
-    old, new = Path(old).resolve(), Path(new).resolve()
-    with _locks_lock:
-        lock = _locks.setdefault(new, threading.Lock())
-    with lock:
-        if old in _outcomes:
-            _outcomes[new] = _outcomes.pop(old)
 
 
 def forget(folder: Path) -> None:

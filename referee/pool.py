@@ -14,7 +14,7 @@ time, so on a busy machine a league at concurrency 2 played at about the speed o
 an interpreter's start each (a fraction of a second) and a pickled record per game.
 
 The pool outlives one ``map`` (``hexarena sprt`` plays batch after batch on the same warm bots); the
-league runner's ``LocalExecutor`` makes one per run. ``close`` stops it: work not started is not done,
+league runner's ``LocalExecutor`` makes one per run (kept across an adaptive league's batches). ``close`` stops it: work not started is not done,
 work in flight finishes, then every referee says BYE and stops its bots. An exception of a worker (a
 referee's own bug, a full disk) is raised by ``map``, so a run never hangs on a dead worker.
 """

@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 
 from hexarena.commands.bots import HomeOption
+from hexarena.leagues.results.wording import escaped
 from hexarena.protocol.errors import ConfigError, HexarenaError
 from hexarena.protocol.render import SEAT_LETTERS, render
 from hexarena.referee.record import GameRecord
@@ -68,16 +69,11 @@ def frames(record: GameRecord) -> Iterator[str]:
             sub = " (drawn by the referee)" if move.substituted else ""
             head = f"move {number}/{total}: {names[move.seat]} draws line {move.line}{closed}{sub} · {move.ms:.1f} ms"
         faults = [f for f in record.result.forfeits if f.move == number]
-        notes = [f"{names[move.seat]} notes: {printable(text)}" for text in move.info] if number else []
+        notes = [f"{names[move.seat]} notes: {escaped(text)}" for text in move.info] if number else []
         lines = [head, *notes, "", render(board, state), ""]
         lines += [f"{names[f.seat]} forfeits: {f.reason}{': ' + f.detail if f.detail else ''}" for f in faults]
         lines.append("   ".join(f"{name}: {score}" for name, score in zip(names, state.scores)))
         yield "\n".join(lines)
-
-
-def printable(text: str) -> str:
-    """A bot's note as the terminal shows it: control characters escaped (untrusted text, §4.8)."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def result_line(record: GameRecord) -> str:

@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse
 
 from hexarena.leagues.results.history import calibration_payload, history_payload
 from hexarena.server.api_common import workspace
-from hexarena.server.api_read import NOT_FOUND, _check_league
+from hexarena.server.api_read import NOT_FOUND, check_league
 
 router = APIRouter(tags=["read"])
 
@@ -25,7 +25,7 @@ router = APIRouter(tags=["read"])
 def history(request: Request, name: str) -> dict:
     """Every snapshot (after each batch of games), oldest first: each version's Elo, 95% interval and games."""
     ws = workspace(request)
-    _check_league(request, ws, name)
+    check_league(request, ws, name)
     return history_payload(ws, name)
 
 
@@ -33,7 +33,7 @@ def history(request: Request, name: str) -> dict:
 def calibration(request: Request, name: str) -> dict:
     """The latest snapshot: each version calibrating (95% interval wider than ±50 Elo) or calibrated."""
     ws = workspace(request)
-    _check_league(request, ws, name)
+    check_league(request, ws, name)
     return calibration_payload(ws, name)
 
 
@@ -75,5 +75,5 @@ def calibration_page(request: Request, name: str) -> HTMLResponse:
     import json
 
     ws = workspace(request)
-    _check_league(request, ws, name)
+    check_league(request, ws, name)
     return HTMLResponse(PAGE.format(title=html.escape(name), name_json=json.dumps(name)))

@@ -19,13 +19,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict
 
-from hexarena.server.api_common import public, workspace
-from hexarena.leagues.results import definitions, store
 from hexarena.leagues.registry.catalog import BotInfo, bot_history, get_bot, list_bots
 from hexarena.leagues.registry.snapshot import SHORT_HASH
+from hexarena.leagues.results import definitions, store
 from hexarena.leagues.results.report import league_snapshot, standings_payload, strip_paths, without_paths
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.record import GameRecord
+from hexarena.server.api_common import public, workspace
 
 router = APIRouter(tags=["read"])
 NOT_FOUND = {404: {"description": "no such league, game or bot (one-line `detail`)"}}
@@ -116,7 +116,7 @@ def _not_found(exc: ConfigError) -> HTTPException:
     return HTTPException(404, strip_paths(str(exc).splitlines()[0]))
 
 
-def _check_league(request: Request, ws, name: str) -> None:
+def check_league(request: Request, ws, name: str) -> None:
     """404 unless ``name`` is a league of the workspace or one this server plays (maybe not stored yet: its
     first run has not begun)."""
     if name in request.app.state.scheduler.runners:
@@ -157,7 +157,7 @@ _standings_lock = threading.Lock()
 def standings(request: Request, name: str) -> StandingsOut:
     """Standings with ratings and 95% intervals: the content of the published ``standings.json``."""
     ws = workspace(request)
-    _check_league(request, ws, name)
+    check_league(request, ws, name)
     key = (str(request.app.state.home), name, *store.games_stamp(ws, name))
     with _standings_lock:
         payload = _standings_cache.get(key)
@@ -182,7 +182,7 @@ def games(request: Request, name: str,
           limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50) -> GamesPage:
     """The league's stored games (current schedule), newest first, filtered by bot and configuration, paged."""
     ws = workspace(request)
-    _check_league(request, ws, name)
+    check_league(request, ws, name)
     total, page = store.games_page(ws, name, bot=bot, configuration=config, offset=offset, limit=limit)
     return GamesPage(league=name, total=total, offset=offset, limit=limit,
                      games=[GameSummary.model_validate(game) for game in page])

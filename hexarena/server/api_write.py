@@ -44,17 +44,18 @@ from pydantic import BaseModel
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import ClientDisconnect
 
-from hexarena.referee.build import BUILD_TIMEOUT
-from hexarena.server import lifecycle
-from hexarena.server.api_common import author_of, public, workspace
-from hexarena.server.build_queue import BuildQueue
+from hexarena.leagues.errors import NameTaken, UploadRefused
 from hexarena.leagues.registry import uploads
 from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, MAX_SNAPSHOT_BYTES
 from hexarena.leagues.registry.submit import submit, submitted
-from hexarena.leagues.errors import NameTaken, UploadRefused
+from hexarena.leagues.results.wording import escaped
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
+from hexarena.referee.build import BUILD_TIMEOUT
 from hexarena.referee.check import CHECK_TIME, CheckItem
 from hexarena.referee.manifest import load_manifest
+from hexarena.server import lifecycle
+from hexarena.server.api_common import author_of, public, workspace
+from hexarena.server.build_queue import BuildQueue
 
 router = APIRouter(tags=["write"])
 MULTIPART_SLACK = 64 * 1024  # bytes of multipart framing allowed beyond the archive itself
@@ -256,13 +257,13 @@ def _submit(request: Request, limits: UploadLimits, author: str, data: bytes,
             except ConfigError as exc:  # the manifest, the copy: name the archive's files, not the temp folder
                 raise type(exc)(_relative(str(exc), folder)) from None
     except UploadRefused as exc:
-        raise HTTPException(413 if exc.too_large else 422, one_line(str(exc))) from None
+        raise HTTPException(413 if exc.too_large else 422, escaped(str(exc))) from None
     except NameTaken as exc:
-        raise HTTPException(403, one_line(str(exc))) from None
+        raise HTTPException(403, escaped(str(exc))) from None
     except OutOfSpace:
         raise _disk_full() from None
     except ConfigError as exc:
-        raise HTTPException(422, one_line(str(exc).splitlines()[0])) from None
+        raise HTTPException(422, escaped(str(exc).splitlines()[0])) from None
     checks = [CheckItemOut.of(item) for item in result.checks]
     if not result.accepted:
         body = Refused(detail=f"{result.name} was not registered: {public(result.reason)}", checks=checks,
@@ -279,11 +280,6 @@ def _submit(request: Request, limits: UploadLimits, author: str, data: bytes,
 
 def _disk_full() -> HTTPException:
     return HTTPException(507, "the server's disk is full; nothing was registered: tell the organiser")
-
-
-def one_line(text: str) -> str:
-    """``text`` with every control character escaped (``\\n``): an archive's file name is the author's to choose."""
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 def _relative(message: str, folder) -> str:

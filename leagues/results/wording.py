@@ -18,6 +18,12 @@ from hexarena.protocol.rules import Outcome
 from hexarena.referee.record import GameRecord
 
 
+def escaped(text: str) -> str:
+    """Untrusted text (a bot's note, an archive's file name) for one line: every control character escaped
+    (``\\n``, ``\\x1b``), the rest as it is."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def result_for(record: GameRecord, seat: int) -> str:
     """``win`` (first place alone), ``draw`` (first place shared) or ``loss``, for one seat of a game."""
     return Outcome(tuple(record.result.scores), tuple(record.result.placements)).result_for(seat)

@@ -11,7 +11,7 @@ import pytest
 from helpers import processes_with
 
 from hexarena.protocol.errors import BotFault
-from hexarena.referee.build import build, moved
+from hexarena.referee.build import build
 from hexarena.referee.errors import BuildFailed
 from hexarena.referee.manifest import Manifest
 
@@ -85,15 +85,6 @@ def test_a_hung_build_is_stopped_with_everything_it_started(tmp_path, monkeypatc
         for pid in processes_with("LEAGUE_TEST", str(folder)):
             os.kill(pid, 9)
         pytest.fail("the build's background child outlived the timeout")
-
-
-def test_a_renamed_folder_keeps_its_build(tmp_path):
-    staging, final = tmp_path / "staging", tmp_path / "final"
-    manifest = counting_bot(staging)
-    build(staging, manifest)
-    staging.rename(final)
-    moved(staging, final)
-    assert build(final, manifest) == "compiling\n" and builds(final) == 1
 
 
 def test_a_build_printing_without_end_costs_only_its_tail(tmp_path):
