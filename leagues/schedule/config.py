@@ -186,6 +186,8 @@ class LeagueConfig(BaseModel):
     def _budget_needs_adaptive(cls, value: int | None, info: ValidationInfo) -> int | None:
         if value is not None and info.data.get("pairing", "round-robin") != "adaptive":
             raise ValueError('is for pairing = "adaptive" (a round robin plays every game of its schedule)')
+        if value == 1:
+            raise ValueError("at least 2: an adaptive league plays its tables as seat-swapped pairs of games")
         return value
 
     @property

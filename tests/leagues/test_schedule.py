@@ -197,6 +197,7 @@ def test_openings_command_writes_positions_and_replay_shows_them_pre_drawn(tmp_p
     ('name = "x"\npairing = "adaptive"\nbudget = "ten"\n[[boards]]\nsize = "3x3"\n', "x.toml:3: budget: Input should be a valid integer, got 'ten'"),
     ('name = "x"\nbudget = 10\n[[boards]]\nsize = "3x3"\n', 'x.toml:2: budget: is for pairing = "adaptive"'),
     ('name = "x"\nleague_budget = 10\n[[boards]]\nsize = "3x3"\n', 'x.toml:2: league_budget: is for pairing = "adaptive"'),
+    ('name = "x"\npairing = "adaptive"\nleague_budget = 1\n[[boards]]\nsize = "3x3"\n', "x.toml:3: league_budget: at least 2: an adaptive league plays its tables as seat-swapped pairs of games"),
     ('name = "x"\npairing = "adaptive"\nleague_budget = -1\n[[boards]]\nsize = "3x3"\n', "x.toml:3: league_budget: Input should be greater than or equal to 1, got -1"),
     ('name = "x"\nplayers = 3\npairing = "adaptive"\n[[boards]]\nsize = "3x3"\n', 'x.toml:3: pairing: "adaptive" is for 2-player leagues, this one has players = 3'),
     ('name = "x"\nanalysis_budget = -1\n[[boards]]\nsize = "3x3"\n', "x.toml:2: analysis_budget: Input should be greater than or equal to 0, got -1"),
