@@ -192,6 +192,7 @@ def odd_loop_on_offer(rules: Rules, drawn: int) -> int:
     return 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("misere", [False, True], ids=["normal", "misere"])
 def test_odd_loops_are_solved_exactly_and_never_forced(misere):
     """A loop of three hexagons (pairwise adjacent around one dot) opened by one line: the chain rules treat

@@ -13,6 +13,7 @@ import sys
 from contextlib import closing
 from pathlib import Path
 
+import pytest
 from helpers import GREEDY, HEXARENA, RANDOM, ROOT, fixture_home, league_file
 from typer.testing import CliRunner
 
@@ -362,6 +363,7 @@ def test_submit_says_pass_and_fail_as_check_does(tmp_path: Path):
     assert " PASS " in run.stdout and " ok " not in run.stdout, run.stdout
 
 
+@pytest.mark.slow
 def test_balanced_openings_say_their_time_up_front_show_progress_and_fall_back_to_playouts(tmp_path: Path):
     run = subprocess.run([*HEXARENA, "openings", "4x4", "--count", "2", "--balanced", "--candidates", "20",
                           "--budget", "0.3"], capture_output=True, text=True, timeout=300, check=False)

@@ -409,3 +409,19 @@ def test_a_sandbox_that_cannot_be_made_is_one_line_in_the_bots_log(tmp_path, mon
     folder.rmdir()
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30, check=False)
     assert (done.returncode, done.stderr) == (125, f"hexarena sandbox: cannot bind {folder}: no such file or folder\n")
+
+
+def test_what_usr_links_out_to_is_walked_once_and_a_forged_inherited_list_is_walked_again(monkeypatch):
+    """linked_out's answer goes to the referee's workers by the environment; a list that names what the walk
+    never binds (a folder outside LINKED_INTO, a file only root may read) is ignored, and /usr walked again."""
+    monkeypatch.delenv(sandbox.LINKED_ENV, raising=False)
+    monkeypatch.setattr(sandbox, "_linked", None)
+    walked = sandbox.linked_out()
+    assert os.environ[sandbox.LINKED_ENV].split("\n") == walked
+    assert all(path.startswith(sandbox.LINKED_INTO) for path in walked)
+    if Path("/usr/lib/jvm").is_dir():  # OpenJDK's conf/ leads into /etc/java-*: the reason for the walk
+        assert any(path.startswith("/etc/java-") for path in walked)
+    for forged in ("/root", "/etc/shadow", "/home"):
+        monkeypatch.setenv(sandbox.LINKED_ENV, forged)
+        monkeypatch.setattr(sandbox, "_linked", None)
+        assert sandbox.linked_out() == walked

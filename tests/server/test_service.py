@@ -810,6 +810,7 @@ def test_slow_header_clients_are_closed_at_the_header_timeout(tmp_path):
     assert len(closed) == 200 and 1.5 < took < 20, (len(closed), took)
 
 
+@pytest.mark.slow
 def test_an_upload_is_checked_at_the_strictest_time_control_of_the_leagues_it_enters(served, tmp_path):
     """alpha enters the league tiny (200ms a move): a bot that thinks 500 ms a move passes the check's own 1 s,
     so it is refused here, the reason naming the league's time control; a quick one is told where it was checked."""
