@@ -55,6 +55,7 @@ class LeagueReport:
     think: dict[str, list[float]]  # bot → think times of its own timed moves (its last THINK_GAMES games from a store)
     timed: dict[str, tuple[int, float]]  # bot → (own timed moves, their total ms) over every game
     think_games: int | None = None  # THINK_GAMES when ``think`` may cover only that many games per bot
+    cpu: dict[str, list[float]] = field(default_factory=dict)  # bot → CPU ms of the moves of ``think`` that have it
     description: str = ""
     logs_dir: Path | None = None
     versions: dict[str, list[dict]] = field(default_factory=dict)  # bot name → registered versions, oldest first
@@ -113,6 +114,7 @@ def _stored_view(ws: Workspace, league: str) -> LeagueReport:
                   files=dict(zip(ids, unique_stems(ids))),
                   faulty=faulty,
                   think={bot: store.think_times(ws, league, bot, THINK_GAMES) for bot in bots},
+                  cpu={bot: store.cpu_times(ws, league, bot, THINK_GAMES) for bot in bots},
                   timed={bot: (int(row.moves), float(row.think_ms)) for bot, row in sums.iterrows()},
                   think_games=THINK_GAMES)
     site.versions = registered_versions(ws, {bot.partition("@")[0] for bot in bots})
@@ -179,15 +181,18 @@ def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, d
     """Standings and ratings of a list of records (``logs_dir``: where the referee wrote the bots' logs)."""
     records = [without_paths(record) for record in records]  # the site shows no paths of this machine
     think: dict[str, list[float]] = defaultdict(list)
+    cpu: dict[str, list[float]] = defaultdict(list)
     for record in records:
         for move in record.moves:
             if not move.substituted:
                 think[record.seats[move.seat]].append(move.ms)
+                if move.cpu_ms is not None:
+                    cpu[record.seats[move.seat]].append(move.cpu_ms)
     return tabled(name, tables.tally(tables.seat_frame(records)), flag_threshold, description=description,
                   logs_dir=logs_dir, count=len(records), files=game_files(records),
                   games=lambda: ((r.model_dump_json(), {**r.model_dump(mode="json"), "moves": len(r.moves)})
                                  for r in records),
-                  faulty=[r for r in records if r.result.forfeits], think=dict(think),
+                  faulty=[r for r in records if r.result.forfeits], think=dict(think), cpu=dict(cpu),
                   timed={bot: (len(times), sum(times)) for bot, times in think.items()})
 
 

@@ -256,6 +256,17 @@ def think_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]
             " JOIN moves m ON m.game = x.game AND m.seat = x.seat WHERE m.substituted = 0", (bot, league, games))]
 
 
+def cpu_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]:
+    """The CPU times (ms) of the moves of ``think_times`` that carry one (records from before ``cpu_ms`` have
+    none): read from the records, since the moves table has no such column."""
+    return [r[0] for r in _rows(
+        ws, "SELECT json_extract(j.value, '$.cpu_ms') AS cpu FROM (SELECT r.game, r.seat FROM results r WHERE"
+            " r.bot = ? AND EXISTS (SELECT 1 FROM league_games s WHERE s.league = ? AND s.game = r.game)"
+            " ORDER BY r.rowid DESC LIMIT ?) x JOIN games g ON g.id = x.game, json_each(g.record, '$.moves') j"
+            " WHERE json_extract(j.value, '$.seat') = x.seat AND NOT IFNULL(json_extract(j.value, '$.substituted'), 0)"
+            " AND cpu IS NOT NULL", (bot, league, games))]
+
+
 def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
     """The seat rows (``hexarena.leagues.results.rows``) of the league's current schedule as a normalised frame,
     straight from the results table."""

@@ -69,12 +69,13 @@ def rating_chart(rows: Sequence[tuple[str, float, float, float]], title: str = "
     return Markup("".join(parts))
 
 
-def histogram(values_ms: Sequence[float], title: str = "Think time per move") -> Markup:
-    """Think times on a log scale (0.1 ms … seconds), with the median and 95th percentile marked."""
+def histogram(values_ms: Sequence[float], title: str = "Think time per move", width: int = 720) -> Markup:
+    """Think times on a log scale (0.1 ms … seconds), with the median and 95th percentile marked. A narrow
+    chart (a phone's: ``width=360``) keeps its labels at their size on a narrow screen."""
     values = sorted(max(v, 0.01) for v in values_ms)
     if not values:
         return Markup('<p class="muted">No moves.</p>')
-    width, height, left, bottom, top = 720, 200, 44, 34, 14
+    height, left, bottom, top = 200, 44, 34, 14
     right = 40
     lo = math.floor(math.log10(values[0]) * 4) / 4
     hi = max(math.ceil(math.log10(values[-1]) * 4) / 4, lo + 0.25)

@@ -245,6 +245,9 @@ def bot_context(league: LeagueReport, bot: str) -> dict:
         "faults": (faults := bot_faults(league, games)),
         "fault_kinds": fault_kinds(league, faults),
         "histogram": charts.histogram(think),
+        "histogram_narrow": charts.histogram(think, width=360),
+        "think_and_cpu": think_and_cpu(think, league.cpu.get(bot, [])),
+        "cpu_moves": len(league.cpu.get(bot, [])),
         "histogram_games": league.think_games if league.think_games and row["games"] > league.think_games else None,
         "moves": moves,
         "mean_ms": _mean_ms(total_ms, moves),
@@ -276,6 +279,19 @@ def fault_kinds(league: LeagueReport, faults: list[dict]) -> list[dict]:
         kinds.append({"reason": reason, "faults": group, "first": first, "log": log,
                       "others": [f for f in group if f is not first]})
     return kinds
+
+
+def think_and_cpu(think: list[float], cpu: list[float]) -> list[tuple[str, str, str]]:
+    """``(figure, think time, CPU time)`` rows of the bot page: mean, median and p95 of each ("—" where no move
+    has the figure: records from before ``cpu_ms``, or bots in the referee's own process)."""
+    def figure(values: list[float], name: str) -> str:
+        if not values:
+            return "—"
+        ordered = sorted(values)
+        at = {"mean": sum(ordered) / len(ordered), "median": ordered[len(ordered) // 2],
+              "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]}[name]
+        return charts.format_ms(at)
+    return [(name, figure(think, name), figure(cpu, name)) for name in ("mean", "median", "p95")]
 
 
 def _mean_ms(total: float, moves: int) -> str | None:

@@ -127,7 +127,7 @@
     const faultRow = (f) => {
       const tr = html("tr", undefined, "fault");
       const td = html("td", LETTERS[f.seat] + " " + game.seats[f.seat] + " — " + f.reason + (f.detail ? ": " + f.detail : ""));
-      td.colSpan = 5;
+      td.colSpan = 6;
       tr.appendChild(td);
       body.appendChild(tr);
     };
@@ -138,7 +138,8 @@
       seat.append(html("span", "", "chip seat" + move.seat), document.createTextNode(LETTERS[move.seat]));
       tr.append(html("td", String(i + 1), "num"), seat, html("td", String(move.line), "num"),
         html("td", closed[i].length ? "+" + closed[i].length : "", "num"),
-        html("td", formatMs(move.ms) + (move.substituted ? " (sub)" : ""), "num"));
+        html("td", formatMs(move.ms) + (move.substituted ? " (sub)" : ""), "num think"),
+        html("td", move.cpu_ms === undefined || move.cpu_ms === null ? "—" : formatMs(move.cpu_ms), "num cpu"));
       tr.addEventListener("click", () => show(i + 1));
       body.appendChild(tr);
       rows.push(tr);

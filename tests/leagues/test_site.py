@@ -27,7 +27,7 @@ from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.results.report import compute
 from hexarena.leagues.site import publish
 from hexarena.leagues.results.report import game_files
-from hexarena.leagues.site.publish import standings_markdown, write_site
+from hexarena.leagues.site.publish import bot_pages, standings_markdown, write_site
 from hexarena.leagues.schedule.games import ScheduledGame
 from hexarena.leagues.results.wording import summary
 from hexarena.leagues.workspace.home import Workspace
@@ -755,3 +755,76 @@ def test_csv_tables_are_one_loadable_table_without_float_noise_or_python_words(w
     text = (site / "standings.csv").read_text()
     assert "False" not in text and "True" not in text and not re.search(r"\de-\d", text)
     assert set(pd.read_csv(site / "standings.csv", dtype=str)["flagged"]) <= {"true", "false"}
+
+
+@pytest.mark.slow
+@needs_browser
+def test_the_bot_page_at_400_px_scrolls_no_table_off_the_page_and_its_chart_labels_are_readable(browser, site):
+    browser.set_window_size(400, 900)
+    try:
+        browser.get((site / bot_pages(sorted(BOTS))["greedy@1a2b3c4d5e"]).as_uri())
+        width = browser.execute_script("return [document.documentElement.scrollWidth,"
+                                       " document.documentElement.clientWidth]")
+        assert width[0] <= width[1], f"the bot page scrolls sideways at 400 px: {width}"
+        for table in ("opponents", "configurations"):  # a table wider than its card scrolls inside the card
+            right = browser.execute_script(
+                "return arguments[0].closest('.card').getBoundingClientRect().right", browser.find_element("id", table))
+            assert right <= width[1]
+        labels = [t for t in browser.find_elements("css selector", "svg.chart text") if t.is_displayed()]
+        assert any(t.text.endswith(" ms") for t in labels)
+        sizes = [browser.execute_script(
+            "const svg = arguments[0].ownerSVGElement; return parseFloat(getComputedStyle(arguments[0]).fontSize)"
+            " * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width", t) for t in labels]
+        assert min(sizes) >= 11, f"histogram labels {min(sizes):.1f} px"
+    finally:
+        browser.set_window_size(1280, 900)
+
+
+@pytest.mark.slow
+@needs_browser
+def test_the_replays_move_list_shows_think_and_cpu_time_and_a_dash_where_cpu_was_not_measured(browser, records,
+                                                                                            tmp_path):
+    old = next(r for r in records if r.result.termination == "completed" and len(r.seats) == 2)
+    new = old.model_copy(update={"id": "g-cpu", "moves": [m.model_copy(update={"cpu_ms": 2.5 + i})
+                                                          for i, m in enumerate(old.moves)]})
+    write_site(tmp_path, compute("cpu", [old, new]))
+    files = game_files([old, new])
+    browser.get(replay_url(tmp_path, new, files))
+    cells = [td.text for td in browser.find_elements("css selector", "#moves td.cpu")]
+    assert cells[:2] == ["2.5 ms", "3.5 ms"] and len(cells) == len(new.moves)
+    think = browser.find_elements("css selector", "#moves td.think")[0].text
+    assert think == (f"{old.moves[0].ms:.1f} ms" if old.moves[0].ms < 10 else f"{old.moves[0].ms:.0f} ms")
+    browser.get(replay_url(tmp_path, old, files))
+    assert {td.text for td in browser.find_elements("css selector", "#moves td.cpu")} == {"—"}
+
+
+def test_the_bot_page_shows_think_and_cpu_time_side_by_side_and_a_dash_for_old_records(records, tmp_path):
+    old = [r for r in records if len(r.seats) == 2][:6]
+    new = [r.model_copy(update={"id": r.id + "-cpu", "moves": [m.model_copy(update={"cpu_ms": 4.0})
+                                                                for m in r.moves]}) for r in old]
+    write_site(tmp_path / "new", compute("cpu", old + new))
+    write_site(tmp_path / "old", compute("cpu", old))
+    bot = old[0].seats[0]
+    page = bot_pages(sorted({s for r in old for s in r.seats}))[bot]
+    table = re.search(r'<table id="think-cpu".*?</table>', (tmp_path / "new" / page).read_text(), re.DOTALL).group(0)
+    rows = re.findall(r"<tr><td>(\w+)</td><td class=\"num\">([^<]+)</td><td class=\"num\">([^<]+)</td></tr>", table)
+    assert [(name, cpu) for name, _, cpu in rows] == [("mean", "4.0 ms"), ("median", "4.0 ms"), ("p95", "4.0 ms")]
+    old_table = re.search(r'<table id="think-cpu".*?</table>', (tmp_path / "old" / page).read_text(), re.DOTALL).group(0)
+    assert old_table.count("<td class=\"num\">—</td>") == 3 and "ms</td>" in old_table
+
+
+def test_a_stored_leagues_cpu_times_are_read_from_its_records_and_old_records_have_none(records, tmp_path):
+    old = [r for r in records if len(r.seats) == 2][:4]
+    new = [r.model_copy(update={"id": r.id + "-cpu", "moves": [m.model_copy(update={"cpu_ms": 1.5 + m.seat})
+                                                                for m in r.moves]}) for r in old[:2]]
+    league = parse_league('name = "demo"\nplayers = 2\n[[boards]]\nsize = "3x3"\n')
+    with Workspace(tmp_path / "home") as ws:
+        definitions.save_schedule(ws, league, [ScheduledGame(r.id, r.config, tuple(r.seats), r.seed or 0, n)
+                                               for n, r in enumerate(old + new)])
+        for record in old + new:
+            store.save_game(ws, "demo", record)
+        bot = new[0].seats[0]
+        expected = sorted(m.cpu_ms for r in new for m in r.moves if r.seats[m.seat] == bot and not m.substituted)
+        assert expected and sorted(store.cpu_times(ws, "demo", bot, 100)) == expected
+        only_old = next(b for r in old[2:] for b in r.seats if b not in {s for n in new for s in n.seats})
+        assert store.cpu_times(ws, "demo", only_old, 100) == []
