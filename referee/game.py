@@ -61,7 +61,7 @@ class Game:
     def __init__(self, seats: list[Seat], config: BoardConfig, *, game_id: str, seed: int,
                  time_control: TimeControl, fault_policy: str = "forfeit", log_dir: Path | None = None,
                  prelude: Prelude = (), grace: float = 0.0, observer: GameObserver | None = None,
-                 versions: Sequence[str] = ()) -> None:
+                 versions: Sequence[str] = (), replay: int = 0) -> None:
         self.seats = seats
         self.versions = list(versions) if any(versions) else []  # each seat's name@hash for the record
         self.config = config
@@ -83,15 +83,18 @@ class Game:
         self.pending: list[codec.Message] = []  # announcements every seat is still to hear (see turn)
         self.observer = observer
         self.observer_failed = False
-        self.observed_as = f"game {game_id}"  # its failures' log lines (formatted once, not per move)
+        # a replay after a host stall (``Referee.play``) is a game of its own to the observer: ``<id>.replay<n>``
+        self.live_id = f"{game_id}.replay{replay}" if replay else game_id
+        self.observed_as = f"game {self.live_id}"  # its failures' log lines (formatted once, not per move)
         self.begun = time.perf_counter()
         self.lag_since: float | None = None  # the game's start, once a seat's CPU time was measured
+        self.logs: list[Path] = []  # each seat's log of this game (``log_dir``)
 
     def run(self) -> GameRecord:
         started = datetime.now(UTC)
         self.begun = time.perf_counter()
         if self.observer is not None:
-            self.observe("started", self.game_id, [seat.name for seat in self.seats], self.config)
+            self.observe("started", self.live_id, [seat.name for seat in self.seats], self.config)
         self.open()
         while not self.state.is_over() and self.decided is None:
             self.turn(self.state.to_move)
@@ -108,7 +111,8 @@ class Game:
                             opening=self.opening(), versions=self.versions,
                             lag_ms=None if self.lag_since is None else Watchdog.shared().lag_ms(self.lag_since))
         if self.observer is not None:
-            self.observe("ended", record)
+            self.observe("ended", record.model_copy(update={"id": self.live_id}) if self.live_id != self.game_id
+                         else record)
         return record
 
     def observe(self, event: str, *args) -> None:
@@ -130,6 +134,7 @@ class Game:
             log = None
             if self.log_dir is not None:
                 log = self.log_dir / f"{self.game_id.replace('/', '_')}.seat{number}.{seat.name}.log"
+                self.logs.append(log)
             seat.begin_game(log)  # a seat that failed to start logs its output and fault there too
             if seat.state is SeatState.READY:
                 seat.send(self.config.game_message(self.game_id, number, names, time_spec, self.seed))
@@ -194,7 +199,7 @@ class Game:
             if notes:  # the bot's INFO on this move (§4.8)
                 self.moves[-1]["info"] = notes
             if self.observer is not None:
-                self.observe("moved", self.game_id, len(self.moves) - 1, number, line, ms)
+                self.observe("moved", self.live_id, len(self.moves) - 1, number, line, ms)
         self.pending.append(codec.drawn(number, line, step.closed))
 
     def flush(self, heard: Seat | None = None) -> None:

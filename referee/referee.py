@@ -96,7 +96,9 @@ class Referee:
         """Play one game (``referee/game.py``); seats are started on first use, restarted after a fault.
         ``observer`` hears of the game's start, moves and end (``GameObserver``). With ``replay_host_stalls``, a
         game a host stall ended (``referee/stalls.py``) is played again, from the same seed, at most
-        ``HOST_STALL_REPLAYS`` times; the record says how often (``host_stall_replays``)."""
+        ``HOST_STALL_REPLAYS`` times; the record says how often (``host_stall_replays``). Each replay is a game of
+        its own to the observer (``<game_id>.replay<n>``, started and ended once), and the logs of the attempt it
+        replaces become ``<game_id>.stalled<n>.seat…``: the game's own log names are the scored attempt's."""
         if len(specs) != config.players:
             raise ConfigError(f"{len(specs)} bots for a {config.players}-player game")
         if seed is None:
@@ -107,7 +109,7 @@ class Referee:
             self.start(seats)
             game = Game(seats, config, game_id=game_id, seed=seed, time_control=self.time_control,
                         fault_policy=self.fault_policy, log_dir=self.log_dir, prelude=prelude, grace=grace,
-                        observer=observer, versions=[spec.version for spec in specs])
+                        observer=observer, versions=[spec.version for spec in specs], replay=replays)
             try:
                 record = game.run()
             finally:
@@ -116,6 +118,9 @@ class Referee:
             if not (stalled and self.settings.replay_host_stalls) or replays == HOST_STALL_REPLAYS:
                 return record if not replays else record.model_copy(update={"host_stall_replays": replays})
             replays += 1
+            for path in game.logs:  # the scored attempt's logs keep the game's names; this one's are set apart
+                if path.exists():
+                    path.rename(path.with_name(path.name.replace(".seat", f".stalled{replays}.seat", 1)))
             log.warning("game %s: %s timed out while the host stalled (%s); played again (%d of at most %d)",
                         game_id, record.seats[stalled[0].seat], stalled[0].host_stall, replays, HOST_STALL_REPLAYS)
 

@@ -13,7 +13,9 @@ table, the totals and shapes it folds from them) and reads them back as frames a
     game, configuration, players, seat, bot,
     score (cells taken), against (cells taken by the others at the table), placement (1 = first),
     points, win, draw, loss (0/1), moves (own moves, not substituted), think_ms (their total),
-    faults (all of this seat's faults in the game), fault_<reason> for every reason in hexarena.referee.record.FAULTS
+    faults (this seat's own faults in the game), fault_<reason> for every reason in hexarena.referee.record.FAULTS,
+    fault_host_stall (its timeouts the host caused, ``hexarena.referee.stalls``: counted here, not as its
+    timeouts nor in ``faults``)
 
 Points by placing: at a table of k players a seat earns, against each of the k−1 others, 1 if it placed
 ahead, ½ if level, 0 if behind, and the sum is divided by k−1. With 2 players that is win 1, draw ½,
@@ -31,11 +33,13 @@ import pandas as pd
 from hexarena.protocol.rules import Outcome
 from hexarena.referee.record import FAULTS, GameRecord
 
+HOST_STALL = "fault_host_stall"  # a timeout with ``host_stall``: the host's fault, not the bot's
 FAULT_COLUMNS = [f"fault_{reason}" for reason in FAULTS]
 SEAT_COLUMNS = ["game", "configuration", "players", "seat", "bot", "score", "against", "placement", "points",
-                "win", "draw", "loss", "moves", "think_ms", "faults", *FAULT_COLUMNS]
+                "win", "draw", "loss", "moves", "think_ms", "faults", *FAULT_COLUMNS, HOST_STALL]
 # what adds up per bot: the store's totals table keeps these sums, the standings are computed from them
-SUM_COLUMNS = ["win", "draw", "loss", "points", "score", "against", "moves", "think_ms", "faults", *FAULT_COLUMNS]
+SUM_COLUMNS = ["win", "draw", "loss", "points", "score", "against", "moves", "think_ms", "faults", *FAULT_COLUMNS,
+               HOST_STALL]
 
 
 def seat_rows(record: GameRecord) -> list[dict]:
@@ -52,8 +56,11 @@ def seat_rows(record: GameRecord) -> list[dict]:
         result = outcome.result_for(seat)
         timed = [m.ms for m in record.moves if m.seat == seat and not m.substituted]
         faults = {column: 0 for column in FAULT_COLUMNS}
+        stalls = 0
         for fault in record.result.forfeits:
-            if fault.seat == seat:
+            if fault.seat == seat and fault.host_stall is not None:
+                stalls += 1
+            elif fault.seat == seat:
                 faults[f"fault_{fault.reason}"] += 1
         rows.append({
             "game": record.id, "configuration": record.config.label, "players": players, "seat": seat, "bot": bot,
@@ -61,6 +68,7 @@ def seat_rows(record: GameRecord) -> list[dict]:
             "points": (ahead + level / 2) / (players - 1),
             "win": int(result == "win"), "draw": int(result == "draw"), "loss": int(result == "loss"),
             "moves": len(timed), "think_ms": float(sum(timed)), "faults": sum(faults.values()), **faults,
+            HOST_STALL: stalls,
         })
     return rows
 

@@ -43,7 +43,7 @@ from hexarena.protocol.errors import ConfigError, OutOfSpace
 from hexarena.referee.record import GameRecord
 
 FAULT_RESULT_COLUMNS = ("fault_no_connection", "fault_crashed", "fault_timeout", "fault_illegal_line",
-                        "fault_malformed_message", "fault_wrong_request")
+                        "fault_malformed_message", "fault_wrong_request", "fault_host_stall")
 RESULT_COLUMNS = ("game", "configuration", "players", "seat", "bot", "score", "against", "placement", "points",
                   "win", "draw", "loss", "moves", "think_ms", "faults", *FAULT_RESULT_COLUMNS)
 SEATS = 4  # the most players at a table (referee.record.BoardConfig)
@@ -241,10 +241,11 @@ def game_ids(ws: Workspace, league: str) -> list[str]:
 
 
 def faulty_records(ws: Workspace, league: str) -> list[GameRecord]:
-    """The records of the current schedule's games with a fault (any seat's), in schedule order; garbled
-    ones are left out (``stored_games`` warns of them)."""
+    """The records of the current schedule's games with a fault or a host stall (any seat's), in schedule
+    order; garbled ones are left out (``stored_games`` warns of them)."""
     return _parsed(_rows(ws, f"SELECT g.id, g.record {SCHEDULED} AND g.id IN (SELECT game FROM results"
-                             " WHERE faults > 0) ORDER BY s.position", (league,)), league, warn=False)
+                             " WHERE faults > 0 OR fault_host_stall > 0) ORDER BY s.position", (league,)),
+                   league, warn=False)
 
 
 def think_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]:

@@ -20,7 +20,15 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from hexarena.leagues.results.rows import FAULT_COLUMNS, SEAT_COLUMNS, SUM_COLUMNS, Tally, normalise, seat_rows
+from hexarena.leagues.results.rows import (
+    FAULT_COLUMNS,
+    HOST_STALL,
+    SEAT_COLUMNS,
+    SUM_COLUMNS,
+    Tally,
+    normalise,
+    seat_rows,
+)
 from hexarena.leagues.results.wording import markdown_table
 from hexarena.referee.record import GameRecord
 
@@ -50,7 +58,8 @@ def bot_sums(frame: pd.DataFrame) -> pd.DataFrame:
 
 def standings(frame: pd.DataFrame, flag_threshold: float = 0.1) -> pd.DataFrame:
     """One row per bot: rank, bot, games, wins, draws, losses, points, score %, cells for/against/diff,
-    faults (total and one column per reason that occurred), mean think ms per move, flagged."""
+    faults (the bot's own: total and one column per reason that occurred), host stalls (timeouts the host caused,
+    if any: apart, not among its faults), mean think ms per move, flagged."""
     return ranked(bot_sums(frame), flag_threshold)
 
 
@@ -67,7 +76,7 @@ def ranked(sums: pd.DataFrame, flag_threshold: float = 0.1) -> pd.DataFrame:
     table["cells_against"] = sums["against"]
     table["cells_diff"] = sums["score"] - sums["against"]
     table["faults"] = sums["faults"]
-    for column in FAULT_COLUMNS:
+    for column in (*FAULT_COLUMNS, HOST_STALL):
         if sums[column].any():
             table[column] = sums[column]
     table["think_ms"] = (sums["think_ms"] / sums["moves"].where(sums["moves"] > 0)).round(2)
@@ -132,6 +141,7 @@ TITLES = {"ratings": "ratings (Elo: Bradley-Terry for 2 players, Plackett-Luce f
 HEADINGS = {"rank": "Rank", "bot": "Bot", "games": "Games", "wins": "Wins", "draws": "Draws", "losses": "Losses",
             "points": "Points", "score_pct": "Score %", "cells_for": "Cells for", "cells_against": "Cells against",
             "cells_diff": "Cells diff", "faults": "Faults", "think_ms": "Think ms", "flagged": "Flagged",
+            HOST_STALL: "Host stalls",
             "elo": "Elo", "elo_low": "Elo low", "elo_high": "Elo high", "gap": "Gap", "gap_low": "Gap low",
             "gap_high": "Gap high", "los": "LOS %"}
 

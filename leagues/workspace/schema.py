@@ -48,6 +48,10 @@ Versions:
         before it
     7   analyses: each game's solver analysis (``hexarena.leagues.results.analysis``), one row per game, made
         once and kept (the budget it had; a game analysed in part is done again only with a larger one)
+    8   results.fault_host_stall, totals.fault_host_stall: a seat's timeouts the host caused
+        (``hexarena.referee.stalls``), counted apart from its own faults. The step counts them from the stored
+        records (a forfeit with ``host_stall``), takes them out of fault_timeout and faults, and drops every
+        league's totals and shapes: they are folded anew when first read
 
 A new layout is a new version: append its step to ``MIGRATIONS`` (a function of the connection, run
 inside the upgrade's transaction), write the new layout into ``TABLES`` and raise ``VERSION``. A step
@@ -336,13 +340,45 @@ def _from_6(db: sqlite3.Connection) -> None:
     db.execute(_ANALYSES_7)
 
 
+# ---------------------------------------------------------------- version 8
+
+_HOST_STALL_8 = "fault_host_stall         INTEGER NOT NULL DEFAULT 0"
+
+
+def _with_host_stall(table: str) -> str:
+    """``table``'s statement with the column before its primary key (a column may not follow a constraint)."""
+    before, key = _statement(_TABLES_7, table).split("        PRIMARY KEY")
+    return f"{before}        {_HOST_STALL_8},  -- timeouts the host caused: not in faults\n        PRIMARY KEY{key}"
+
+
+_TABLES_8 = _replaced(_replaced(_TABLES_7, "results", _with_host_stall("results")),
+                      "totals", _with_host_stall("totals"))
+
+
+def _from_7(db: sqlite3.Connection) -> None:
+    """7 → 8: host stalls counted apart: read from the records that have one, moved out of the timeouts."""
+    for table in ("results", "totals"):
+        if "fault_host_stall" not in _table_columns(db, table):  # a copy of a newer file stamped older may have it
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {_HOST_STALL_8}")
+    db.execute("""UPDATE results SET fault_host_stall = (
+                      SELECT COUNT(*) FROM games g, json_each(g.record, '$.result.forfeits') f
+                      WHERE g.id = results.game AND json_extract(f.value, '$.seat') = results.seat
+                        AND json_extract(f.value, '$.host_stall') IS NOT NULL)
+                  WHERE game IN (SELECT id FROM games WHERE json_valid(record) AND instr(record, '"host_stall":'))""")
+    db.execute("UPDATE results SET fault_timeout = fault_timeout - fault_host_stall, faults = faults - fault_host_stall"
+               " WHERE fault_host_stall > 0")
+    for table in ("tallied", "totals", "shapes"):
+        db.execute(f"DELETE FROM {table}")
+
+
 # ---------------------------------------------------------------- the current layout and the way up to it
 
-VERSION = 7
-TABLES: tuple[str, ...] = _TABLES_7  # the layout at VERSION: what a new database is created with
+VERSION = 8
+TABLES: tuple[str, ...] = _TABLES_8  # the layout at VERSION: what a new database is created with
 # step N → N + 1
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1, 2: _from_2, 3: _from_3,
-                                                                 4: _from_4, 5: _from_5, 6: _from_6}
+                                                                 4: _from_4, 5: _from_5, 6: _from_6,
+                                                                 7: _from_7}
 
 
 def upgrade(db: sqlite3.Connection, where: str) -> int | None:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import GREEDY, HEXARENA, LEAGUE_BOTS, RANDOM, league_file, league_text, make_workspace, per_game, stored_ids
+from helpers import (GREEDY, HEXARENA, LEAGUE_BOTS, RANDOM, TEST_BOTS, league_file, league_text, make_workspace,
+                     per_game, stored_ids)
 
 from hexarena.leagues.results import definitions, store
 from hexarena.leagues.registry.submit import submit
@@ -27,7 +28,7 @@ from hexarena.leagues.results.rows import by_configuration
 from hexarena.leagues.results.tables import crosstable, ranked, seat_frame, standings
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
-from hexarena.referee.record import GameRecord
+from hexarena.referee.record import GameRecord, HostStall
 
 BOTS = LEAGUE_BOTS
 
@@ -242,6 +243,49 @@ def test_faults_are_counted_by_reason_and_flag_the_bot(tmp_path, policy):
         assert all(r.result.termination == "completed" and len(r.moves) == 19 for r in against_broken)
         assert all(m.substituted for r in against_broken for m in r.moves if r.seats[m.seat] == "broken")
     ws.close()
+
+
+@pytest.mark.slow
+def test_host_stalls_are_counted_apart_from_the_bots_own_timeouts_in_the_tables(tmp_path, monkeypatch):
+    """A timeout the host caused (``host_stall`` in the record: the rule's verdict forced for every timeout, the
+    rule itself in tests/referee/test_whole_bot.py) has its own column: not a timeout, not among the bot's
+    faults, never what flags it; a game with one is still listed among the faulty ones."""
+    from hexarena.referee import game
+
+    monkeypatch.setattr(game, "host_stall", lambda cpu_ms, lag_ms, limit_ms: HostStall(
+        cpu_ms=cpu_ms, lag_ms=900.0, limit_ms=limit_ms))
+    ws = make_workspace(tmp_path / "home")
+    stalled = tmp_path / "stalled"
+    stalled.mkdir()
+    (stalled / "bot.py").write_text((TEST_BOTS / "napper" / "bot.py").read_text().replace("0.1", "600"))
+    (stalled / "bot.toml").write_text('name = "stalled"\ncommand = ["python3", "bot.py"]\n')
+    assert submit(ws, stalled, check=False).accepted
+    text = league_text("stalls", participants=["greedy", "stalled"], games_per_pairing=2)
+    run_league(ws, parse_league(text.replace('"5s"', '"300ms,startup=10s"')), concurrency=1, progress=False)
+    records = store.records(ws, "stalls")
+    assert [f.host_stall.lag_ms for r in records for f in r.result.forfeits] == [900.0, 900.0]
+    table = standings(store.seat_frame(ws, "stalls")).set_index("bot")
+    assert_the_tally_gives_the_same_tables(ws, "stalls", records)
+    assert (table.loc["stalled", "fault_host_stall"], table.loc["stalled", "faults"]) == (2, 0)
+    assert "fault_timeout" not in table.columns and not table.loc["stalled", "flagged"]
+    assert table.loc["stalled", "losses"] == 2  # a host stall that was not played again is still scored
+    assert [r.id for r in store.faulty_records(ws, "stalls")] == [r.id for r in records]
+    ws.close()
+    home = tmp_path / "home"
+    shown = hexarena("league", "table", "stalls", "--home", str(home))
+    assert shown.returncode == 0, shown.stderr
+    header, _, row = shown.stdout.splitlines()[1:4]
+    assert dict(zip(header.split(), row.split()))["fault_host_stall"] == "2" and "fault_timeout" not in header
+    with sqlite3.connect(home / "hexarena.db") as db:  # back to schema 7: the stalls counted as timeouts
+        db.execute("UPDATE results SET fault_timeout = fault_host_stall, faults = fault_host_stall")
+        for table in ("results", "totals"):
+            db.execute(f"ALTER TABLE {table} DROP COLUMN fault_host_stall")
+        db.execute("PRAGMA user_version = 7")
+    db.close()
+    migrated = hexarena("league", "table", "stalls", "--home", str(home))
+    assert (migrated.returncode, migrated.stdout) == (0, shown.stdout), migrated.stderr
+    with sqlite3.connect(home / "hexarena.db") as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 8
 
 
 # ---------------------------------------------------------------- bad input on the command line

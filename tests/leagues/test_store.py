@@ -323,7 +323,7 @@ def test_a_schema_5_workspace_gains_empty_snapshots_and_analyses_and_keeps_its_t
         assert _shown(ws) == shown
         assert store.save_snapshot(ws, "t", [("ann", "ann", 1510.0, 1400.0, 1620.0, 12)]) == 1  # its history starts
         assert store.snapshots(ws, "t")[["bot", "games"]].values.tolist() == [["ann", 12]]
-    assert user_version(home) == schema.VERSION == 7
+    assert user_version(home) == schema.VERSION == 8
     assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES | ANALYSIS_TABLES
 
 

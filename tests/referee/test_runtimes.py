@@ -5,13 +5,14 @@ namespaces). A runtime that is not installed is skipped with the Debian package 
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from helpers import BOTS, TEST_BOTS
 
 from hexarena.referee.check import ITEMS, check_bot
+from hexarena.referee.limits import Limits
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.seats.process import BotSpec
 
@@ -24,6 +25,7 @@ class Runtime:
     folder: Path
     needs: tuple[str, ...]  # programs on PATH, or files, the bot's build and run use
     package: str  # what brings them on Debian
+    limits: Limits = field(default_factory=Limits)  # the organiser's limits it needs (a manifest can only lower them)
 
     def missing(self) -> str | None:
         absent = [need for need in self.needs if not (Path(need).exists() if "/" in need else shutil.which(need))]
@@ -39,14 +41,22 @@ MATRIX = [
     Runtime("ruby", RUNTIMES / "ruby", ("ruby",), "ruby"),
     Runtime("lua", RUNTIMES / "lua", ("lua5.4",), "lua5.4"),
     Runtime("php", RUNTIMES / "php", ("php",), "php-cli"),
+    Runtime("csharp", RUNTIMES / "csharp", ("mcs", "mono"), "mono-mcs mono-runtime"),
+    Runtime("ocaml", RUNTIMES / "ocaml", ("ocamlopt",), "ocaml-nox"),
+    Runtime("common-lisp", RUNTIMES / "lisp", ("sbcl",), "sbcl"),
+    # R will not start with fewer than 167 open files (60 % of the limit must hold its 100 DLLs); the default is 64
+    Runtime("r", RUNTIMES / "r", ("Rscript",), "r-base-core", Limits(open_files=256)),
+    Runtime("haskell", RUNTIMES / "haskell", ("ghc",), "ghc"),
+    Runtime("kotlin", RUNTIMES / "kotlin", ("kotlinc", "java"), "kotlin openjdk-17-jdk-headless"),
     Runtime("javascript", BOTS / "nodebot", ("node",), "nodejs"),
     Runtime("python+numpy", RUNTIMES / "python-numpy", (), "python3-numpy"),
 ]
 
 
 @pytest.fixture(params=MATRIX, ids=[runtime.language for runtime in MATRIX])
-def runtime_bot(request, tmp_path) -> Path:
-    """A fresh copy of the runtime's bot folder (its build writes there), or a skip naming the package."""
+def runtime(request, tmp_path) -> tuple[Path, Limits]:
+    """A fresh copy of the runtime's bot folder (its build writes there) and the limits it needs, or a skip naming
+    the package."""
     runtime: Runtime = request.param
     if (why := runtime.missing()) is not None:
         pytest.skip(why)
@@ -54,19 +64,21 @@ def runtime_bot(request, tmp_path) -> Path:
         pytest.importorskip("numpy", reason="numpy not installed (pip install numpy, or apt-get install python3-numpy)")
     folder = tmp_path / runtime.folder.name
     shutil.copytree(runtime.folder, folder)
-    return folder
+    return folder, runtime.limits
 
 
 @pytest.mark.slow
-def test_each_runtime_builds_and_passes_every_check_in_the_sandbox(runtime_bot, sandbox_path, tmp_path):
-    report = check_bot(runtime_bot, log_dir=tmp_path / "check-logs")  # 1 s per move, as leagues play
+def test_each_runtime_builds_and_passes_every_check_in_the_sandbox(runtime, sandbox_path, tmp_path):
+    folder, limits = runtime
+    report = check_bot(folder, log_dir=tmp_path / "check-logs", limits=limits)  # 1 s per move, as leagues play
     assert [item.name for item in report.items] == list(ITEMS)
     assert report.passed, [item for item in report.items if not item.passed]
 
 
-def test_each_runtime_plays_a_whole_game_in_the_sandbox(runtime_bot, sandbox_path, make_referee):
-    referee = make_referee()
-    record = referee.play([BotSpec(runtime_bot.name, runtime_bot), BotSpec("random", BOTS / "random")],
+def test_each_runtime_plays_a_whole_game_in_the_sandbox(runtime, sandbox_path, make_referee):
+    folder, limits = runtime
+    referee = make_referee(limits=limits)
+    record = referee.play([BotSpec(folder.name, folder), BotSpec("random", BOTS / "random")],
                           BoardConfig(size="2x2", border=True), game_id="runtime", seed=3)
     assert (record.result.termination, record.result.offender) == ("completed", None)
     assert sum(record.result.scores) == 4  # every cell of the 2x2 board was closed, by one seat or the other

@@ -110,18 +110,47 @@ def bot_spec_of(folder: Path) -> BotSpec:
     return BotSpec(folder.name, folder)
 
 
-def test_replay_host_stalls_plays_a_stalled_game_again_at_most_twice_then_scores_it(make_referee, monkeypatch):
+class Heard:
+    """A GameObserver that keeps what it heard: (event, game id)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+
+    def started(self, game_id, seats, config) -> None:
+        self.events.append(("started", game_id))
+
+    def moved(self, game_id, ply, seat, line, ms) -> None:
+        self.events.append(("moved", game_id))
+
+    def ended(self, record) -> None:
+        self.events.append(("ended", record.id))
+
+
+@pytest.mark.slow
+def test_replay_host_stalls_plays_a_stalled_game_again_at_most_twice_then_scores_it(make_referee, monkeypatch,
+                                                                                     tmp_path):
     """The replay's wiring, with the rule's verdict forced (the rule itself: the SIGSTOP test above)."""
     from hexarena.referee import game
 
     monkeypatch.setattr(game, "host_stall", lambda cpu_ms, lag_ms, limit_ms: HostStall(
         cpu_ms=cpu_ms, lag_ms=500.0, limit_ms=limit_ms))
-    referee = make_referee(time_control=TimeControl.parse("200ms,startup=10s"), replay_host_stalls=True)
+    heard = Heard()
+    referee = make_referee(time_control=TimeControl.parse("200ms,startup=10s"), replay_host_stalls=True,
+                           log_dir=tmp_path / "logs")
     record = referee.play([bot_spec_of(TEST_BOTS / "timeout"), RANDOM], BoardConfig(size="2x2"),
-                          game_id="fault-stalled", seed=1)
-    assert (record.result.termination, record.host_stall_replays) == ("timeout", 2)
+                          game_id="fault-stalled", seed=1, observer=heard)
+    assert (record.id, record.result.termination, record.host_stall_replays) == ("fault-stalled", "timeout", 2)
     assert record.result.forfeits[0].host_stall.lag_ms == 500.0
     assert '"host_stall_replays":2' in record.model_dump_json()
+    # each attempt is a game of its own to the observer, started and ended once; the record keeps the game's id
+    attempts = ["fault-stalled", "fault-stalled.replay1", "fault-stalled.replay2"]
+    assert [e for e in heard.events if e[0] != "moved"] == [
+        (event, game) for game in attempts for event in ("started", "ended")]
+    # every attempt's logs are kept: the scored one under the game's own names, the replaced ones set apart
+    logs = sorted(path.name for path in (tmp_path / "logs").glob("fault-stalled.*.log"))
+    assert logs == sorted(f"fault-stalled.{attempt}seat{seat}.{bot}.log" for attempt in ("", "stalled1.", "stalled2.")
+                          for seat, bot in enumerate(record.seats))
+    assert all((tmp_path / "logs" / name).stat().st_size > 0 for name in logs if ".seat0." in name)
     again = make_referee(time_control=TimeControl.parse("200ms,startup=10s")).play(  # the option off: scored at once
         [bot_spec_of(TEST_BOTS / "timeout"), RANDOM], BoardConfig(size="2x2"), game_id="fault-once", seed=1)
     assert again.host_stall_replays == 0 and "host_stall_replays" not in again.model_dump_json()

@@ -186,7 +186,8 @@ def play_cycle(games: list[WireJob], keys: dict[str, str], settings: RefereeSett
     logs = {}
     if referee.log_dir is not None:
         for game in games:
-            for path in referee.log_dir.glob(f"{game.id}.seat*.log"):
+            # the game's logs, and those of attempts a host stall replaced (``Referee.play``)
+            for path in [*referee.log_dir.glob(f"{game.id}.seat*.log"), *referee.log_dir.glob(f"{game.id}.stalled*")]:
                 logs[path.name] = path.read_bytes()
                 path.unlink()
     return {"records": records, "logs": logs, "host": socket.gethostname(),
