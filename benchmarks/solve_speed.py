@@ -51,7 +51,7 @@ def main() -> None:
             rules = Rules(board, Options(2, misere, border))
             seconds = {}
             for in_c in (True, False) if compiled() else (False,):
-                solver = Solver(rules, compiled=in_c, table_bits=18)
+                solver = Solver(rules, compiled=in_c, table_entries=2**18)
                 began = time.process_time()
                 solution = solver.solve(rules.start())
                 seconds[in_c] = time.process_time() - began

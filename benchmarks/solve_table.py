@@ -43,7 +43,7 @@ def solve_one(geometry: str, size: str, border: bool, misere: bool, limit: float
     if free > MAX_FREE:
         return row | {"status": "skipped"}
     # a table as large as the search may fill: a big one costs page faults on small boards
-    solver = Solver(rules, table_bits=18 if free <= 24 else 22 if free <= 30 else 26)
+    solver = Solver(rules, table_entries=2 ** (18 if free <= 24 else 22 if free <= 30 else 26))
     cpu = time.process_time()
     try:
         solution = solver.solve(start, deadline=cpu + limit, clock=time.process_time)

@@ -59,7 +59,7 @@ except ImportError:  # pragma: no cover - exercised only on machines without a c
     _solvecore = None
 
 _CHUNK = 8
-TABLE_BITS = 22  # the C search's table: 4 Mi entries of 24 bytes (96 MiB)
+TABLE_ENTRIES = 2**22  # the C search's table by default: 4 Mi entries of 24 bytes (96 MiB)
 
 
 ENTRY_BYTES = 24  # one entry of the C table
@@ -154,10 +154,10 @@ class Solver:
     """Solver for one board and options; keeps its transposition table between calls."""
 
     def __init__(self, rules: Rules, use_symmetry: bool = True, chain_rules: bool = True,
-                 compiled: bool = True, table_bits: int = TABLE_BITS, table_entries: int | None = None,
+                 compiled: bool = True, table_entries: int = TABLE_ENTRIES,
                  start_entries: int = START_ENTRIES) -> None:
-        """``compiled=False`` keeps the search in Python; ``table_bits`` (2**bits entries) or ``table_entries``
-        (any number, rounded down to a multiple of 4) is the most the C search's table takes: it starts at
+        """``compiled=False`` keeps the search in Python; ``table_entries`` (any number, rounded down to a
+        multiple of 4; ``table_entries_for(mebibytes)`` converts) is the most the C search's table takes: it starts at
         ``start_entries`` and doubles each time it is a quarter full."""
         board = rules.board
         self.rules = rules
@@ -201,9 +201,8 @@ class Solver:
         self.core = None
         fits = len(board.lines) <= 128 and len(board.cells) <= 64 and len(self.perms) <= 8
         if compiled and _solvecore is not None and fits:
-            entries = table_entries if table_entries is not None else 2**table_bits
             self.core = _solvecore.Core(n, [sorted(cell) for cell in board.cells], self.perms,
-                                        self.misere, self.chain_rules, entries, start_entries)
+                                        self.misere, self.chain_rules, table_entries, start_entries)
 
     def forget(self, limit: int = 0) -> None:
         """Empty the Python table once it holds more than ``limit`` entries (the C table has a fixed size)."""
