@@ -50,8 +50,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from hexarena.protocol.rules import Rules, State
 from hexarena.bots.errors import SolverTimeout
+from hexarena.protocol.rules import Rules, State
 
 try:  # the C search, built by pip where a compiler is found (pyproject.toml's ext-modules)
     from hexarena.bots.brains import _solvecore
@@ -153,9 +153,15 @@ def symmetries(rules: Rules) -> list[tuple[int, ...]]:
 class Solver:
     """Solver for one board and options; keeps its transposition table between calls."""
 
-    def __init__(self, rules: Rules, use_symmetry: bool = True, chain_rules: bool = True,
-                 compiled: bool = True, table_entries: int = TABLE_ENTRIES,
-                 start_entries: int = START_ENTRIES) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        use_symmetry: bool = True,
+        chain_rules: bool = True,
+        compiled: bool = True,
+        table_entries: int = TABLE_ENTRIES,
+        start_entries: int = START_ENTRIES,
+    ) -> None:
         """``compiled=False`` keeps the search in Python; ``table_entries`` (any number, rounded down to a
         multiple of 4; ``table_entries_for(mebibytes)`` converts) is the most the C search's table takes: it starts at
         ``start_entries`` and doubles each time it is a quarter full."""
@@ -167,9 +173,7 @@ class Solver:
         owners = board.line_cells()
         self.cell_masks = rules.cell_masks
         self.touch = tuple(tuple(rules.cell_masks[c] for c in cells) for cells in owners)
-        self.border_masks = tuple(
-            sum(1 << line for line in cell if len(owners[line]) == 1) for cell in board.cells
-        )
+        self.border_masks = tuple(sum(1 << line for line in cell if len(owners[line]) == 1) for cell in board.cells)
         self.internal = sum(1 << line for line, cells in enumerate(owners) if len(cells) == 2)
         self.full = rules.full
         perms = symmetries(rules) if use_symmetry else []
@@ -201,8 +205,15 @@ class Solver:
         self.core = None
         fits = len(board.lines) <= 128 and len(board.cells) <= 64 and len(self.perms) <= 8
         if compiled and _solvecore is not None and fits:
-            self.core = _solvecore.Core(n, [sorted(cell) for cell in board.cells], self.perms,
-                                        self.misere, self.chain_rules, table_entries, start_entries)
+            self.core = _solvecore.Core(
+                n,
+                [sorted(cell) for cell in board.cells],
+                self.perms,
+                self.misere,
+                self.chain_rules,
+                table_entries,
+                start_entries,
+            )
 
     def forget(self, limit: int = 0) -> None:
         """Empty the Python table once it holds more than ``limit`` entries (the C table has a fixed size)."""
@@ -221,9 +232,15 @@ class Solver:
                 count -= 1
         return out
 
-    def solve(self, state: State, deadline: float | None = None, clock: Clock = time.monotonic,
-              resume: RootSearch | None = None, watch: Callable[[], None] | None = None,
-              lines: bool = True) -> Solution:
+    def solve(
+        self,
+        state: State,
+        deadline: float | None = None,
+        clock: Clock = time.monotonic,
+        resume: RootSearch | None = None,
+        watch: Callable[[], None] | None = None,
+        lines: bool = True,
+    ) -> Solution:
         """The value of ``state`` and all its best lines (see the module docstring); ``lines=False``: the value
         alone (``best`` empty), which spares searching each line of the position.
 
@@ -308,8 +325,9 @@ class Solver:
             root.guess = guess
         return root.low
 
-    def _best_lines(self, state: State, objective: int, open_cells: int,
-                    search: Callable[[int, int, int, int], int]) -> list[int]:
+    def _best_lines(
+        self, state: State, objective: int, open_cells: int, search: Callable[[int, int, int, int], int]
+    ) -> list[int]:
         """The lines of ``state`` that keep the mover's ``objective``, each root child searched once (its answer
         kept in ``self.root.keeps``, so a resumed solve skips it)."""
         drawn, sign = state.drawn, -1 if self.misere else 1
