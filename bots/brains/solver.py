@@ -63,6 +63,10 @@ TABLE_ENTRIES = 2**22  # the C search's table by default: 4 Mi entries of 24 byt
 
 
 ENTRY_BYTES = 24  # one entry of the C table
+# enhanced transposition cutoffs where at least this many lines are free: fewer nodes and CPU s (measured: 2-40 %
+# fewer nodes and 0.7-0.9x the time on hexagons 4x3/3x4 border misère, 2x4 and 4x4 border; 12: more nodes saved,
+# more time spent probing)
+ETC_FREE = 18
 START_ENTRIES = 2**20  # the C table's first size (24 MiB); it doubles at a quarter full up to its most
 
 
@@ -161,15 +165,18 @@ class Solver:
         compiled: bool = True,
         table_entries: int = TABLE_ENTRIES,
         start_entries: int = START_ENTRIES,
+        etc_free: int = ETC_FREE,
     ) -> None:
         """``compiled=False`` keeps the search in Python; ``table_entries`` (any number, rounded down to a
         multiple of 4; ``table_entries_for(mebibytes)`` converts) is the most the C search's table takes: it starts at
-        ``start_entries`` and doubles each time it is a quarter full."""
+        ``start_entries`` and doubles each time it is a quarter full. ``etc_free``: enhanced transposition
+        cutoffs (a child the table already proves good enough ends the node) where that many lines are free."""
         board = rules.board
         self.rules = rules
         self.misere = rules.options.misere
         self.chain_rules = chain_rules  # misère: only the last-two-cells rule (see chain_moves)
         self.free_captures = chain_rules and not self.misere
+        self.etc_free = etc_free
         owners = board.line_cells()
         self.cell_masks = rules.cell_masks
         self.touch = tuple(tuple(rules.cell_masks[c] for c in cells) for cells in owners)
@@ -213,6 +220,7 @@ class Solver:
                 self.chain_rules,
                 table_entries,
                 start_entries,
+                etc_free,
             )
 
     def forget(self, limit: int = 0) -> None:
@@ -440,6 +448,22 @@ class Solver:
                 key, which = image, index
         return key, which
 
+    def _etc_cut(self, moves: list[tuple[int, int, int]], beta: int, sign: int) -> tuple[int, int] | None:
+        """Enhanced transposition cutoff: (value, line) of the first move the table already proves reaches
+        ``beta`` (each child keyed as ``_search`` keys it, after its free captures in normal play), else None."""
+        for line, after, closed in moves:
+            gain = 0
+            if self.free_captures:
+                after, gain = self.take_free(after)
+            entry = self.table.get(self._key(after)[0])
+            if entry is None:
+                continue
+            low, high = (entry & 0xFF) - 128, (entry >> 8 & 0xFF) - 128
+            value = closed * sign + gain + low if closed else -(gain + high)
+            if value >= beta:
+                return value, line
+        return None
+
     def _search(self, drawn: int, alpha: int, beta: int, open_cells: int) -> int:
         """Negamax: the mover's best objective (cells won minus lost, negated in misère)."""
         self.nodes += 1
@@ -515,7 +539,13 @@ class Solver:
         search = self._search
         start_alpha = alpha
         best, best_line = -open_cells - 1, -1
-        for line, after, closed in first + captures + [move for _, _, move in safe_moves] + sacrifices:
+        moves = first + captures + [move for _, _, move in safe_moves] + sacrifices
+        if (self.full & ~drawn).bit_count() >= self.etc_free:
+            cut = self._etc_cut(moves, beta, sign)
+            if cut is not None:
+                best, best_line = cut
+                moves = []
+        for line, after, closed in moves:
             # a capture keeps the move; any other line hands it over
             if closed:
                 won = closed * sign

@@ -15,7 +15,7 @@ import pytest
 from hexarena.bots.brains.solver import Solver, compiled, solve, symmetries
 from hexarena.bots.errors import SolverTimeout
 from hexarena.protocol.board import boards_with_few_free_lines, make_board
-from hexarena.protocol.rules import Options, Rules
+from hexarena.protocol.rules import Options, Rules, State
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -214,6 +214,34 @@ def test_odd_loops_are_solved_exactly_and_never_forced(misere):
     assert found > 200
 
 
+@pytest.mark.parametrize("in_c", [True, False], ids=["c", "python"])
+@pytest.mark.parametrize("misere", [False, True], ids=["normal", "misere"])
+@pytest.mark.parametrize(
+    ("geometry", "size", "border"), [("hex", "1x3", False), pytest.param("hex", "3x3", True, marks=pytest.mark.slow)]
+)
+def test_transposition_cutoffs_keep_every_position_exact(geometry, size, border, misere, in_c):
+    """Enhanced transposition cutoffs at every node (``etc_free=0``), one table kept over the whole board: the
+    value of every position (every subset of the free lines) is plain search's, and the cutoffs did cut."""
+    if in_c and not compiled():
+        pytest.skip("the C search is not built")
+    rules = Rules(make_board(size, geometry), Options(2, misere, border))
+    value, _ = exhaustive_for(geometry, size, misere, border)
+    sign = -1 if misere else 1
+    with_cuts = Solver(rules, compiled=in_c, etc_free=0)
+    without = Solver(rules, compiled=in_c, etc_free=99)
+    positions = list(every_position(rules))
+    if not in_c:  # the pure-Python search is 30 times slower: every 7th position
+        positions = positions[::7]
+    nodes = {True: 0, False: 0}
+    for drawn in reversed(positions):  # the full board first: the table fills from the end of the game
+        state = State(rules, drawn, (0, 0), 0, 0)
+        for cuts, solver in ((True, with_cuts), (False, without)):
+            solution = solver.solve(state, lines=False)
+            assert solution.future == sign * value(drawn)
+            nodes[cuts] += solution.nodes
+    assert nodes[True] < nodes[False]
+
+
 @pytest.mark.parametrize("misere", [False, True])
 @pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED[:2])
 def test_border_lines_of_a_cell_are_interchangeable(geometry, size, border, misere):
@@ -282,10 +310,12 @@ def test_the_c_search_is_built():
     [("hex", "2x2", False, False), ("hex", "2x2", False, True), ("hex", "1x4", False, True),
      ("square", "2x2", False, False), ("square", "3x2", True, False), ("hex", "3x3", True, True)],
 )
-def test_c_and_python_searches_agree(geometry, size, border, misere):
-    """Same value, same best lines and, with nothing evicted from the C table, the same nodes, in random positions."""
+@pytest.mark.parametrize("etc_free", [0, 18])
+def test_c_and_python_searches_agree(geometry, size, border, misere, etc_free):
+    """Same value, same best lines and, with nothing evicted from the C table, the same nodes, in random positions
+    (with transposition cutoffs at every node, and where 18 lines are free as by default)."""
     rules = Rules(make_board(size, geometry), Options(2, misere, border))
-    in_c, in_python = Solver(rules), Solver(rules, compiled=False)
+    in_c, in_python = Solver(rules, etc_free=etc_free), Solver(rules, compiled=False, etc_free=etc_free)
     assert in_c.core is not None and in_python.core is None
     rng = random.Random(5)
     for _ in range(6):
