@@ -31,6 +31,10 @@ reductions:
   but only where no safe line is left elsewhere: with one left, declining the chain by a
   safe line can be better, as in 20 positions of square 2x3 and 16 of hexagons 2x5 with
   border; the long-chain and free-capture rules fail in misère in thousands of positions).
+* **Enhanced transposition cutoffs** (both rule sets): where at least ``ETC_FREE`` lines are free, each
+  child is looked up in the table before any is searched; if a stored bound already proves one reaches beta,
+  the node ends there. No game-theoretic claim, only the table's proven bounds (tested in every position of
+  two boards against plain search).
 * **Odd loops** (three hexagons around one dot, pairwise adjacent: a loop of three, which
   squares never have): never forced; the chain walk meets the loop's other offered cell and
   every line is searched, so the search is exact there in both rule sets (tested).
