@@ -10,7 +10,7 @@ Under misère both players still play for the margin, with the signs swapped: th
 value is the same cells-minus-cells margin, and seat 0 wants it as *low* as possible.
 
 The search is negamax with alpha-beta (null windows, MTD(f)) over the drawn lines alone (the future does
-not depend on who took which cell), with a transposition table of bounds, and four
+not depend on who took which cell), with a transposition table of bounds, and these
 reductions:
 
 * **Interchangeable border lines.** Lines that belong to one cell only are the same
