@@ -643,7 +643,18 @@ static PyMethodDef Core_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyObject *Core_get_etc_free(Core *c, void *Py_UNUSED(closure)) { return PyLong_FromLong(c->etc_free); }
+
+static int Core_set_etc_free(Core *c, PyObject *value, void *Py_UNUSED(closure)) {
+    long etc_free = PyLong_AsLong(value);
+    if (etc_free == -1 && PyErr_Occurred()) return -1;
+    c->etc_free = (int)etc_free;
+    return 0;
+}
+
 static PyGetSetDef Core_getset[] = {
+    {"etc_free", (getter)Core_get_etc_free, (setter)Core_set_etc_free,
+     "transposition cutoffs where at least this many lines are free", NULL},
     {"nodes", (getter)Core_get_nodes, (setter)Core_set_nodes, "positions searched since the counter was reset", NULL},
     {"filled", (getter)Core_get_filled, NULL, "table entries in use", NULL},
     {"entries", (getter)Core_get_entries, NULL, "table entries (the table grows as it fills)", NULL},
