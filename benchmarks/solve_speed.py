@@ -51,29 +51,49 @@ def main() -> None:
             rules = Rules(board, Options(2, misere, border))
             seconds = {}
             for in_c in (True, False) if compiled() else (False,):
-                solver = Solver(rules, compiled=in_c, table_bits=18)
+                solver = Solver(rules, compiled=in_c, table_entries=2**18)
                 began = time.process_time()
                 solution = solver.solve(rules.start())
                 seconds[in_c] = time.process_time() - began
-            runs.append((seconds.get(True, seconds[False]), seconds[False], board.geometry, board.size, border,
-                         misere, free, solution.value, solution.nodes))
+            runs.append(
+                (
+                    seconds.get(True, seconds[False]),
+                    seconds[False],
+                    board.geometry,
+                    board.size,
+                    border,
+                    misere,
+                    free,
+                    solution.value,
+                    solution.nodes,
+                )
+            )
     runs.sort(reverse=True)
     total, total_python = sum(r[0] for r in runs), sum(r[1] for r in runs)
     search = "C" if compiled() else "pure-Python (the C search is not built)"
-    print(f"{len(runs)} positions with 1-{args.max_free} free lines, {search} search: total {total:.2f} CPU s; "
-          f"pure Python {total_python:.1f} CPU s ({total_python / total:.1f}x)")
+    print(
+        f"{len(runs)} positions with 1-{args.max_free} free lines, {search} search: total {total:.2f} CPU s; "
+        f"pure Python {total_python:.1f} CPU s ({total_python / total:.1f}x)"
+    )
     for seconds, python, geometry, size, border, misere, free, value, nodes in runs[: args.show]:
         options = " ".join(name for name, on in (("border", border), ("misère", misere)) if on)
-        print(f"  {seconds:6.3f} s (Python {python:5.2f} s)  {geometry:6} {size:5} {options:14} {free:2} free  "
-              f"value {value:+d}  {nodes:,} nodes")
+        print(
+            f"  {seconds:6.3f} s (Python {python:5.2f} s)  {geometry:6} {size:5} {options:14} {free:2} free  "
+            f"value {value:+d}  {nodes:,} nodes"
+        )
     slow = [r for r in runs if r[0] > args.goal]
     print(f"{len(slow)} over the {args.goal} s goal")
     sys.exit(1 if slow else 0)
 
 
 # positions as a user types them: the misère ones gained a chain rule, all of them the machine-sized table
-POSITIONS = [["2x3", "--misere"], ["3x3", "--geometry", "square", "--misere"], ["2x4"], ["4x3", "--border", "--misere"],
-             ["3x4", "--border", "--misere"]]
+POSITIONS = [
+    ["2x3", "--misere"],
+    ["3x3", "--geometry", "square", "--misere"],
+    ["2x4"],
+    ["4x3", "--border", "--misere"],
+    ["3x4", "--border", "--misere"],
+]
 HERE = Path(__file__).resolve().parents[1]
 
 
@@ -81,8 +101,14 @@ def cpu_of(checkout: Path, position: list[str]) -> tuple[float, str]:
     """CPU seconds (user + system) of ``hexarena solve POSITION --json`` run from ``checkout``, and its output."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run([sys.executable, "-m", "hexarena", "solve", *position, "--json"], cwd=checkout, env=env,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "hexarena", "solve", *position, "--json"],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stdout
 
@@ -92,10 +118,13 @@ def before_and_after(base: Path, rounds: int, long: bool) -> None:
     import json
 
     positions = POSITIONS + ([["3x3"]] if long else [])
-    commit = subprocess.run(["git", "-C", str(base), "rev-parse", "--short", "HEAD"], text=True, capture_output=True,
-                            check=False).stdout.strip()
-    print(f"before: {base} ({commit}), after: {HERE}; CPU seconds (user + system) of `hexarena solve ... --json` "
-          f"as typed, {rounds} rounds")
+    commit = subprocess.run(
+        ["git", "-C", str(base), "rev-parse", "--short", "HEAD"], text=True, capture_output=True, check=False
+    ).stdout.strip()
+    print(
+        f"before: {base} ({commit}), after: {HERE}; CPU seconds (user + system) of `hexarena solve ... --json` "
+        f"as typed, {rounds} rounds"
+    )
     for position in positions:
         ratios, times = [], {"before": [], "after": []}
         for round_ in range(rounds):
@@ -112,8 +141,11 @@ def before_and_after(base: Path, rounds: int, long: bool) -> None:
             ratios.append(times["before"][-1] / times["after"][-1])
         spread = f" (rounds {', '.join(f'{r:.2f}' for r in ratios)})" if rounds > 1 else ""
         before, after = statistics.median(times["before"]), statistics.median(times["after"])
-        print(f"  hexarena solve {' '.join(position):32} value {after_value:+d}  before {before:7.2f} s  after "
-              f"{after:7.2f} s  ratio {statistics.median(ratios):5.2f}x{spread}", flush=True)
+        print(
+            f"  hexarena solve {' '.join(position):32} value {after_value:+d}  before {before:7.2f} s  after "
+            f"{after:7.2f} s  ratio {statistics.median(ratios):5.2f}x{spread}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -17,20 +17,47 @@ from hexarena.bots.errors import SolverTimeout
 from hexarena.protocol.board import make_board
 from hexarena.protocol.rules import Options, Rules
 
-HEX_BOARDS = ["1x1", "1x2", "1x3", "1x4", "1x5", "1x6", "2x1", "3x1", "4x1", "2x2", "2x3", "3x2", "2x4", "4x2",
-              "3x3", "2x5", "3x4", "4x3", "4x4", "4x5", "5x5", "6x6"]
+HEX_BOARDS = [
+    "1x1",
+    "1x2",
+    "1x3",
+    "1x4",
+    "1x5",
+    "1x6",
+    "2x1",
+    "3x1",
+    "4x1",
+    "2x2",
+    "2x3",
+    "3x2",
+    "2x4",
+    "4x2",
+    "3x3",
+    "2x5",
+    "3x4",
+    "4x3",
+    "4x4",
+    "4x5",
+    "5x5",
+    "6x6",
+]
 SQUARE_BOARDS = ["1x1", "1x2", "1x3", "1x4", "1x5", "2x2", "2x3", "2x4", "3x3", "3x4", "4x4"]
 # published values (first player's margin, no border) for square Dots and Boxes that the table covers
-PUBLISHED = {"1x1": "−1 (trivial: the second player draws the fourth line)",
-             "3x3": "−3, the second player wins 6–3 (Berlekamp; Barker & Korf 2012)"}
+PUBLISHED = {
+    "1x1": "−1 (trivial: the second player draws the fourth line)",
+    "3x3": "−3, the second player wins 6–3 (Berlekamp; Barker & Korf 2012)",
+}
 # the same positions with the pure-Python search, measured once each before the C search existed
 LONG_RUNS = [
-    ("hexagons 3×3 (38 lines): −1, one best first line (line 18): 210,905,865 nodes, 1,392 CPU s"
-     " (23 min) and 40 million table entries (about 4 GB) in pure Python."),
-    ("hexagons 4×4 with border (33 free lines): −2, every first line best: 150,257,680 nodes, 1,353 CPU s"
-     " in pure Python (before safe lines were ordered)."),
-    ("hexagons 2×4 (35 lines): −2, 33,928,880 nodes, 218 CPU s in pure Python; 4×2: 23,938,802 nodes,"
-     " 139 CPU s."),
+    (
+        "hexagons 3×3 (38 lines): −1, one best first line (line 18): 210,905,865 nodes, 1,392 CPU s"
+        " (23 min) and 40 million table entries (about 4 GB) in pure Python."
+    ),
+    (
+        "hexagons 4×4 with border (33 free lines): −2, every first line best: 150,257,680 nodes, 1,353 CPU s"
+        " in pure Python (before safe lines were ordered)."
+    ),
+    ("hexagons 2×4 (35 lines): −2, 33,928,880 nodes, 218 CPU s in pure Python; 4×2: 23,938,802 nodes, 139 CPU s."),
 ]
 MAX_FREE = 40  # beyond this the solver has no chance within minutes
 
@@ -43,14 +70,19 @@ def solve_one(geometry: str, size: str, border: bool, misere: bool, limit: float
     if free > MAX_FREE:
         return row | {"status": "skipped"}
     # a table as large as the search may fill: a big one costs page faults on small boards
-    solver = Solver(rules, table_bits=18 if free <= 24 else 22 if free <= 30 else 26)
+    solver = Solver(rules, table_entries=2 ** (18 if free <= 24 else 22 if free <= 30 else 26))
     cpu = time.process_time()
     try:
         solution = solver.solve(start, deadline=cpu + limit, clock=time.process_time)
     except SolverTimeout:
         return row | {"status": "timeout", "seconds": time.process_time() - cpu, "nodes": solver.nodes}
-    return row | {"status": "solved", "value": solution.value, "best": solution.best,
-                  "seconds": time.process_time() - cpu, "nodes": solution.nodes}
+    return row | {
+        "status": "solved",
+        "value": solution.value,
+        "best": solution.best,
+        "seconds": time.process_time() - cpu,
+        "nodes": solution.nodes,
+    }
 
 
 def describe(row: dict) -> tuple[str, str]:
@@ -76,13 +108,18 @@ def table(geometry: str, sizes: list[str], limit: float, published: dict | None 
             value, spent = describe(normal)
             m_value, m_spent = describe(misere)
             best = len(normal.get("best", ())) if normal["status"] == "solved" else "—"
-            lines.append(f"| {size} | {'yes' if border else 'no'} | {normal['free']} | {value} | {best} | {spent} "
-                         f"| {m_value} | {m_spent} |")
+            lines.append(
+                f"| {size} | {'yes' if border else 'no'} | {normal['free']} | {value} | {best} | {spent} "
+                f"| {m_value} | {m_spent} |"
+            )
             print(lines[-1], flush=True)
     if published:
-        lines += ["", "Published values for square Dots and Boxes (first player's margin, no border): "
-                  + "; ".join(f"{size}: {text}" for size, text in published.items())
-                  + ". The table agrees with both."]
+        lines += [
+            "",
+            "Published values for square Dots and Boxes (first player's margin, no border): "
+            + "; ".join(f"{size}: {text}" for size, text in published.items())
+            + ". The table agrees with both.",
+        ]
     return lines
 
 

@@ -35,6 +35,7 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     int n_lines, n_cells, misere, chain_rules, n_perms, chunks;
+    int etc_free; /* enhanced transposition cutoffs at positions with at least this many free lines */
     u128 full, internal;
     u128 cell_mask[MAX_CELLS];
     u128 border_mask[MAX_CELLS];
@@ -263,6 +264,24 @@ typedef struct {
     u128 after;
 } Move;
 
+/* Enhanced transposition cutoff: whether the table already proves one of the moves reaches beta (each child probed
+   as search() would key it, after its free captures in normal play); then *best and *best_line are that move's. */
+static int etc_cut(Core *c, const Move *moves, int n, int beta, int sign, int *best, int *best_line) {
+    for (int i = 0; i < n; i++) {
+        u128 after = moves[i].after;
+        int gain = c->chain_rules && !c->misere ? take_free(c, &after) : 0, which;
+        Entry *entry = lookup(c, key_of(c, after, &which));
+        if (!entry) continue;
+        int value = moves[i].closed ? moves[i].closed * sign + gain + entry->low : -(gain + entry->high);
+        if (value >= beta) {
+            *best = value;
+            *best_line = moves[i].line;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Negamax: the mover's best objective (cells won minus lost, negated in misère). */
 static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
     c->nodes++;
@@ -350,7 +369,8 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
     }
     int start_alpha = alpha;
     int best = -open_cells - 1, best_line = -1;
-    for (int i = 0; i < n; i++) {
+    int cut = popcount(free) >= c->etc_free && etc_cut(c, moves, n, beta, sign, &best, &best_line);
+    for (int i = 0; i < n && !cut; i++) {
         int value;
         if (moves[i].closed) {
             int won = moves[i].closed * sign;
@@ -418,13 +438,14 @@ static int read_item(PyObject *seq, Py_ssize_t index, int *out, const char *what
     return count;
 }
 
-/* Core(n_lines, cells, perms, misere, chain_rules, max_entries, entries): a table of `entries` growing to
-   `max_entries` */
+/* Core(n_lines, cells, perms, misere, chain_rules, max_entries, entries, etc_free=0): a table of `entries` growing
+   to `max_entries`; enhanced transposition cutoffs where at least `etc_free` lines are free */
 static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
-    int n_lines, misere, chain_rules;
+    int n_lines, misere, chain_rules, etc_free = 0;
     unsigned long long max_entries, entries;
     PyObject *cells, *perms;
-    if (!PyArg_ParseTuple(args, "iOOppKK", &n_lines, &cells, &perms, &misere, &chain_rules, &max_entries, &entries))
+    if (!PyArg_ParseTuple(args, "iOOppKK|i", &n_lines, &cells, &perms, &misere, &chain_rules, &max_entries, &entries,
+                          &etc_free))
         return -1;
     if (entries > max_entries) entries = max_entries;
     if (n_lines < 1 || n_lines > MAX_LINES) {
@@ -438,6 +459,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
     c->n_lines = n_lines;
     c->misere = misere;
     c->chain_rules = chain_rules;
+    c->etc_free = etc_free;
     c->full = n_lines == 128 ? ~(u128)0 : bit(n_lines) - 1;
     memset(c->n_touch, 0, sizeof c->n_touch);
     int n_cells = (int)PySequence_Size(cells);
@@ -621,7 +643,18 @@ static PyMethodDef Core_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyObject *Core_get_etc_free(Core *c, void *Py_UNUSED(closure)) { return PyLong_FromLong(c->etc_free); }
+
+static int Core_set_etc_free(Core *c, PyObject *value, void *Py_UNUSED(closure)) {
+    long etc_free = PyLong_AsLong(value);
+    if (etc_free == -1 && PyErr_Occurred()) return -1;
+    c->etc_free = (int)etc_free;
+    return 0;
+}
+
 static PyGetSetDef Core_getset[] = {
+    {"etc_free", (getter)Core_get_etc_free, (setter)Core_set_etc_free,
+     "transposition cutoffs where at least this many lines are free", NULL},
     {"nodes", (getter)Core_get_nodes, (setter)Core_set_nodes, "positions searched since the counter was reset", NULL},
     {"filled", (getter)Core_get_filled, NULL, "table entries in use", NULL},
     {"entries", (getter)Core_get_entries, NULL, "table entries (the table grows as it fills)", NULL},
@@ -634,7 +667,7 @@ static PyTypeObject CoreType = {
     .tp_name = "bots.brains._solvecore.Core",
     .tp_basicsize = sizeof(Core),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Core(n_lines, cells, symmetries, misere, chain_rules, max_entries, entries): the solver's search",
+    .tp_doc = "Core(n_lines, cells, symmetries, misere, chain_rules, max_entries, entries, etc_free=0): the solver's search",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Core_init,
     .tp_dealloc = (destructor)Core_dealloc,

@@ -15,7 +15,7 @@ import pytest
 from hexarena.bots.brains.solver import Solver, compiled, solve, symmetries
 from hexarena.bots.errors import SolverTimeout
 from hexarena.protocol.board import boards_with_few_free_lines, make_board
-from hexarena.protocol.rules import Options, Rules
+from hexarena.protocol.rules import Options, Rules, State
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,8 +68,14 @@ def test_solver_equals_exhaustive_search(geometry, rows, cols, border, misere):
 
 @pytest.mark.parametrize(
     ("geometry", "size", "border", "misere"),
-    [("hex", "1x3", False, False), ("hex", "3x1", False, True), ("square", "2x2", False, False),
-     ("square", "2x2", False, True), ("hex", "3x3", True, False), ("square", "2x6", True, False)],
+    [
+        ("hex", "1x3", False, False),
+        ("hex", "3x1", False, True),
+        ("square", "2x2", False, False),
+        ("square", "2x2", False, True),
+        ("hex", "3x3", True, False),
+        ("square", "2x6", True, False),
+    ],
 )
 def test_solver_equals_exhaustive_search_in_mid_game(geometry, size, border, misere):
     """Random positions, cells already taken: the value adds the scores to the future."""
@@ -89,8 +95,14 @@ def test_solver_equals_exhaustive_search_in_mid_game(geometry, size, border, mis
         assert solution.value == state.scores[0] - state.scores[1] + mover_margin
 
 
-ENUMERATED = [("hex", "1x3", False), ("square", "2x2", False), ("hex", "3x3", True), ("hex", "2x4", True),
-              ("square", "3x3", True), ("square", "2x6", True)]
+ENUMERATED = [
+    ("hex", "1x3", False),
+    ("square", "2x2", False),
+    ("hex", "3x3", True),
+    ("hex", "2x4", True),
+    ("square", "3x3", True),
+    ("square", "2x6", True),
+]
 
 
 def every_position(rules: Rules):
@@ -142,9 +154,16 @@ def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, borde
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("geometry", "size", "border"), [
-    ("hex", "2x2", False), ("hex", "2x5", True), ("square", "2x3", False), ("square", "3x4", True),
-    ("square", "1x6", False)])
+@pytest.mark.parametrize(
+    ("geometry", "size", "border"),
+    [
+        ("hex", "2x2", False),
+        ("hex", "2x5", True),
+        ("square", "2x3", False),
+        ("square", "3x4", True),
+        ("square", "1x6", False),
+    ],
+)
 def test_the_misere_chain_rule_on_boards_of_17_to_19_free_lines(geometry, size, border):
     """The misère chain rule against plain search in every position of larger boards (minutes each)."""
     rules = Rules(make_board(size, geometry), Options(2, True, border))
@@ -208,10 +227,43 @@ def test_odd_loops_are_solved_exactly_and_never_forced(misere):
             forced = solver.chain_moves(drawn) or ()
             assert not any(loop >> line & 1 for line in forced)
             if found % 50 == 1:
-                state = rules.replay([line for line in range(len(rules.board.lines))
-                                      if drawn >> line & 1 and not rules.predrawn >> line & 1])
+                state = rules.replay(
+                    [
+                        line
+                        for line in range(len(rules.board.lines))
+                        if drawn >> line & 1 and not rules.predrawn >> line & 1
+                    ]
+                )
                 assert solver.solve(state).future == (-1 if misere else 1) * value(drawn)
     assert found > 200
+
+
+@pytest.mark.parametrize("in_c", [True, False], ids=["c", "python"])
+@pytest.mark.parametrize("misere", [False, True], ids=["normal", "misere"])
+@pytest.mark.parametrize(
+    ("geometry", "size", "border"), [("hex", "1x3", False), pytest.param("hex", "3x3", True, marks=pytest.mark.slow)]
+)
+def test_transposition_cutoffs_keep_every_position_exact(geometry, size, border, misere, in_c):
+    """Enhanced transposition cutoffs at every node (``etc_free=0``), one table kept over the whole board: the
+    value of every position (every subset of the free lines) is plain search's, and the cutoffs did cut."""
+    if in_c and not compiled():
+        pytest.skip("the C search is not built")
+    rules = Rules(make_board(size, geometry), Options(2, misere, border))
+    value, _ = exhaustive_for(geometry, size, misere, border)
+    sign = -1 if misere else 1
+    with_cuts = Solver(rules, compiled=in_c, etc_free=0)
+    without = Solver(rules, compiled=in_c, etc_free=99)
+    positions = list(every_position(rules))
+    if not in_c:  # the pure-Python search is 30 times slower: every 7th position
+        positions = positions[::7]
+    nodes = {True: 0, False: 0}
+    for drawn in reversed(positions):  # the full board first: the table fills from the end of the game
+        state = State(rules, drawn, (0, 0), 0, 0)
+        for cuts, solver in ((True, with_cuts), (False, without)):
+            solution = solver.solve(state, lines=False)
+            assert solution.future == sign * value(drawn)
+            nodes[cuts] += solution.nodes
+    assert nodes[True] < nodes[False]
 
 
 @pytest.mark.parametrize("misere", [False, True])
@@ -251,8 +303,14 @@ def test_square_3x3_second_player_wins_6_3():
 
 @pytest.mark.parametrize(
     ("geometry", "size", "count"),
-    [("square", "3x3", 8), ("square", "2x3", 4), ("hex", "2x3", 2), ("hex", "3x2", 2), ("hex", "1x3", 2),
-     ("hex", "3x3", 2)],
+    [
+        ("square", "3x3", 8),
+        ("square", "2x3", 4),
+        ("hex", "2x3", 2),
+        ("hex", "3x2", 2),
+        ("hex", "1x3", 2),
+        ("hex", "3x3", 2),
+    ],
 )
 def test_symmetries_are_automorphisms(geometry, size, count):
     rules = Rules(make_board(size, geometry))
@@ -279,13 +337,21 @@ def test_the_c_search_is_built():
 
 @pytest.mark.parametrize(
     ("geometry", "size", "border", "misere"),
-    [("hex", "2x2", False, False), ("hex", "2x2", False, True), ("hex", "1x4", False, True),
-     ("square", "2x2", False, False), ("square", "3x2", True, False), ("hex", "3x3", True, True)],
+    [
+        ("hex", "2x2", False, False),
+        ("hex", "2x2", False, True),
+        ("hex", "1x4", False, True),
+        ("square", "2x2", False, False),
+        ("square", "3x2", True, False),
+        ("hex", "3x3", True, True),
+    ],
 )
-def test_c_and_python_searches_agree(geometry, size, border, misere):
-    """Same value, same best lines and, with nothing evicted from the C table, the same nodes, in random positions."""
+@pytest.mark.parametrize("etc_free", [0, 18])
+def test_c_and_python_searches_agree(geometry, size, border, misere, etc_free):
+    """Same value, same best lines and, with nothing evicted from the C table, the same nodes, in random positions
+    (with transposition cutoffs at every node, and where 18 lines are free as by default)."""
     rules = Rules(make_board(size, geometry), Options(2, misere, border))
-    in_c, in_python = Solver(rules), Solver(rules, compiled=False)
+    in_c, in_python = Solver(rules, etc_free=etc_free), Solver(rules, compiled=False, etc_free=etc_free)
     assert in_c.core is not None and in_python.core is None
     rng = random.Random(5)
     for _ in range(6):
@@ -350,14 +416,20 @@ def test_cli_gives_up_at_its_timeout_and_names_the_search():
     assert (result.returncode, result.stderr) == (1, "hexarena: error: not solved within 0.2 s\n")
     done = run_cli("2x2", "--memory", "16")
     assert done.returncode == 0 and done.stdout.splitlines()[-1].endswith(
-        "(C search)" if compiled() else "(pure-Python search)")
+        "(C search)" if compiled() else "(pure-Python search)"
+    )
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["11x2"], "rows must be 1-10"), (["2x2", "--memory", "8"], "--memory"), (["2x2", "--players", "3"], "2 players only"),
-     (["2x2", "--moves", "1,1"], "line 1 is already drawn"), (["2x2", "--moves", "19"], "line 19 is out of range (0-18)"),
-     (["2x2", "--moves", "1;x"], "not a comma-separated list")],
+    [
+        (["11x2"], "rows must be 1-10"),
+        (["2x2", "--memory", "8"], "--memory"),
+        (["2x2", "--players", "3"], "2 players only"),
+        (["2x2", "--moves", "1,1"], "line 1 is already drawn"),
+        (["2x2", "--moves", "19"], "line 19 is out of range (0-18)"),
+        (["2x2", "--moves", "1;x"], "not a comma-separated list"),
+    ],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(args, message):
     result = run_cli(*args)
