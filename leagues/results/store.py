@@ -259,11 +259,12 @@ def think_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]
 
 def cpu_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]:
     """The CPU times (ms) of the moves of ``think_times`` that carry one (records from before ``cpu_ms`` have
-    none): read from the records, since the moves table has no such column."""
+    none): read from the records, since the moves table has no such column; a garbled record gives none."""
     return [r[0] for r in _rows(
         ws, "SELECT json_extract(j.value, '$.cpu_ms') AS cpu FROM (SELECT r.game, r.seat FROM results r WHERE"
             " r.bot = ? AND EXISTS (SELECT 1 FROM league_games s WHERE s.league = ? AND s.game = r.game)"
-            " ORDER BY r.rowid DESC LIMIT ?) x JOIN games g ON g.id = x.game, json_each(g.record, '$.moves') j"
+            " ORDER BY r.rowid DESC LIMIT ?) x JOIN games g ON g.id = x.game,"
+            " json_each(CASE WHEN json_valid(g.record) THEN g.record ELSE '{}' END, '$.moves') j"
             " WHERE json_extract(j.value, '$.seat') = x.seat AND NOT IFNULL(json_extract(j.value, '$.substituted'), 0)"
             " AND cpu IS NOT NULL", (bot, league, games))]
 

@@ -815,8 +815,10 @@ def test_an_upload_is_checked_at_the_strictest_time_control_of_the_leagues_it_en
     """alpha enters the league tiny (200ms a move): a bot that thinks 500 ms a move passes the check's own 1 s,
     so it is refused here, the reason naming the league's time control; a quick one is told where it was checked."""
     slow = bot_folder(tmp_path, "alpha", "slow")
-    (slow / "bot.py").write_text("import time\nfrom hexarena.protocol.client import run_bot\n\n\n"
-                                 "def choose(game, state):\n    time.sleep(0.5)\n    return state.legal_moves()[0]\n\n\n"
+    (slow / "bot.py").write_text("import time\nfrom hexarena.protocol.client import run_bot\n\nslow_moves = [3]\n\n\n"
+                                 "def choose(game, state):  # 500 ms on its first 3 moves (not all: a quicker test)\n"
+                                 "    if slow_moves[0]:\n        slow_moves[0] -= 1\n        time.sleep(0.5)\n"
+                                 "    return state.legal_moves()[0]\n\n\n"
                                  "run_bot(choose)\n")
     status, answer = served.upload(as_zip(slow))
     assert status == 422, answer
