@@ -112,8 +112,9 @@ def save_game(ws: Workspace, league: str, record: GameRecord) -> bool:
         if inserted.rowcount == 0:
             return False
         db.executemany(
-            "INSERT INTO moves (game, number, seat, line, closed, ms, substituted) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(record.id, n, m.seat, m.line, _json_ints(m.closed), m.ms, int(m.substituted))
+            "INSERT INTO moves (game, number, seat, line, closed, ms, substituted, cpu_ms)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(record.id, n, m.seat, m.line, _json_ints(m.closed), m.ms, int(m.substituted), m.cpu_ms)
              for n, m in enumerate(record.moves)])
         rows = seat_rows(record)
         db.executemany(_insert("results", RESULT_COLUMNS), [tuple(row[c] for c in RESULT_COLUMNS) for row in rows])
@@ -251,22 +252,21 @@ def faulty_records(ws: Workspace, league: str) -> list[GameRecord]:
 def think_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]:
     """The think times (ms) of the bot's own timed moves in its last ``games`` stored games of the current
     schedule (the last stored: read backwards along the index of a bot's results, no sort)."""
-    return [r[0] for r in _rows(
-        ws, "SELECT m.ms FROM (SELECT r.game, r.seat FROM results r WHERE r.bot = ? AND EXISTS (SELECT 1 FROM"
-            " league_games s WHERE s.league = ? AND s.game = r.game) ORDER BY r.rowid DESC LIMIT ?) x"
-            " JOIN moves m ON m.game = x.game AND m.seat = x.seat WHERE m.substituted = 0", (bot, league, games))]
+    return _own_moves(ws, "ms", league, bot, games)
 
 
 def cpu_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]:
-    """The CPU times (ms) of the moves of ``think_times`` that carry one (records from before ``cpu_ms`` have
-    none): read from the records, since the moves table has no such column; a garbled record gives none."""
+    """The CPU times (ms) of the moves of ``think_times`` that carry one (not measured: records from before
+    ``cpu_ms``, bots in the referee's own process)."""
+    return _own_moves(ws, "cpu_ms", league, bot, games)
+
+
+def _own_moves(ws: Workspace, column: str, league: str, bot: str, games: int) -> list[float]:
     return [r[0] for r in _rows(
-        ws, "SELECT json_extract(j.value, '$.cpu_ms') AS cpu FROM (SELECT r.game, r.seat FROM results r WHERE"
-            " r.bot = ? AND EXISTS (SELECT 1 FROM league_games s WHERE s.league = ? AND s.game = r.game)"
-            " ORDER BY r.rowid DESC LIMIT ?) x JOIN games g ON g.id = x.game,"
-            " json_each(CASE WHEN json_valid(g.record) THEN g.record ELSE '{}' END, '$.moves') j"
-            " WHERE json_extract(j.value, '$.seat') = x.seat AND NOT IFNULL(json_extract(j.value, '$.substituted'), 0)"
-            " AND cpu IS NOT NULL", (bot, league, games))]
+        ws, f"SELECT m.{column} FROM (SELECT r.game, r.seat FROM results r WHERE r.bot = ? AND EXISTS (SELECT 1 FROM"
+            " league_games s WHERE s.league = ? AND s.game = r.game) ORDER BY r.rowid DESC LIMIT ?) x"
+            f" JOIN moves m ON m.game = x.game AND m.seat = x.seat WHERE m.substituted = 0 AND m.{column} IS NOT NULL",
+        (bot, league, games))]
 
 
 def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:

@@ -52,6 +52,8 @@ Versions:
         (``hexarena.referee.stalls``), counted apart from its own faults. The step counts them from the stored
         records (a forfeit with ``host_stall``), takes them out of fault_timeout and faults, and drops every
         league's totals and shapes: they are folded anew when first read
+    9   moves.cpu_ms: the bot's CPU time for the move (``hexarena.referee.usage``), NULL where not measured, so
+        the bot page reads it beside ``ms`` instead of parsing records; the step copies it from the records
 
 A new layout is a new version: append its step to ``MIGRATIONS`` (a function of the connection, run
 inside the upgrade's transaction), write the new layout into ``TABLES`` and raise ``VERSION``. A step
@@ -345,10 +347,15 @@ def _from_6(db: sqlite3.Connection) -> None:
 _HOST_STALL_8 = "fault_host_stall         INTEGER NOT NULL DEFAULT 0"
 
 
+def _with_column_before_key(tables: tuple[str, ...], table: str, column: str) -> str:
+    """``table``'s statement with ``column`` (its definition and comment) before its primary key, where
+    ``_with_column`` cannot put it (a column may not follow a constraint)."""
+    before, key = _statement(tables, table).split("        PRIMARY KEY")
+    return f"{before}        {column}\n        PRIMARY KEY{key}"
+
+
 def _with_host_stall(table: str) -> str:
-    """``table``'s statement with the column before its primary key (a column may not follow a constraint)."""
-    before, key = _statement(_TABLES_7, table).split("        PRIMARY KEY")
-    return f"{before}        {_HOST_STALL_8},  -- timeouts the host caused: not in faults\n        PRIMARY KEY{key}"
+    return _with_column_before_key(_TABLES_7, table, f"{_HOST_STALL_8},  -- timeouts the host caused: not in faults")
 
 
 _TABLES_8 = _replaced(_replaced(_TABLES_7, "results", _with_host_stall("results")),
@@ -371,14 +378,34 @@ def _from_7(db: sqlite3.Connection) -> None:
         db.execute(f"DELETE FROM {table}")
 
 
+# ---------------------------------------------------------------- version 9
+
+_CPU_MS_9 = "cpu_ms       REAL,"
+
+
+_TABLES_9 = _replaced(_TABLES_8, "moves", _with_column_before_key(
+    _TABLES_8, "moves", f"{_CPU_MS_9}                  -- the bot's CPU time for it; NULL: not measured"))
+
+
+def _from_8(db: sqlite3.Connection) -> None:
+    """8 → 9: moves.cpu_ms, copied from the records that carry it (each record parsed once)."""
+    if "cpu_ms" not in _table_columns(db, "moves"):  # a copy of a newer file stamped older may have it
+        db.execute(f"ALTER TABLE moves ADD COLUMN {_CPU_MS_9.rstrip(',')}")
+    db.execute("""UPDATE moves SET cpu_ms = m.cpu FROM (
+                      SELECT g.id AS game, CAST(j.key AS INTEGER) AS number, json_extract(j.value, '$.cpu_ms') AS cpu
+                      FROM games g, json_each(CASE WHEN json_valid(g.record) THEN g.record ELSE '{}' END, '$.moves') j
+                      WHERE instr(g.record, '"cpu_ms":')) m
+                  WHERE moves.game = m.game AND moves.number = m.number AND m.cpu IS NOT NULL""")
+
+
 # ---------------------------------------------------------------- the current layout and the way up to it
 
-VERSION = 8
-TABLES: tuple[str, ...] = _TABLES_8  # the layout at VERSION: what a new database is created with
+VERSION = 9
+TABLES: tuple[str, ...] = _TABLES_9  # the layout at VERSION: what a new database is created with
 # step N → N + 1
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _from_0, 1: _from_1, 2: _from_2, 3: _from_3,
                                                                  4: _from_4, 5: _from_5, 6: _from_6,
-                                                                 7: _from_7}
+                                                                 7: _from_7, 8: _from_8}
 
 
 def upgrade(db: sqlite3.Connection, where: str) -> int | None:

@@ -323,8 +323,45 @@ def test_a_schema_5_workspace_gains_empty_snapshots_and_analyses_and_keeps_its_t
         assert _shown(ws) == shown
         assert store.save_snapshot(ws, "t", [("ann", "ann", 1510.0, 1400.0, 1620.0, 12)]) == 1  # its history starts
         assert store.snapshots(ws, "t")[["bot", "games"]].values.tolist() == [["ann", 12]]
-    assert user_version(home) == schema.VERSION == 8
+    assert user_version(home) == schema.VERSION == 9
     assert tables(home) == STORE_TABLES | REGISTRY_TABLES | AUTHOR_TABLES | TALLY_TABLES | ANALYSIS_TABLES
+
+
+def test_a_schema_8_workspace_gets_the_cpu_times_its_records_carry(tmp_path: Path) -> None:
+    """moves.cpu_ms (9) is copied from the records: a bot's CPU times read the same before and after, a move
+    without one (not measured) stays NULL, and a garbled record neither stops the step nor gives any."""
+    records = [r.model_copy(update={"moves": [m.model_copy(update={"cpu_ms": None if i % 3 == 0 else 0.5 + i})
+                                              for i, m in enumerate(r.moves)]}) for r in _random_records(30)]
+    home = tmp_path / "home"
+    with Workspace(home) as ws:
+        _schedule(ws, [r.id for r in records])
+        for record in records:
+            store.save_game(ws, "t", record)
+        before = {bot: sorted(store.cpu_times(ws, "t", bot, 100)) for bot in ("ann", "bob@1", "cy")}
+        measured = ws.db.execute("SELECT COUNT(*) FROM moves WHERE cpu_ms IS NOT NULL").fetchone()[0]
+    assert all(before.values()) and measured
+    with sqlite3.connect(home / "hexarena.db") as db:  # back to schema 8: as the release before it left it
+        db.execute("ALTER TABLE moves DROP COLUMN cpu_ms")
+        db.execute("UPDATE games SET record = '{\"moves\": [{\"cpu_ms\": 1' WHERE id = ?", (records[0].id,))
+        db.execute("PRAGMA user_version = 8")
+    db.close()
+    with Workspace(home) as ws:
+        assert ws.migrated_from == 8
+        after = {bot: sorted(store.cpu_times(ws, "t", bot, 100)) for bot in before}
+        lost = {bot: sorted(m.cpu_ms for m in records[0].moves if m.cpu_ms is not None and not m.substituted
+                            and records[0].seats[m.seat] == bot) for bot in before}
+        assert after == {bot: sorted(set_minus(before[bot], lost[bot])) for bot in before}
+        assert ws.db.execute("SELECT COUNT(*) FROM moves WHERE cpu_ms IS NOT NULL").fetchone()[0] == measured - sum(
+            m.cpu_ms is not None for m in records[0].moves)
+    assert user_version(home) == schema.VERSION
+
+
+def set_minus(values: list[float], taken: list[float]) -> list[float]:
+    """``values`` without one occurrence of each of ``taken``."""
+    left = list(values)
+    for value in taken:
+        left.remove(value)
+    return left
 
 
 def test_the_957ae21_workspace_gets_its_totals_on_its_first_table(old_home: Path, capsys) -> None:
