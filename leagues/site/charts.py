@@ -69,6 +69,11 @@ def rating_chart(rows: Sequence[tuple[str, float, float, float]], title: str = "
     return Markup("".join(parts))
 
 
+def quantile(ordered: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of sorted values (the value at rank ``q × n``, no interpolation), as the charts mark it."""
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
 def histogram(values_ms: Sequence[float], title: str = "Think time per move", width: int = 720) -> Markup:
     """Think times on a log scale (0.1 ms … seconds), with the median and 95th percentile marked. A narrow
     chart (a phone's: ``width=360``) keeps its labels at their size on a narrow screen."""
@@ -103,7 +108,7 @@ def histogram(values_ms: Sequence[float], title: str = "Think time per move", wi
                      f'stroke="#667085"/><text x="{x(exponent):.1f}" y="{top + plot_h + 18}" font-size="{FONT}" '
                      f'fill="#667085" text-anchor="middle">{label}</text>')
     for row, (name, q, colour) in enumerate((("median", 0.5, "#1f2430"), ("p95", 0.95, "#e4572e"))):
-        value = values[min(len(values) - 1, int(q * len(values)))]
+        value = quantile(values, q)
         px = x(math.log10(value))
         # labels on two rows so they never overlap; to the left of the line near the right edge
         tx, anchor = (px - 5, "end") if px > left + plot_w * 0.7 else (px + 5, "start")

@@ -264,10 +264,11 @@ def bot_faults(league: LeagueReport, games: list[tuple[GameRecord, int]]) -> lis
 
 def fault_kinds(league: LeagueReport, faults: list[dict]) -> list[dict]:
     """The faults grouped by reason, the most frequent first: ``{"reason", "faults", "first", "log"}`` where
-    ``first`` is the first fault of that kind with a log excerpt (else the first) and ``log`` its excerpt."""
+    ``first`` is the first fault of that kind with a log excerpt (else the first) and ``log`` its excerpt. A
+    timeout the host caused is a kind of its own, "host stall", as the tables count it (``results.rows``)."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for fault in faults:
-        groups[fault["fault"].reason].append(fault)
+        groups["host stall" if fault["fault"].host_stall is not None else fault["fault"].reason].append(fault)
     kinds = []
     for reason, group in sorted(groups.items(), key=lambda item: -len(item[1])):
         first, log = group[0], ""
@@ -288,8 +289,7 @@ def think_and_cpu(think: list[float], cpu: list[float]) -> list[tuple[str, str, 
         if not values:
             return "—"
         ordered = sorted(values)
-        at = {"mean": sum(ordered) / len(ordered), "median": ordered[len(ordered) // 2],
-              "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]}[name]
+        at = sum(ordered) / len(ordered) if name == "mean" else charts.quantile(ordered, 0.5 if name == "median" else 0.95)
         return charts.format_ms(at)
     return [(name, figure(think, name), figure(cpu, name)) for name in ("mean", "median", "p95")]
 

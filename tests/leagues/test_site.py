@@ -34,7 +34,7 @@ from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import BotFault
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.seats.inprocess import InProcessSpec
-from hexarena.referee.record import BoardConfig, GameRecord
+from hexarena.referee.record import BoardConfig, GameRecord, HostStall
 from hexarena.referee.referee import Referee
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "standings.md"
@@ -506,8 +506,8 @@ def test_the_site_shows_no_absolute_paths_of_the_organisers_machine(records, tmp
 
 
 @pytest.fixture(scope="module")
-def faulty_site(tmp_path_factory) -> Path:
-    """A league where "sloth" never moves: 5 timeouts (a log beside the second) and a crash."""
+def faulty_records() -> list[GameRecord]:
+    """A league where "sloth" never moves: 5 timeouts and a crash."""
     rng = random.Random(5)
     records = []
     with fixture_referee() as referee:
@@ -515,6 +515,13 @@ def faulty_site(tmp_path_factory) -> Path:
             seats = [BOTS[n % 2], "sloth"] if n < 6 else [BOTS[0], BOTS[1]]
             reason = "crashed" if n == 5 else "timeout"
             records.append(play(referee, CONFIGS[0], seats, rng, n, fault=(1, 0, reason) if n < 6 else None))
+    return records
+
+
+@pytest.fixture(scope="module")
+def faulty_site(faulty_records, tmp_path_factory) -> Path:
+    """The site of ``faulty_records``, with a log beside the second timeout."""
+    records = faulty_records
     logs = tmp_path_factory.mktemp("logs")
     (logs / f"{records[1].id}.seat1.sloth.log").write_text("waiting for the oracle...\n")
     out = tmp_path_factory.mktemp("faulty")
@@ -534,6 +541,17 @@ def test_bot_page_groups_faults_by_kind_and_always_gives_the_mean_think_time(fau
         said = re.search(r"moves timed by the referee[^<]*", page.read_text())[0]
         assert re.search(r"mean \d+(\.\d+)? ms\.$", said) or said.endswith("no move of its own, so there is no mean."), said
     assert "0 moves timed" in sloth and "no mean" in sloth
+
+
+def test_the_bot_page_shows_timeouts_the_host_caused_as_host_stalls_not_as_the_bots_timeouts(faulty_records,
+                                                                                          tmp_path):
+    stall = HostStall(cpu_ms=3.0, lag_ms=900.0, limit_ms=1000.0)
+    records = [r.model_copy(update={"result": r.result.model_copy(update={"forfeits": [
+        f.model_copy(update={"host_stall": stall}) for f in r.result.forfeits]})}) if n < 2 else r
+        for n, r in enumerate(faulty_records)]
+    write_site(tmp_path, compute("stalls", records))
+    sloth = (tmp_path / "bot-sloth.html").read_text()
+    assert "3 × timeout" in sloth and "2 × host stall" in sloth and "1 × crashed" in sloth
 
 
 def right_edges(driver, selectors: list[str]) -> dict[str, float | None]:
