@@ -67,9 +67,9 @@ TABLE_ENTRIES = 2**22  # the C search's table by default: 4 Mi entries of 24 byt
 
 
 ENTRY_BYTES = 24  # one entry of the C table
-# enhanced transposition cutoffs where at least this many lines are free: fewer nodes and CPU s (measured: 2-40 %
-# fewer nodes and 0.7-0.9x the time on hexagons 4x3/3x4 border misère, 2x4 and 4x4 border; 12: more nodes saved,
-# more time spent probing)
+# enhanced transposition cutoffs where at least this many lines are free: 2-40 % fewer nodes on hexagons 4x3/3x4
+# border misère, 2x4 and 4x4 border (12: more nodes saved, more time spent probing); the CPU time was within a
+# noisy machine's spread (docs/solved.md)
 ETC_FREE = 18
 NO_CUTOFFS = 1 << 30
 START_ENTRIES = 2**20  # the C table's first size (24 MiB); it doubles at a quarter full up to its most
