@@ -106,6 +106,23 @@ LEAGUE_BOTS = ("greedy", "greedy2", "random", "random2")
 RANDOM, GREEDY, CHAINS = (str(BOTS / name) for name in ("random", "greedy", "chains"))  # the folders, as a user names them
 
 
+class Recorder:
+    """A GameObserver that keeps what it heard, in order: ``("started", game, seats, size)``,
+    ``("moved", game, ply, seat, line)``, ``("ended", game)``."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+
+    def started(self, game_id, seats, config) -> None:
+        self.events.append(("started", game_id, seats, config.size))
+
+    def moved(self, game_id, ply, seat, line, ms) -> None:
+        self.events.append(("moved", game_id, ply, seat, line))
+
+    def ended(self, record) -> None:
+        self.events.append(("ended", record.id))
+
+
 def league_text(name: str, participants=LEAGUE_BOTS, boards=(("2x2", "hex"),), **fields) -> str:
     lines = [f'name = "{name}"', f"participants = {json.dumps(list(participants))}", 'time_control = "5s"']
     lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]

@@ -13,7 +13,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers import FAST, ROOT, processes_with, survivors_of_a_killed, wait_for, wait_until
+from helpers import FAST, ROOT, Recorder, processes_with, survivors_of_a_killed, wait_for, wait_until
 
 from hexarena.leagues.running.jobs import Job, play_job
 from hexarena.protocol.errors import ConfigError
@@ -142,20 +142,6 @@ def test_a_workers_errors_are_raised_by_map_with_their_own_message():
             list(broken.map(play_job, jobs(2)))
     finally:
         broken.close()
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.events: list[tuple] = []
-
-    def started(self, game_id, seats, config) -> None:
-        self.events.append(("started", game_id, seats, config.size))
-
-    def moved(self, game_id, ply, seat, line, ms) -> None:
-        self.events.append(("moved", game_id, ply, seat, line))
-
-    def ended(self, record) -> None:
-        self.events.append(("ended", record.id))
 
 
 def test_a_workers_game_events_reach_the_observer_in_this_process_in_order():

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import BOTS, HEXARENA, TEST_BOTS, processes_with, wait_for, wait_until
+from helpers import BOTS, HEXARENA, TEST_BOTS, Recorder, processes_with, wait_for, wait_until
 
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.launch import Limits
@@ -110,22 +110,6 @@ def bot_spec_of(folder: Path) -> BotSpec:
     return BotSpec(folder.name, folder)
 
 
-class Heard:
-    """A GameObserver that keeps what it heard: (event, game id)."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, str]] = []
-
-    def started(self, game_id, seats, config) -> None:
-        self.events.append(("started", game_id))
-
-    def moved(self, game_id, ply, seat, line, ms) -> None:
-        self.events.append(("moved", game_id))
-
-    def ended(self, record) -> None:
-        self.events.append(("ended", record.id))
-
-
 @pytest.mark.slow
 def test_replay_host_stalls_plays_a_stalled_game_again_at_most_twice_then_scores_it(make_referee, monkeypatch,
                                                                                      tmp_path):
@@ -134,7 +118,7 @@ def test_replay_host_stalls_plays_a_stalled_game_again_at_most_twice_then_scores
 
     monkeypatch.setattr(game, "host_stall", lambda cpu_ms, lag_ms, limit_ms: HostStall(
         cpu_ms=cpu_ms, lag_ms=500.0, limit_ms=limit_ms))
-    heard = Heard()
+    heard = Recorder()
     referee = make_referee(time_control=TimeControl.parse("200ms,startup=10s"), replay_host_stalls=True,
                            log_dir=tmp_path / "logs")
     record = referee.play([bot_spec_of(TEST_BOTS / "timeout"), RANDOM], BoardConfig(size="2x2"),
@@ -144,7 +128,7 @@ def test_replay_host_stalls_plays_a_stalled_game_again_at_most_twice_then_scores
     assert '"host_stall_replays":2' in record.model_dump_json()
     # each attempt is a game of its own to the observer, started and ended once; the record keeps the game's id
     attempts = ["fault-stalled", "fault-stalled.replay1", "fault-stalled.replay2"]
-    assert [e for e in heard.events if e[0] != "moved"] == [
+    assert [e[:2] for e in heard.events if e[0] != "moved"] == [
         (event, game) for game in attempts for event in ("started", "ended")]
     # every attempt's logs are kept: the scored one under the game's own names, the replaced ones set apart
     logs = sorted(path.name for path in (tmp_path / "logs").glob("fault-stalled.*.log"))
