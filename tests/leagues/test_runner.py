@@ -26,6 +26,7 @@ from hexarena.leagues.results.ratings import ratings
 from hexarena.leagues.running.runner import resolve_entrants, run_league
 from hexarena.leagues.results.rows import by_configuration
 from hexarena.leagues.results.tables import crosstable, ranked, seat_frame, standings
+from hexarena.leagues.workspace import schema
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.record import GameRecord, HostStall
@@ -285,7 +286,7 @@ def test_host_stalls_are_counted_apart_from_the_bots_own_timeouts_in_the_tables(
     migrated = hexarena("league", "table", "stalls", "--home", str(home))
     assert (migrated.returncode, migrated.stdout) == (0, shown.stdout), migrated.stderr
     with sqlite3.connect(home / "hexarena.db") as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 8
+        assert db.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION
 
 
 # ---------------------------------------------------------------- bad input on the command line
