@@ -155,7 +155,7 @@ class DaskExecutor(Executor):
                 pending.discard(future)
                 self.in_flight = len(pending)
                 try:
-                    result = future.result()
+                    result = self._result(future)
                 except distributed.KilledWorker:
                     first = cycles[future.key]
                     self.warn(f"the seat cycle of {' v '.join(s.name for s in first.seats)} on {first.config.label} "
@@ -183,10 +183,22 @@ class DaskExecutor(Executor):
             else:
                 time.sleep(0.02)
             if time.monotonic() - self.watch.at >= WATCH_EVERY:
-                try:
-                    self.watch.look()
-                except (OSError, TimeoutError):  # the scheduler lost: its futures say so
-                    pass
+                self._look()
+
+    def _result(self, future):
+        """``future.result()``, looking at the workers meanwhile: a finished cycle whose worker left before its
+        result was fetched is played again elsewhere, and that waits for a worker, as the games do."""
+        while True:
+            try:
+                return future.result(timeout=WATCH_EVERY)
+            except TimeoutError:  # (an OSError: caught here, before the caller takes it for a lost scheduler)
+                self._look()
+
+    def _look(self) -> None:
+        try:
+            self.watch.look()
+        except (OSError, TimeoutError):  # the scheduler lost: its futures say so
+            pass
 
     def _packs(self, jobs: Sequence[Job]) -> dict[Path, tuple[str, str]]:
         """Each bot folder → (content hash, name of the scheduler's dataset holding its tar), packed and published
