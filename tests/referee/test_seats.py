@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -15,9 +14,9 @@ from helpers import needs_c, needs_node
 
 from hexarena.protocol import codec
 from hexarena.referee.clock import TimeControl
-from hexarena.referee.seats.process import BotSpec
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
+from hexarena.referee.seats.process import BotSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
@@ -184,9 +183,9 @@ def test_a_remote_seat_that_never_joined_is_not_waited_for_again_and_its_own_wai
     import time
 
     from hexarena.referee.clock import TimeControl
-    from hexarena.referee.seats.process import BotSpec
     from hexarena.referee.record import BoardConfig
     from hexarena.referee.referee import Referee
+    from hexarena.referee.seats.process import BotSpec
 
     absent = BotSpec("absent", None, remote=True, startup=0.3)  # shorter than the bots' 10 s startup allowance
     random_bot = BotSpec("random", ROOT / "bots" / "random")
@@ -208,9 +207,9 @@ def test_a_remote_seat_that_never_joined_is_not_waited_for_again_and_its_own_wai
 
 def test_remote_retry_waits_again_before_every_game():
     from hexarena.referee.clock import TimeControl
-    from hexarena.referee.seats.process import BotSpec
     from hexarena.referee.record import BoardConfig
     from hexarena.referee.referee import Referee
+    from hexarena.referee.seats.process import BotSpec
 
     absent = BotSpec("absent", None, remote=True, startup=0.2)
     random_bot = BotSpec("random", ROOT / "bots" / "random")

@@ -47,7 +47,7 @@ if __name__ == "__main__":
 LEAGUE = '''name = "live"
 participants = ["slowpoke", "random"]
 players = 2
-games_per_pairing = 8
+games_per_pairing = 16  # about a minute of games on an idle machine: the tests that watch one in progress come late
 time_control = "2s,startup=20s"
 concurrency = 1
 seed = 5
@@ -427,57 +427,6 @@ def test_the_served_site_has_the_live_script_and_the_published_site_on_disk_has_
         assert status_of(port, path) == 404, path
 
 
-def looks(driver) -> dict:
-    """What the eye sees of a page's style: the body's font and colours, the header's bar, a link's colour."""
-    return driver.execute_script(
-        "const css = (e, p) => e ? getComputedStyle(e)[p] : null, header = document.querySelector('header.top');"
-        "return {font: css(document.body, 'fontFamily'), size: css(document.body, 'fontSize'),"
-        "  ink: css(document.body, 'color'), background: css(document.body, 'backgroundColor'),"
-        "  bar: css(header, 'backgroundColor'), brand: css(header && header.querySelector('.brand'), 'color'),"
-        "  link: css(document.querySelector('main a'), 'color')}")
-
-
-@pytest.mark.slow
-def test_the_root_page_looks_like_the_results_site_and_each_league_page_links_back_to_it(server, browser):
-    port, home = server["port"], server["home"]
-    wait_for(lambda: (home / "site" / "live" / "standings.json").is_file(), 60, "the site is published")
-    root = f"http://127.0.0.1:{port}/"
-    browser.get(root + "leagues/live/index.html")
-    league_look = looks(browser)
-    browser.get(root)
-    assert looks(browser) == league_look  # the same stylesheet: font, colours, the header bar, links
-    assert browser.find_element("css selector", "header.top .brand").text == "⬡ hexarena"
-    row = browser.find_element("css selector", "#leagues tbody tr")
-    cells = [td.text for td in row.find_elements("css selector", "td")]
-    facts = get_json(port, "/api/leagues/live/standings")
-    assert cells[0] == "live" and int(cells[1]) > 0 and cells[2] == "2", cells  # its games, its bots
-    assert cells[3] in {r["bot"] for r in facts["standings"]}  # its leader
-    assert browser.find_element("link text", "API (/docs)").get_attribute("href") == root + "docs"
-    browser.set_window_size(400, 900)
-    try:
-        assert browser.execute_script("return document.documentElement.scrollWidth <= "
-                                      "document.documentElement.clientWidth"), "the root page scrolls sideways at 400 px"
-    finally:
-        browser.set_window_size(1280, 900)
-
-    row.find_element("link text", "live").click()
-    wait_for(lambda: browser.current_url == root + "leagues/live/" and browser.find_elements("id", "standings"), 20,
-             "the league's standings")
-    bot_page = browser.find_element("css selector", "#standings td.bot a").get_attribute("href")
-    game = get_json(port, "/api/leagues/live/games")["games"][0]["id"]
-    # every page of the site has the way back; eight pages in a row, as a visitor clicks about: a page left
-    # closes its event stream (HTTP/1.1 allows a browser 6 connections to the server: with the streams of the
-    # pages kept for "back" open, the 7th page never loaded)
-    for page in 2 * [root + "leagues/live/games.html", bot_page, root + f"leagues/live/replay.html?game={game}",
-                     root + "leagues/live/index.html"]:
-        browser.get(page)
-        back = browser.find_element("css selector", "header.top nav a")  # the header's first link
-        assert back.text == "← All leagues" and back.get_attribute("href") == root, page
-    back.click()
-    wait_for(lambda: browser.current_url == root and browser.find_elements("id", "leagues"), 20, "back at the root")
-    assert console_errors(browser) == []
-
-
 def standings_row(driver, bot: str):
     for row in driver.find_elements("css selector", "#standings tbody tr"):
         if row.find_element("css selector", "td.bot a").text == bot:
@@ -571,6 +520,57 @@ def test_the_games_page_lists_games_in_progress_and_a_spectator_sees_moves_appea
     link[0].click()
     wait_for(lambda: "final scores" in browser.find_element("id", "final-scores").text and
              browser.find_element("id", "viewer").is_displayed(), 20, "the finished game's replay")
+    assert console_errors(browser) == []
+
+
+def looks(driver) -> dict:
+    """What the eye sees of a page's style: the body's font and colours, the header's bar, a link's colour."""
+    return driver.execute_script(
+        "const css = (e, p) => e ? getComputedStyle(e)[p] : null, header = document.querySelector('header.top');"
+        "return {font: css(document.body, 'fontFamily'), size: css(document.body, 'fontSize'),"
+        "  ink: css(document.body, 'color'), background: css(document.body, 'backgroundColor'),"
+        "  bar: css(header, 'backgroundColor'), brand: css(header && header.querySelector('.brand'), 'color'),"
+        "  link: css(document.querySelector('main a'), 'color')}")
+
+
+@pytest.mark.slow
+def test_the_root_page_looks_like_the_results_site_and_each_league_page_links_back_to_it(server, browser):
+    port, home = server["port"], server["home"]
+    wait_for(lambda: (home / "site" / "live" / "standings.json").is_file(), 60, "the site is published")
+    root = f"http://127.0.0.1:{port}/"
+    browser.get(root + "leagues/live/index.html")
+    league_look = looks(browser)
+    browser.get(root)
+    assert looks(browser) == league_look  # the same stylesheet: font, colours, the header bar, links
+    assert browser.find_element("css selector", "header.top .brand").text == "⬡ hexarena"
+    row = browser.find_element("css selector", "#leagues tbody tr")
+    cells = [td.text for td in row.find_elements("css selector", "td")]
+    facts = get_json(port, "/api/leagues/live/standings")
+    assert cells[0] == "live" and int(cells[1]) > 0 and cells[2] == "2", cells  # its games, its bots
+    assert cells[3] in {r["bot"] for r in facts["standings"]}  # its leader
+    assert browser.find_element("link text", "API (/docs)").get_attribute("href") == root + "docs"
+    browser.set_window_size(400, 900)
+    try:
+        assert browser.execute_script("return document.documentElement.scrollWidth <= "
+                                      "document.documentElement.clientWidth"), "the root page scrolls sideways at 400 px"
+    finally:
+        browser.set_window_size(1280, 900)
+
+    row.find_element("link text", "live").click()
+    wait_for(lambda: browser.current_url == root + "leagues/live/" and browser.find_elements("id", "standings"), 20,
+             "the league's standings")
+    bot_page = browser.find_element("css selector", "#standings td.bot a").get_attribute("href")
+    game = get_json(port, "/api/leagues/live/games")["games"][0]["id"]
+    # every page of the site has the way back; eight pages in a row, as a visitor clicks about: a page left
+    # closes its event stream (HTTP/1.1 allows a browser 6 connections to the server: with the streams of the
+    # pages kept for "back" open, the 7th page never loaded)
+    for page in 2 * [root + "leagues/live/games.html", bot_page, root + f"leagues/live/replay.html?game={game}",
+                     root + "leagues/live/index.html"]:
+        browser.get(page)
+        back = browser.find_element("css selector", "header.top nav a")  # the header's first link
+        assert back.text == "← All leagues" and back.get_attribute("href") == root, page
+    back.click()
+    wait_for(lambda: browser.current_url == root and browser.find_elements("id", "leagues"), 20, "back at the root")
     assert console_errors(browser) == []
 
 

@@ -8,8 +8,8 @@ import hashlib
 import http.client
 import io
 import json
-import re
 import os
+import re
 import secrets
 import shutil
 import signal
