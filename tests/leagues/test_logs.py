@@ -71,7 +71,7 @@ def test_every_turn_is_marked_in_the_seats_log_and_publish_copies_each_games_log
     for record in records.values():
         logs = site_logs(site, record.id)  # these ids are their own file stems
         assert logs["game"] == record.id and sorted(logs["seats"]) == ["0", "1"]
-        assert f'\\"logs\\":[0,1]' in chunks
+        assert '\\"logs\\":[0,1]' in chunks
         for seat, entry in logs["seats"].items():
             text, own = entry["text"], [k + 1 for k, move in enumerate(record.moves) if move.seat == int(seat)]
             assert entry["bot"] == record.seats[int(seat)]
@@ -122,7 +122,7 @@ def test_the_replay_opens_each_seats_log_at_the_move_in_view(browser, league):
     browser.get((site / "log.html").as_uri() + f"?game={record.id}&seat={other}&move={move}")
     before = max(k + 1 for k, m in enumerate(record.moves[:move]) if m.seat == other)
     assert browser.find_element("css selector", "#lines li.mark").text.startswith(f"--- hexarena: move {before}, ")
-    assert f"last TURN before it" in browser.find_element("id", "where").text
+    assert "last TURN before it" in browser.find_element("id", "where").text
     # no such game, no such seat: one line, no error in the console
     for query, said in ((f"game={record.id}&seat=3", "No log of seat D"), ("game=nope&seat=0", "No log of game nope"),
                         ("game=../x&seat=0", "No such game")):
@@ -133,7 +133,7 @@ def test_the_replay_opens_each_seats_log_at_the_move_in_view(browser, league):
 
 @pytest.mark.slow
 def test_a_league_that_keeps_its_logs_private_publishes_none(league, tmp_path):
-    site, home, records, path = league
+    site, home, _, path = league
     private = tmp_path / "private.toml"
     private.write_text("publish_logs = false\n" + path.read_text())
     run(home, "league", "run", str(private))  # every game played: the file's new option is stored
