@@ -129,6 +129,15 @@ def test_the_replay_opens_each_seats_log_at_the_move_in_view(browser, league):
         browser.get((site / "log.html").as_uri() + "?" + query)
         assert said in browser.find_element("id", "error").text
     assert [e for e in console_errors(browser) if "nope.js" not in e] == []  # only the missing file's failed load
+    # a log written before the referee marked each TURN: shown from its top, and a bot's markup stays text
+    (site / "logs" / "old-1.js").write_text('window.HEXARENA_LOGS = {"game": "old-1", "seats": {"0": {"bot": "x", '
+                                            '"text": "thinking\\n<img src=x onerror=\\"window.pwned=1\\">\\n"}}};\n')
+    browser.get((site / "log.html").as_uri() + "?game=old-1&seat=0&move=3")
+    assert [li.text for li in browser.find_elements("css selector", "#lines li")] == [
+        "thinking", '<img src=x onerror="window.pwned=1">']
+    assert "no move marks" in browser.find_element("id", "where").text
+    assert browser.find_elements("css selector", "#lines img, #lines li.mark") == []
+    assert browser.execute_script("return window.pwned === undefined")
 
 
 @pytest.mark.slow
