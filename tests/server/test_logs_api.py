@@ -9,7 +9,17 @@ import urllib.error
 import urllib.request
 
 import pytest
-from helpers import HEXARENA, league_file, make_workspace, start_server, stop_server, stored_ids
+from helpers import (
+    HEXARENA,
+    console_errors,
+    league_file,
+    make_workspace,
+    needs_browser,
+    start_server,
+    stop_server,
+    stored_ids,
+    wait_for,
+)
 
 
 def get(server, path: str) -> tuple[int, str, str]:
@@ -27,14 +37,15 @@ def run(home, *command: str) -> None:
 
 
 @pytest.mark.slow
-def test_a_games_seat_log_is_served_as_text_and_everything_else_is_404(tmp_path):
+@needs_browser
+def test_a_games_seat_log_is_served_as_text_and_everything_else_is_404(tmp_path, browser):
     home = tmp_path / "home"
     make_workspace(home).close()
     path = league_file(tmp_path / "tiny.toml", "tiny", ["greedy", "random"], boards=("1x2",), seed=2)
     path.write_text("analysis_budget = 0\n" + path.read_text())
     run(home, "league", "run", str(path))
     game = min(stored_ids(home))
-    server = start_server(home)
+    server = start_server(home, "--league", str(path))  # its games are played: it publishes its site, plays none
     try:
         status, kind, text = get(server, f"/api/games/{game}/logs/0")
         assert (status, kind) == (200, "text/plain; charset=utf-8")
@@ -48,13 +59,22 @@ def test_a_games_seat_log_is_served_as_text_and_everything_else_is_404(tmp_path)
             assert status == 404 and kind == "application/json", (asked, status, text)
             assert said is None or said in text
         assert get(server, f"/api/games/{game}/logs/x")[0] == 422
+        # the served site's log page (the published one, with the live script): seat 1's log at its first move
+        wait_for(lambda: get(server, "/leagues/tiny/log.html")[0] == 200, 60, "the league's site")
+        browser.get(server.url + f"/leagues/tiny/log.html?game={game}&seat=1&move=2")
+        assert browser.find_element("css selector", "#lines li.mark").text.startswith("--- hexarena: move 2, TURN ")
+        assert console_errors(browser) == []
         for log in (home / "logs" / "tiny").glob(f"{game}.seat1.*.log"):
             log.unlink()
         assert get(server, f"/api/games/{game}/logs/1")[:1] == (404,)
         assert f"game {game}: no log of seat 1 was kept" in get(server, f"/api/games/{game}/logs/1")[2]
-        private = tmp_path / "private.toml"
-        private.write_text("publish_logs = false\n" + path.read_text())
-        run(home, "league", "run", str(private))
+    finally:
+        stop_server(server)
+    private = tmp_path / "private.toml"  # the league stored with its logs private (a server not playing it)
+    private.write_text("publish_logs = false\n" + path.read_text())
+    run(home, "league", "run", str(private))
+    server = start_server(home)
+    try:
         status, _, text = get(server, f"/api/games/{game}/logs/0")
         assert status == 404 and "does not publish its bots' logs (publish_logs = false)" in text
     finally:
