@@ -64,7 +64,7 @@ def bot_environment(seat_env: dict[str, str], sandboxed: bool = True) -> dict[st
     return {**env, **seat_env}  # Python bots import the installed `hexarena` package: no source folder on a path
 
 
-# the referee's line in a bot's game log as each TURN leaves (PROTOCOL.md §4.4; the replay viewer's log links)
+# the referee's line in a bot's game log as each TURN leaves (PROTOCOL.md §2; the replay viewer's log links)
 MOVE_MARK = "move {move}, TURN {request}"
 
 

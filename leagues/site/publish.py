@@ -344,7 +344,6 @@ def write_game_data(out: Path, league: LeagueReport) -> dict:
             extra = f',"analysis":{json.dumps(analysis, separators=(",", ":"))}' if analysis else ""
             if logged := write_game_logs(out, league.logs_dir, data["id"], stem, seats):  # the seats with a log
                 extra += f',"logs":{json.dumps(logged, separators=(",", ":"))}'
-
             chunks.add(stem, f"{_head(heads, label, seats, result)}{text}{extra}}}")
             started = data.get("started") or ""
             rows.append((started, data["id"], [stem, started, label, [bot_index[b] for b in seats], result["scores"],
