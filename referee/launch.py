@@ -64,6 +64,10 @@ def bot_environment(seat_env: dict[str, str], sandboxed: bool = True) -> dict[st
     return {**env, **seat_env}  # Python bots import the installed `hexarena` package: no source folder on a path
 
 
+# the referee's line in a bot's game log as each TURN leaves (PROTOCOL.md §2; the replay viewer's log links)
+MOVE_MARK = "move {move}, TURN {request}"
+
+
 class BotProcess:
     """One running bot and its output."""
 
@@ -92,6 +96,7 @@ class BotProcess:
         self.ended_at: float | None = None  # when the last END was sent, until the next game's log opens
         self._logged = 0
         self._skipped = 0
+        self._mid_line = False  # the log's last byte is not a line break: a referee line starts on a new one
         self._namespace: str | None = None  # the sandbox's pid namespace ("" if none), found on the first signal
         # the whole bot's memory (every process of its tree), bounded by the referee's watchdog
         self.memory_limit_bytes = None if limits.memory_mb is None else limits.memory_mb * 1024 * 1024
@@ -199,6 +204,8 @@ class BotProcess:
             self._log.write(data[:room])
         except OSError:
             return
+        if room and data:
+            self._mid_line = not data[:room].endswith(b"\n")
         self._logged += min(room, len(data))
         self._skipped += len(data) - min(room, len(data))
 
@@ -244,10 +251,21 @@ class BotProcess:
             self.drain()
 
     def note(self, text: str) -> None:
-        """A referee line in the log, written even past the size cap."""
+        """A referee line in the log, ``--- hexarena: text`` on a line of its own, written even past the size cap,
+        after what the bot wrote before it (read first)."""
         if self._file() is not None:
+            self.drain()
+            start = "\n" if self._mid_line else ""  # after a bot's unfinished line
             with contextlib.suppress(OSError):
-                self._log.write(f"\n--- hexarena: {text}\n".encode())
+                self._log.write(f"{start}--- hexarena: {text}\n".encode())
+                self._mid_line = False
+
+    def mark_turn(self, move: int, request: int) -> None:
+        """The line ``--- hexarena: move K, TURN R`` before the TURN leaves (``MOVE_MARK``): what the bot wrote
+        before it is read first, so the lines after it are what the bot wrote from then on (the replay viewer
+        opens a seat's log there). Nothing without a log."""
+        if self._log_path is not None:
+            self.note(MOVE_MARK.format(move=move, request=request))
 
     def close_log(self) -> None:
         if self._log_path is not None:
@@ -256,7 +274,7 @@ class BotProcess:
             if self._skipped:
                 self.note(f"{self._skipped} more bytes of output not kept (log cap {self.limits.log_bytes})")
             self._log.close()
-        self._log, self._log_path, self._logged, self._skipped = None, None, 0, 0
+        self._log, self._log_path, self._logged, self._skipped, self._mid_line = None, None, 0, 0, False
 
     def cpu_ms(self) -> float:
         """CPU time (user + system) the bot's whole process tree has used so far, in ms."""

@@ -236,7 +236,7 @@
       followLiveGames();
       on("standings", refreshGames);
       on("open", (again) => { if (again) refreshGames(); });
-    } else if (page !== "replay.html") {
+    } else if (page !== "replay.html" && page !== "log.html") {  // a log is a finished game's: nothing to refresh
       on("standings", refreshPage);
       on("open", (again) => { if (again) refreshPage(); });
     }
