@@ -25,7 +25,7 @@ Each bot's cgroup is ``hexarena-<referee pid>-<n>`` under the referee's own cgro
 (``/proc/self/cgroup``). The launch's shell writes its own pid to the cgroup's ``cgroup.procs`` before it
 execs the sandbox, so everything the bot ever runs starts inside (no race with a fork). The cgroup is removed
 when the bot is closed; one left by a referee that was killed is removed by the next referee that makes one
-(empty, and its referee's pid gone).
+(its referee's pid gone; whatever still runs in it is killed first: ``sweep``).
 
 ``HEXARENA_CGROUP_ROOT`` (default ``/sys/fs/cgroup``) is where the hierarchies are looked for: a folder that
 holds none, or that the referee cannot write, leaves the watchdog (``referee/watchdog.py``) in force.
@@ -371,7 +371,10 @@ def _v2_ready(parent: str) -> str | None:
 
 
 def sweep(parents) -> list[str]:
-    """Remove the bots' cgroups a killed referee left under ``parents``: empty, and their referee's pid gone."""
+    """Remove the bots' cgroups a killed referee left under ``parents`` (their referee's pid gone), killing what
+    still runs in them first: a bot whose referee was SIGKILLed while bubblewrap was still setting its sandbox up
+    outlives it (bwrap sets its init's parent-death signal after its fork, and never checks that its own parent
+    is still there); its cgroup kept it bounded until now."""
     removed = []
     for parent in parents:
         with contextlib.suppress(OSError):
@@ -380,8 +383,8 @@ def sweep(parents) -> list[str]:
                 if not name.startswith(PREFIX) or not owner.isdigit() or _alive(int(owner)):
                     continue
                 folder = os.path.join(parent, name)
-                with contextlib.suppress(OSError):
-                    os.rmdir(folder)  # EBUSY while a process is in it: left alone
+                orphan = Cgroup([folder])
+                if orphan.kill() and orphan.remove():
                     removed.append(folder)
     return removed
 

@@ -137,9 +137,11 @@ class BotProcess:
         stdio = manifest.transport == "stdio"
         group = _cgroup(limits)
         inside = limits
-        if group is not None and group.counts_processes and limits.processes is not None:
-            # the cgroup's pids.max bounds the bot's processes and threads, so that a refused fork is seen there:
-            # RLIMIT_NPROC (which does not count the sandbox's outer process) one above it never refuses first
+        if limits.processes is not None:
+            # the whole bot's processes and threads are bounded by its cgroup's pids.max, or counted by the
+            # watchdog, both with the sandbox's outer process (SANDBOX_TASKS); RLIMIT_NPROC, which counts the
+            # sandbox's uid only (and nothing where the organiser is root: the kernel exempts uid 0's processes),
+            # is one above, so that the whole-bot bound is the one that sees a bot go past it
             inside = replace(limits, processes=limits.processes + cgroups.SANDBOX_TASKS)
         try:
             command, full_env = sandbox.wrap(command, folder, bot_environment(env, sandboxed), inside,
@@ -315,6 +317,10 @@ class BotProcess:
                 return hit
         else:
             self.tree.refresh()  # also what the game loop's CPU reads use
+            tasks = self.tree.task_count()
+            if self.limits.processes is not None and tasks > self.limits.processes + cgroups.SANDBOX_TASKS:
+                return (f"processes limit: the bot's processes and threads went past its limit of "
+                        f"{self.limits.processes} ({tasks} seen, with the sandbox's own; the whole bot)")
             if self.memory_limit_bytes is not None:
                 used = self.tree.memory_bytes()
                 self._peak = max(self._peak, used)
