@@ -165,16 +165,16 @@ def test_a_league_file_turns_replay_host_stalls_on_for_its_referees(tmp_path):
 # attack (tests/hostile/) → the organiser's limits, the figures it is given, and the fault's detail with a cgroup
 # and with the watchdog (None: no fault, the game completes: output is capped, the bot plays on)
 PAST_A_LIMIT = {
-    "forkbomb": (Limits(processes=16), {}, "processes limit: the bot tried to run more than its 16 processes and "
-                 "threads together (the whole bot; {backend}: the kernel refused the next one)",
-                 "processes limit: the bot's processes and threads went past its limit of 16 (*, with the sandbox's "
-                 "own; the whole bot)"),
-    "cpu_burn": (Limits(cpu_seconds=1), {"HOSTILE_CPU_S": "0.6"}, "CPU limit: the bot's processes together used "
-                 "*, over its limit of 1 s (the whole bot)", "same"),
-    "open_files": (Limits(open_files=32), {}, "exited with status 1: OSError: [Errno 24] Too many open files: "
-                   "'/dev/null'", "same"),
-    "file_size": (Limits(file_mb=4), {"HOSTILE_MB": "8"}, "file size limit: a process of the bot was killed "
-                  "(SIGXFSZ) writing past 4 MiB in one file (file_mb)", "same"),
+    "forkbomb": (Limits(processes=16), {}, ("processes limit: the bot tried to run more than its 16 processes and "
+                 "threads together (the whole bot; {backend}: the kernel refused the next one)"),
+                 ("processes limit: the bot's processes and threads went past its limit of 16 (*, with the sandbox's "
+                 "own; the whole bot)")),
+    "cpu_burn": (Limits(cpu_seconds=1), {"HOSTILE_CPU_S": "0.6"}, ("CPU limit: the bot's processes together used "
+                 "*, over its limit of 1 s (the whole bot)"), "same"),
+    "open_files": (Limits(open_files=32), {}, ("exited with status 1: OSError: [Errno 24] Too many open files: "
+                   "'/dev/null'"), "same"),
+    "file_size": (Limits(file_mb=4), {"HOSTILE_MB": "8"}, ("file size limit: a process of the bot was killed "
+                  "(SIGXFSZ) writing past 4 MiB in one file (file_mb)"), "same"),
     "output": (Limits(log_bytes=64 * 1024), {"HOSTILE_MB": "16"}, None, None),
 }
 
