@@ -3,7 +3,9 @@
 Each bot runs in the sandbox (``referee/sandbox.py``: its own namespaces, filesystem, environment
 and limits, set before its first instruction), started in its own session and process group
 (``start_new_session=True``): the pid is the sandbox's outer process, and killing it kills every
-process inside. With the sandbox off (``--no-sandbox``: ``sandboxed=False``, the referee's
+process inside. Where the machine lets the referee make cgroups, the launch's shell first moves itself
+into the bot's own (``referee/cgroups.py``): the kernel bounds its memory and processes as a whole and
+counts its CPU time; elsewhere the watchdog (``referee/watchdog.py``) does. With the sandbox off (``--no-sandbox``: ``sandboxed=False``, the referee's
 ``RefereeSettings.sandboxed``) the limits (``referee/limits.py``) are applied with ``prlimit``
 right after the launch (not in a ``preexec_fn``, unsafe when referees run in threads of one
 process) and the session is what stopping reaches.
