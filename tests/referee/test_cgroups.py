@@ -104,3 +104,27 @@ def test_a_killed_referees_cgroups_are_removed_by_the_next_one(tmp_path):
     # bwrap sets its init's parent-death signal after its fork) and removes them
     assert sorted(cgroups.sweep(found.parents.values())) == sorted(made)
     assert its_cgroups() == []
+
+
+def test_the_cgroup_v2_kind_counts_cpu_kills_every_process_and_is_removed():
+    """What of cgroup v2 this machine can check without a delegated memory controller (its cgroup2 hierarchy has
+    none): a process tree entered by the launch's shell, its CPU time read from cpu.stat, all of it killed with
+    cgroup.kill, the cgroup removed."""
+    unified = next((f for f in (cgroups.ROOT, f"{cgroups.ROOT}/unified") if os.path.exists(f"{f}/cgroup.controllers")),
+                   None)
+    own = cgroups._own_paths().get("")
+    if unified is None or own is None or cgroups._probe(os.path.normpath(unified + own)) is not None:
+        pytest.skip("no writable cgroup2 hierarchy here")
+    folder = os.path.normpath(f"{unified}{own}/{cgroups.PREFIX}{os.getpid()}-v2test")
+    os.mkdir(folder)
+    group = cgroups.CgroupV2(folder)
+    spin = "import os, time\nos.fork(); os.fork()\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\ntime.sleep(60)\n"
+    launched = subprocess.Popen(["/bin/sh", "-c", group.enter_script() + 'exec "$@"', "sh", sys.executable, "-c", spin])
+    try:
+        wait_for(lambda: len(group.members()) == 4 and group.cpu_ns() >= 4 * 0.3e9, 60, "4 processes spinning 0.3 s")
+        assert group.exceeded() is None  # no memory.events nor pids.events here: nothing past a limit
+        assert group.kill() and group.members() == []
+    finally:
+        launched.wait(10)
+        assert group.remove() and not os.path.exists(folder)
+    assert launched.returncode == -signal.SIGKILL
