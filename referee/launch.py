@@ -317,6 +317,8 @@ class BotProcess:
         if self.cgroup is not None:
             if (hit := self._cgroup_limit()) is not None:
                 return hit
+            if not self._cgroup_cpu:  # a v1 cgroup without cpuacct: CPU time from the tree, found again here
+                self.tree.refresh()
         else:
             self.tree.refresh()  # also what the game loop's CPU reads use
             tasks = self.tree.task_count()
