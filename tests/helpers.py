@@ -81,6 +81,18 @@ def processes_with(variable: str, value: str, command: str = "") -> list[int]:
     return found
 
 
+def bot_cgroups() -> list[str]:
+    """The bots' cgroups this test process made that are still there (referee/cgroups.py), in every hierarchy."""
+    from hexarena.referee import cgroups
+
+    found = cgroups.backend()
+    if found is None:
+        return []
+    prefix = f"{cgroups.PREFIX}{os.getpid()}-"
+    return sorted(f"{parent}/{name}" for parent in found.parents.values() for name in os.listdir(parent)
+                  if name.startswith(prefix))
+
+
 def wait_until(condition, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while not condition() and time.monotonic() < deadline:

@@ -42,6 +42,7 @@ from helpers import stop_server as stop
 from hexarena.leagues.registry import authors, uploads
 from hexarena.leagues.registry.snapshot import source_hash
 from hexarena.leagues.workspace.home import Workspace
+from hexarena.referee import watchdog
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = """name = "tiny"
@@ -813,6 +814,7 @@ def test_the_server_logs_one_line_per_event_as_json(tmp_path):
     lines = [json.loads(line) for line in log.read_text().splitlines()]  # every line one JSON object
     events = [line["event"] for line in lines]
     assert events[:2] == ["watchdog", "listening"] and lines[1]["leagues"] == ["long", "tiny"]
+    assert lines[0]["message"] == watchdog.describe()  # what bounds a bot as a whole here: cgroup or watchdog
     failed = [line for line in lines if line["event"] == "league_failed"]  # before alpha's upload, maybe
     assert all("unknown bot 'alpha'" in line["error"] for line in failed)
     assert events.count("league_started") >= 2  # the upload woke them
