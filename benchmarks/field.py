@@ -18,6 +18,10 @@ the games until its 95% interval is ±50 Elo, and its rating's error after 100 g
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one BLAS thread: on a shared machine several are many times slower
+
 import argparse
 import math
 import statistics
@@ -78,26 +82,32 @@ def reached(theta: np.ndarray, truth: np.ndarray) -> dict[str, bool]:
     return {"rho 0.95": rho >= 0.95, "rho 0.99": rho >= 0.99, "top 10": exact}
 
 
-def round_robin(sim: Simulation, cap: int) -> dict[str, int]:
-    """Games until each target, checking after every round (the circle method's order, 2 games a pairing)."""
+def round_robin(sim: Simulation, cycles: int) -> tuple[dict[str, int], dict[str, int]]:
+    """Games until each target, in the circle method's order (2 games a pairing), for up to ``cycles`` complete
+    round robins: (1) stopped anywhere (checked after every round up to 10 games a bot, then at each 5% more:
+    a prefix, which an organiser cannot know to stop at), (2) checked at the end of each complete cycle."""
     names = [str(i) for i in range(sim.n)]
     rounds = circle_rounds([Entrant(name, name) for name in names])
-    found: dict[str, int] = {}
+    prefix: dict[str, int] = {}
+    complete: dict[str, int] = {}
     theta = None
     number = 0
     checks = [0]
-    while sim.played < cap and len(found) < len(TARGETS):
+    while number < cycles * len(rounds) and len(complete) < len(TARGETS):
         pairs = rounds[number % len(rounds)]
         number += 1
         sim.play(np.array([int(p[0].key) for p in pairs]), np.array([int(p[1].key) for p in pairs]))
-        if not due(sim.played, checks, 10 * sim.n):
+        end = number % len(rounds) == 0
+        if not (due(sim.played, checks, 10 * sim.n) or end):
             continue
         field = refit(names, sim.points, sim.met, start=theta)
         theta = field.theta
         for target, ok in reached(theta, sim.strengths).items():
-            if ok and target not in found:
-                found[target] = sim.played
-    return found
+            if ok and target not in prefix:
+                prefix[target] = sim.played
+            if ok and end and target not in complete:
+                complete[target] = sim.played
+    return prefix, complete
 
 
 def adaptive(sim: Simulation, cap: int, pairing: Pairing) -> tuple[dict[str, int], np.ndarray]:
@@ -119,43 +129,56 @@ def adaptive(sim: Simulation, cap: int, pairing: Pairing) -> tuple[dict[str, int
     return found, field.theta
 
 
-def calibration(sim: Simulation, theta: np.ndarray, pairing: Pairing, newcomer_elo: float) -> tuple[int, float]:
-    """A new version joins the settled field: games until its 95% interval is ±50 Elo, and |error| in Elo after
-    100 games (its rating against the field's mean, both centred)."""
+def calibration(sim: Simulation, theta: np.ndarray, pairing: Pairing, newcomer_elo: float,
+                anchors: frozenset[str]) -> tuple[int, float]:
+    """A new version joins the settled field (every table of each batch is played, the newcomer's games counted):
+    games until its 95% interval is within ±50 Elo, and its |error| in Elo after 100 games (its rating against
+    the established field's mean, truth and estimate alike). ``anchors`` (names): held in the fit."""
     n = sim.n
     strengths = np.append(sim.strengths, newcomer_elo / ELO_PER_UNIT)
     grown = Simulation(strengths, sim.draws, sim.rng)
     grown.points[:n, :n], grown.met[:n, :n] = sim.points, sim.met
     names = [str(i) for i in range(n + 1)]
-    field = refit(names, grown.points, grown.met, start=np.append(theta, 0.0))
+    field = refit(names, grown.points, grown.met, start=np.append(theta, 0.0), anchors=anchors, anchor_games=1)
     games_to_50, error_100 = 0, math.nan
     number = 0
-    while grown.met[n].sum() < 400:
+    while grown.met[n].sum() < 600:
         batch = next_tables(field, pairing, number)
         number += 1
         if not batch.tables:
             break
-        # the league plays on: every table is played, the newcomer's games are counted
         grown.play(np.array([int(t.a) for t in batch.tables]), np.array([int(t.b) for t in batch.tables]),
                    pairing.games)
-        field = refit(names, grown.points, grown.met, start=field.theta)
-        rating, half = field.elo(n)
+        field = refit(names, grown.points, grown.met, start=field.theta, anchors=anchors, anchor_games=1)
         played = int(grown.met[n].sum())
-        truth = 1500 + ELO_PER_UNIT * (strengths[n] - strengths.mean())
         if played >= 100 and math.isnan(error_100):
-            error_100 = abs(rating - truth)
-        if half <= 50 and not games_to_50:
+            estimate = field.theta[n] - field.theta[:n].mean()
+            error_100 = ELO_PER_UNIT * abs(estimate - (strengths[n] - strengths[:n].mean()))
+        if field.half_widths()[n] <= 50 and not games_to_50:
             games_to_50 = played
         if games_to_50 and not math.isnan(error_100):
             break
     return games_to_50, error_100
 
 
+def median(values: list[int | None]) -> float | None:
+    """The median, None (not reached) counted as above every number; None when that is the median."""
+    ordered = sorted(values, key=lambda v: math.inf if v is None else v)
+    middle = ordered[(len(ordered) - 1) // 2: len(ordered) // 2 + 1]
+    return None if None in middle else statistics.mean(middle)
+
+
 def shown(values: list[int | None], cap: int) -> str:
-    done = [v for v in values if v is not None]
-    if len(done) < len(values):
-        return f">{cap}"
-    return f"{statistics.median(done):,.0f} ({min(done):,}-{max(done):,})"
+    m = median(values)
+    return f">{cap:,}" if m is None else f"{m:,.0f}"
+
+
+def ratio(top: list[int | None], bottom: list[int | None]) -> str:
+    a, b = median(top), median(bottom)
+    return "-" if a is None or b is None else f"{a / b:.3f}"
+
+
+METHODS = {"adaptive": Pairing(), "adaptive+sweep": Pairing(sweep=4)}
 
 
 def main() -> None:
@@ -164,53 +187,71 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=3)
     parser.add_argument("--spread", type=float, default=250.0, help="sd of the true Elo")
     parser.add_argument("--draws", type=float, default=0.05)
-    parser.add_argument("--calibration", type=int, default=20, help="new versions per field size")
-    parser.add_argument("--cap", type=float, default=1.0, help="stop each method at this many full round robins")
+    parser.add_argument("--calibration", type=int, default=12, help="new versions per field size (0: none)")
+    parser.add_argument("--calibration-bots", type=int, default=200, help="at most this many bots: calibrate")
+    parser.add_argument("--cycles", type=int, nargs="+", default=[8, 4, 1],
+                        help="complete round robins at most, per field size (the last for the larger ones)")
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     args = parser.parse_args()
-    pairing = Pairing()
-    print(f"field: true Elo ~ N(0, {args.spread:g}), draws {args.draws:.0%}, {args.trials} trials; median (range) "
-          "of games to each target")
-    for n in args.bots:
+    print(f"field: true Elo ~ N(0, {args.spread:g}), draws {args.draws:.0%}, {args.trials} trials; median games "
+          "to each target (cycles: at the end of a complete round robin; prefix: a round robin stopped anywhere)")
+    for size, n in enumerate(args.bots):
         full = n * (n - 1)  # a full round robin, 2 games per pairing
-        cap = int(args.cap * full)
-        results: dict[str, dict[str, list]] = {m: {t: [] for t in TARGETS} for m in ("round robin", "adaptive")}
-        seconds = {"round robin": 0.0, "adaptive": 0.0}
-        calibrations = []
+        cycles = args.cycles[min(size, len(args.cycles) - 1)]
+        cap = cycles * full
+        methods = ["rr cycles", "rr prefix", *args.methods]
+        results: dict[str, dict[str, list]] = {m: {t: [] for t in TARGETS} for m in methods}
+        seconds = dict.fromkeys(["round robin", *args.methods], 0.0)
+        calibrations: dict[str, list] = {}
         for trial in range(args.trials):
             rng = np.random.default_rng(1000 * n + trial)
             strengths = rng.normal(0, args.spread, n) / ELO_PER_UNIT
-            for method in ("round robin", "adaptive") if trial % 2 == 0 else ("adaptive", "round robin"):
+            order = ["round robin", *args.methods]
+            for method in order if trial % 2 == 0 else order[::-1]:
                 sim = Simulation(strengths, args.draws, np.random.default_rng(trial))
-                start = time.process_time()
+                start = time.perf_counter()
                 if method == "round robin":
-                    found = round_robin(sim, cap)
+                    prefix, complete = round_robin(sim, cycles)
+                    for target in TARGETS:
+                        results["rr prefix"][target].append(prefix.get(target))
+                        results["rr cycles"][target].append(complete.get(target))
                 else:
-                    found, theta = adaptive(sim, cap, pairing)
-                    settled = sim
-                seconds[method] += time.process_time() - start
-                for target in TARGETS:
-                    results[method][target].append(found.get(target))
+                    found, theta = adaptive(sim, cap, METHODS[method])
+                    for target in TARGETS:
+                        results[method][target].append(found.get(target))
+                    if method == args.methods[0]:
+                        settled, settled_theta = sim, theta
+                seconds[method] += time.perf_counter() - start
+            if n > args.calibration_bots:
+                continue
+            ranked = np.argsort(-settled_theta)
+            frames = {"no anchors": frozenset(),
+                      "10 anchors": frozenset(str(b) for b in ranked[np.linspace(0, n - 1, 10).astype(int)]),
+                      "all anchored": frozenset(str(b) for b in range(n))}
             for k in range(args.calibration // args.trials + (trial < args.calibration % args.trials)):
-                calibrations.append(calibration(settled, theta, pairing, rng.normal(0, args.spread)))
-        print(f"\n{n} bots (full round robin: {full:,} games)")
-        print(f"  {'target':<10} {'round robin':>26} {'adaptive':>26} {'ratio':>7} {'of full':>8}")
+                elo = rng.normal(0, args.spread)
+                for frame, anchors in frames.items():
+                    copy = Simulation(strengths, args.draws, np.random.default_rng(10_000 * trial + k))
+                    copy.points, copy.met = settled.points.copy(), settled.met.copy()
+                    calibrations.setdefault(frame, []).append(
+                        calibration(copy, settled_theta, METHODS[args.methods[0]], elo, anchors))
+        print(f"\n{n} bots (a complete round robin: {full:,} games, 2 a pair; at most {cycles})")
+        header = "".join(f"{m:>16}" for m in methods)
+        ratios = "".join(f"{m[:8] + '/cyc':>13}{m[:8] + '/pre':>13}" for m in args.methods)
+        print(f"  {'target':<9}{header}{ratios}")
         for target in TARGETS:
-            rr, ad = results["round robin"][target], results["adaptive"][target]
-            ratios = [a / r for a, r in zip(ad, rr) if a and r]
-            ratio = f"{statistics.median(ratios):.2f}" if len(ratios) == len(rr) else "-"
-            of_full = f"{statistics.median(ad) / full:.3f}" if all(ad) else "-"
-            print(f"  {target:<10} {shown(rr, cap):>26} {shown(ad, cap):>26} {ratio:>7} {of_full:>8}")
-        print(f"  CPU seconds: round robin {seconds['round robin']:.1f}, adaptive {seconds['adaptive']:.1f}")
-        if calibrations:
-            to_50 = [g for g, _ in calibrations]
-            errors = [e for _, e in calibrations if not math.isnan(e)]
-            reached_50 = [g for g in to_50 if g]
-            print(f"  new version ({len(calibrations)}): games to ±50 Elo (95%): median "
-                  f"{statistics.median(reached_50) if reached_50 else '-'} "
-                  f"(range {min(reached_50, default=0)}-{max(reached_50, default=0)}, {len(reached_50)} reached); "
-                  + (f"|error| after 100 games: median {statistics.median(errors):.0f} Elo, "
-                     f"95th percentile {np.percentile(errors, 95):.0f} Elo" if errors else
-                     "no new version reached 100 games (its tables ran out: fair share, settled pairs)"))
+            cells = "".join(f"{shown(results[m][target], cap):>16}" for m in methods)
+            cells += "".join(f"{ratio(results[m][target], results['rr cycles'][target]):>13}"
+                             f"{ratio(results[m][target], results['rr prefix'][target]):>13}" for m in args.methods)
+            print(f"  {target:<9}{cells}")
+        print("  seconds (wall, all trials): " + ", ".join(f"{m} {v:.1f}" for m, v in seconds.items()))
+        for frame, runs in calibrations.items():
+            to_50 = [g for g, _ in runs if g]
+            errors = [e for _, e in runs if not math.isnan(e)]
+            print(f"  new version, {frame} ({len(runs)}): games to ±50 Elo (95%): median "
+                  f"{statistics.median(to_50) if to_50 else '-'} (range {min(to_50, default=0)}-{max(to_50, default=0)}, "
+                  f"{len(to_50)} reached); |error| after 100 games: median "
+                  f"{statistics.median(errors):.0f} Elo, largest {max(errors):.0f}" if errors else "no 100 games")
 
 
 if __name__ == "__main__":
