@@ -62,8 +62,6 @@ class Pairing:
     spread: int = 3  # a new version's first tables, against bots spread over the range
     games: int = 2  # per table: one seat-swapped pair
     precision: float | None = 50.0  # Elo: a bot whose 95% interval is wider keeps playing (within its budget)
-    criterion: str = "order"  # experiment: "order" (expected information) or "rank" (density-weighted variance)
-    sweep: int = 0  # Swiss rounds first: while the median bot has fewer tables, pair neighbours across the field
     seed: int = 0
 
 
@@ -196,13 +194,6 @@ def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
         chosen.append(Table(field.names[a], field.names[b], reason, float(information), *field.interval(a, b)))
 
     established = np.flatnonzero(~new)
-    sweeping = pairing.sweep and games.min() > 0 and np.median(games) < pairing.sweep * pairing.games
-    if sweeping and not len(established) or sweeping and not new.any():  # Swiss rounds: the whole field, neighbours
-        for a, b in swiss(field, order, busy, allowed, batch_number):
-            if len(chosen) < room:
-                take(a, b, "sweep", float(expected_information(field, np.array([a]), np.array([b]), pairing.games)[0]))
-        if chosen:
-            return Batch(chosen)
     if new.any() and not len(established):  # a new league: random pairs, every bot once
         rng = random.Random(f"{pairing.seed}:{batch_number}")
         shuffled = [int(b) for b in np.flatnonzero(new) if games[b] < budget]
@@ -230,8 +221,6 @@ def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
     if first and n > 1:
         i, j = np.concatenate(first), np.concatenate(second)
         score = expected_information(field, i, j, pairing.games)
-        if pairing.criterion == "rank":
-            score = rank_information(field, i, j, pairing.games)
         settled = separated(field, i, j, pairing.confidence)
         for k in np.argsort(-score, kind="stable"):
             a, b = int(i[k]), int(j[k])
@@ -281,37 +270,3 @@ def spread_opponent(field: Field, ranked: np.ndarray, quantile: float, newcomer:
     candidates = [int(b) for b in near if not field.met[newcomer, b]]
     return min(candidates, key=lambda b: abs(int(np.flatnonzero(ranked == b)[0]) - at)) if candidates else None
 
-
-def swiss(field: Field, order: np.ndarray, busy: np.ndarray, allowed, batch_number: int) -> list[tuple[int, int]]:
-    """A Swiss round: down the current order (from the top, or from the second bot on odd batches, so the pairs
-    alternate), each free bot with the next free bot below it that it has not met and may play (within 8 places,
-    else the nearest it may play)."""
-    free = [int(b) for b in order if not busy[b]]
-    if batch_number % 2 and len(free) > 2:
-        free = free[1:] + free[:1]
-    pairs, taken = [], set()
-    for place, a in enumerate(free):
-        if a in taken:
-            continue
-        below = [b for b in free[place + 1:place + 9] if b not in taken and allowed(a, b)]
-        fresh = [b for b in below if not field.met[a, b]]
-        if fresh or below:
-            b = (fresh or below)[0]
-            pairs.append((a, b))
-            taken |= {a, b}
-    return pairs
-
-
-def rank_information(field: Field, i: np.ndarray, j: np.ndarray, games: int) -> np.ndarray:
-    """Experiment: the expected fall of the two bots' squared rank errors: each one's rating variance removed by
-    the table (as if the other were known), times the square of the field's density around it (bots a unit)."""
-    var = np.clip(np.diag(field.cov), 1e-12, None)
-    ordered = np.sort(field.theta)
-    h = 0.5
-    density = (np.searchsorted(ordered, field.theta + h) - np.searchsorted(ordered, field.theta - h)) / (2 * h)
-    d = field.theta[i] - field.theta[j]
-    info = games / (1 + np.exp(-d)) / (1 + np.exp(d))
-    total = np.zeros(len(i))
-    for x in (i, j):
-        total += density[x] ** 2 * var[x] ** 2 * info / (1 + var[x] * info)
-    return total
