@@ -29,7 +29,9 @@ The choice, each batch:
 - *budget*: a pair is played only while one of its bots has played fewer than ``budget`` games (so a new
   version is still calibrated against bots that used theirs up); the league stops at ``league_budget``.
 - *precision*: a bot left idle whose 95% interval is wider than ±``precision`` Elo plays the neighbour that
-  narrows it most, settled order or not (a new version's rating is wanted, not only its place).
+  narrows it most, settled order or not (a new version's rating is wanted, not only its place); when the
+  fair share has used up its neighbours (at either end of the order a bot has only ``window``), the bot of
+  the whole field that narrows it most.
 - *stop*: when every neighbouring pair of the order is separated at ``confidence`` and every bot is within
   ±``precision`` ("separated"), or no pair may be played (the budgets, the fair share: "budget").
 """
@@ -190,6 +192,11 @@ def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
         fewer = min(games[a], games[b]) + pairing.games
         return field.met[a, b] + pairing.games <= max(pairing.games, share * fewer)
 
+    def allowed_with(a: int) -> np.ndarray:
+        """``allowed(a, b)`` for every b at once."""
+        fewer = np.minimum(games[a], games)
+        return (fewer < budget) & (field.met[a] + pairing.games <= np.maximum(pairing.games, share * (fewer + pairing.games)))
+
     def take(a: int, b: int, reason: str, information: float) -> None:
         chosen.append(Table(field.names[a], field.names[b], reason, float(information), *field.interval(a, b)))
 
@@ -241,6 +248,20 @@ def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
                     continue
                 take(a, b, "precision", gained[k])
                 busy[a] = busy[b] = True
+            # one whose neighbours are all used up (the fair share; at either end of the order a bot has only
+            # ``window`` of them): the most useful allowed bot of the whole field, so a new version is not stuck
+            for a in np.flatnonzero(wide & ~busy & (games < budget)):
+                if len(chosen) >= room:
+                    break
+                if busy[a]:
+                    continue
+                others = np.flatnonzero(~busy & allowed_with(a))
+                others = others[others != a]
+                if len(others):
+                    gained = own_information(field, np.full(len(others), a), others, pairing.games)
+                    b = int(others[np.argmax(gained)])
+                    take(int(a), b, "precision", float(gained.max()))
+                    busy[a] = busy[b] = True
     if chosen:
         return Batch(chosen)
     neighbours = separated(field, order[:-1], order[1:], pairing.confidence)
