@@ -150,3 +150,17 @@ def test_anchors_are_held_so_a_new_version_interval_is_its_own_uncertainty():
     assert refit(names, points, met, anchors=frozenset({"r0"}), anchor_games=10_000).held == frozenset()
     everyone = refit(names, points, met, anchors=frozenset(names), anchor_games=1)
     assert everyone.held == frozenset() and np.allclose(everyone.cov, free.cov)
+
+
+def test_a_wide_bot_whose_neighbours_are_used_up_plays_further_down_the_field():
+    n = 11  # b10: a new version above the whole field, its 3 neighbours met 4 times each (12 of its 12 games)
+    elos = [600 - 100 * i for i in range(n - 1)] + [1000]
+    met = played(n - 1, 40)
+    met = np.pad(met, ((0, 1), (0, 1)))
+    for b in range(3):
+        met[10, b] = met[b, 10] = 4
+    field = table(elos, [10] * (n - 1) + [150], met)
+    batch = next_tables(field, Pairing())
+    mine = [t for t in batch.tables if "b10" in (t.a, t.b)]
+    assert len(mine) == 1 and mine[0].reason == "precision"
+    assert {mine[0].a, mine[0].b} - {"b10"} <= {f"b{i}" for i in range(3, n - 1)}  # beyond its window
