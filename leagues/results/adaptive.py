@@ -253,7 +253,8 @@ def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
             for a in np.flatnonzero(wide & ~busy & (games < budget)):
                 if len(chosen) >= room:
                     break
-                if busy[a]:
+                window = np.concatenate([j[i == a], i[j == a]])
+                if busy[a] or allowed_with(a)[window].any():  # a neighbour busy in this batch: the next one
                     continue
                 others = np.flatnonzero(~busy & allowed_with(a))
                 others = others[others != a]
