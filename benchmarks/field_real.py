@@ -36,25 +36,16 @@ from hexarena.leagues.workspace.home import Workspace
 
 BOT = '''"""A greedy bot that blunders: with probability BLUNDER a random free line (benchmarks/field_real.py)."""
 
+from hexarena.bots.greedy.bot import choose as greedy
 from hexarena.protocol.client import run_bot
 
 BLUNDER = {rate!r}
 
 
 def choose(game, state) -> int:
-    rules, drawn = game.rules, state.drawn
-    free = state.legal_moves()
     if game.rng.random() < BLUNDER:
-        return game.rng.choice(free)
-    safe = []
-    for line in free:
-        after = drawn | 1 << line
-        filled = [((after & mask).bit_count(), mask.bit_count()) for _, mask in rules.touches[line]]
-        if any(count == sides for count, sides in filled):
-            return line
-        if all(count < sides - 1 for count, sides in filled):
-            safe.append(line)
-    return game.rng.choice(safe or free)
+        return game.rng.choice(state.legal_moves())
+    return greedy(game, state)
 
 
 if __name__ == "__main__":
