@@ -1,6 +1,7 @@
 """Benchmark: adaptive pairing against the round robin on a simulated field (no processes).
 
-    nice -n 15 python benchmarks/field.py [--bots 50 200 1000] [--trials 3] [--calibration 20]
+    nice -n 10 python benchmarks/field.py [--bots 50 200 1000] [--trials 3] [--calibration 12]
+    nice -n 10 python benchmarks/field.py --bots 1000 --trials 2 --calibration 0 --cycles 1 --adaptive-cap 0.2
 
 Each game's result is drawn from a Bradley–Terry model of known strengths (Elo drawn from a normal
 distribution with sd ``--spread``, 250 by default: most of a real competition's field within ±500 of its

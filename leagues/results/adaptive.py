@@ -48,7 +48,7 @@ import numpy as np
 from hexarena.leagues.results.ratings import ELO_MEAN, ELO_PER_UNIT, Z95, fit, gap
 
 _erfc = np.vectorize(math.erfc, otypes=[float])
-ANCHOR_GAMES = 100  # a reference bot is held as an anchor from this many games on (its own ±: about 70 Elo)
+ANCHOR_GAMES = 100  # a reference bot is held as an anchor from this many games on (its own 95%: ±70 Elo at best)
 SPREAD_QUANTILES = (0.5, 0.25, 0.75, 0.1, 0.9, 0.375, 0.625)  # a new version's first opponents, in turn
 
 
