@@ -186,16 +186,13 @@ def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
     chosen: list[Table] = []
     busy = np.zeros(n, dtype=bool)
 
-    def allowed(a: int, b: int) -> bool:
-        if min(games[a], games[b]) >= budget:
-            return False
-        fewer = min(games[a], games[b]) + pairing.games
-        return field.met[a, b] + pairing.games <= max(pairing.games, share * fewer)
-
     def allowed_with(a: int) -> np.ndarray:
-        """``allowed(a, b)`` for every b at once."""
+        """Whether a may play each bot: the budget and the fair share."""
         fewer = np.minimum(games[a], games)
         return (fewer < budget) & (field.met[a] + pairing.games <= np.maximum(pairing.games, share * (fewer + pairing.games)))
+
+    def allowed(a: int, b: int) -> bool:
+        return bool(allowed_with(a)[b])
 
     def take(a: int, b: int, reason: str, information: float) -> None:
         chosen.append(Table(field.names[a], field.names[b], reason, float(information), *field.interval(a, b)))
@@ -291,4 +288,3 @@ def spread_opponent(field: Field, ranked: np.ndarray, quantile: float, newcomer:
         return min(anchors, key=lambda b: abs(int(np.flatnonzero(ranked == b)[0]) - at))
     candidates = [int(b) for b in near if not field.met[newcomer, b]]
     return min(candidates, key=lambda b: abs(int(np.flatnonzero(ranked == b)[0]) - at)) if candidates else None
-
