@@ -6,7 +6,8 @@ adds to publishing the demo league.
 Part 1: games of two sloppy players (random lines, a capture when there is one) on 2x3, 3x3 and 4x4 hex; each
 analysed with one Solver within --budget seconds: seconds per game and positions solved.
 Part 2 (with --home, a workspace where the demo league has been run: ``hexarena demo --home H``): publish
-the demo league with analysis off and on (the stored analyses deleted before each "on"), alternating, twice.
+the demo league with analysis off, on (the stored analyses deleted before each "on") and off without its logs
+(publish_logs = false), in turn, three times.
 """
 
 from __future__ import annotations
@@ -37,30 +38,36 @@ def per_board(games: int, budget: float) -> None:
 
 
 def publish_on_off(home: Path) -> None:
+    """The demo league published with analysis off, on (its stored analyses deleted first) and off with its logs
+    private (``publish_logs = false``: what copying each game's logs costs), in turn, three times."""
     from hexarena.leagues.site import publish as site
     from hexarena.leagues.workspace.home import Workspace
 
     original = definitions.league_config
-    times: dict[str, list[float]] = {"off": [], "on": []}
+    changes = {"off": {"analysis_budget": 0}, "on": {}, "no logs": {"analysis_budget": 0, "publish_logs": False}}
+    times: dict[str, list[float]] = {mode: [] for mode in changes}
+    logs = 0
     with Workspace(home) as ws, tempfile.TemporaryDirectory() as out:
-        for _ in range(2):
-            for mode in ("off", "on"):
+        for _ in range(3):
+            for mode, change in changes.items():
                 if mode == "on":
                     with ws.transaction() as db:
                         db.execute("DELETE FROM analyses")
-                off = mode == "off"
-                definitions.league_config = lambda ws, name, off=off: (
-                    original(ws, name).model_copy(update={"analysis_budget": 0}) if off else original(ws, name))
+                definitions.league_config = lambda ws, name, change=change: original(ws, name).model_copy(update=change)
                 site.definitions.league_config = definitions.league_config
                 started = time.perf_counter()
                 site.publish(ws, "demo", out)
                 times[mode].append(time.perf_counter() - started)
+                if mode == "off":
+                    logs = len(list(Path(out, "logs").glob("*.js")))  # the games whose logs a publish copies
         definitions.league_config = site.definitions.league_config = original
         games = ws.db.execute("SELECT COUNT(*) FROM analyses").fetchone()[0]
-    off, on = times["off"], times["on"]
-    print(f"demo publish ({games} games analysed): off {', '.join(f'{t:.2f}' for t in off)} s, "
-          f"on {', '.join(f'{t:.2f}' for t in on)} s; ratio on/off {min(on) / min(off):.2f} "
-          f"(runs: {', '.join(f'{a / b:.2f}' for a, b in zip(on, off))})")
+    off = times["off"]
+    for mode in ("on", "no logs"):
+        print(f"demo publish, {mode} against off ({games} games analysed, {logs} games' logs): "
+              f"off {', '.join(f'{t:.2f}' for t in off)} s, {mode} {', '.join(f'{t:.2f}' for t in times[mode])} s;"
+              f" ratio {min(times[mode]) / min(off):.2f} (runs: "
+              f"{', '.join(f'{a / b:.2f}' for a, b in zip(times[mode], off))})")
 
 
 def main() -> None:

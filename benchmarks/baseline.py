@@ -37,8 +37,8 @@ def baseline_python(ref: str) -> Path:
     commit = subprocess.run(["git", "rev-parse", "--verify", f"{ref}^{{commit}}"], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout.strip()
     # one venv per commit and interpreter: its .pth points at the site-packages of the Python that made it
-    packages = sysconfig.get_paths()["purelib"]
-    home = CACHE / f"{commit[:12]}-{hashlib.sha256(packages.encode()).hexdigest()[:8]}-{LAYOUT}"
+    packages = dependencies()
+    home = CACHE / f"{commit[:12]}-{hashlib.sha256(chr(10).join(packages).encode()).hexdigest()[:8]}-{LAYOUT}"
     src, venv = home / "src", home / "venv"
     python = venv / "bin" / "python"
     if not python.exists():
@@ -51,10 +51,20 @@ def baseline_python(ref: str) -> Path:
         site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                               check=True, capture_output=True, text=True).stdout.strip()
         # a plain path line: this venv's own .pth files (the editable install of today's code) are not read
-        Path(site, "hexarena-baseline.pth").write_text(f"{src}\n{sysconfig.get_paths()['purelib']}\n")
+        Path(site, "hexarena-baseline.pth").write_text("\n".join([str(src), *packages]) + "\n")
     check(python, src)
     compiled(src)
     return python
+
+
+def dependencies() -> list[str]:
+    """Where this interpreter's packages are: its site-packages, and its base's where it is a venv made with
+    ``--system-site-packages`` (the dependencies are there, not in the venv's own)."""
+    own = sysconfig.get_paths()["purelib"]
+    base = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix})["purelib"]
+    system = sys.prefix != sys.base_prefix and "include-system-site-packages = true" in (
+        Path(sys.prefix, "pyvenv.cfg").read_text() if Path(sys.prefix, "pyvenv.cfg").is_file() else "")
+    return [own, base] if system and base != own else [own]
 
 
 def installed_layout(src: Path) -> None:

@@ -11,7 +11,9 @@
    libzmq's I/O thread, which does the socket writes and reads; the first is shown as "main"); games per second.
 The ratios compare (2) with (1) from the same run; on a loaded machine the means carry its tail.
 (2) runs in child processes, today's code and the ``--baseline-ref`` commit's (``benchmarks/baseline.py``)
-taking turns, so old and new are measured in one run.
+taking turns, so old and new are measured in one run. Where the referee can put bots in cgroups
+(``referee/cgroups.py``), today's code runs twice a round: with them ("new") and with the watchdog
+instead ("watchdog": the cgroup root pointed at a folder that is not one).
 """
 
 from __future__ import annotations
@@ -134,6 +136,12 @@ def main() -> None:
                           "turn_mean": statistics.fmean(thinks)}))
         return
     codes = {"new": (sys.executable, baseline.this_tree())}  # this checkout, wherever the install points
+    from hexarena.referee import cgroups
+
+    if cgroups.backend() is not None:  # today's code with each whole-bot backend: the cgroup, and the watchdog
+        print(f"new: bots in {cgroups.backend().version} cgroups; watchdog: today's code, cgroups out of reach "
+              f"({cgroups.ROOT_ENV}=/nonexistent)")
+        codes["watchdog"] = (sys.executable, {**baseline.this_tree(), cgroups.ROOT_ENV: "/nonexistent"})
     if args.baseline_ref != "none":
         codes["old"] = (str(baseline.baseline_python(args.baseline_ref)), baseline.environment())
         print(f"old: {args.baseline_ref} ({codes['old'][0]}); new: this worktree ({ROOT})")
@@ -162,11 +170,16 @@ def main() -> None:
         print(f"median {code}: referee CPU {statistics.median(cpu[code]):.0f} µs/move, wall "
               f"{statistics.median(wall[code]):.0f} µs/move ({statistics.median(wall[code]) / raw_mean_us:.2f}x the raw "
               "mean round trip)")
-    others = [code for code in ("old", "floor") if code in runs]
+    others = [code for code in ("old", "watchdog", "floor") if code in runs]
+    turn = {code: [r["turn_median"] for r in rs] for code, rs in runs.items() if code != "floor"}
     for other in others:  # ratios within a round (the same minute of a shared machine), then their median
-        ratios = [new / old for new, old in zip(cpu["new"], cpu[other])]
-        print(f"referee CPU per move new / {other}: {statistics.median(ratios):.2f}x (rounds "
-              f"{min(ratios):.2f}-{max(ratios):.2f}; {args.rounds} rounds of {args.games} games)")
+        for mine in [code for code in ("new", "watchdog") if code in runs and code != other]:
+            ratios = [new / old for new, old in zip(cpu[mine], cpu[other])]
+            print(f"referee CPU per move {mine} / {other}: {statistics.median(ratios):.2f}x (rounds "
+                  f"{min(ratios):.2f}-{max(ratios):.2f}; {args.rounds} rounds of {args.games} games)")
+            if other in turn:
+                ratios = [new / old for new, old in zip(turn[mine], turn[other])]
+                print(f"TURN->MOVE median {mine} / {other}: {statistics.median(ratios):.2f}x")
     if "old" in runs:
         ratios = [floor / old for floor, old in zip(cpu["floor"], cpu["old"])]
         print(f"referee CPU per move floor / old: {statistics.median(ratios):.2f}x")

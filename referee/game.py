@@ -160,7 +160,7 @@ class Game:
         for message in self.pending:
             seat.send(message)
         cpu_before = self.cpu_ms(seat)
-        sent = seat.request(left_ms, limit_ms)
+        sent = seat.request(left_ms, limit_ms, len(self.moves) + 1)
         deadline = clock.deadline(sent, self.grace)  # counted from the moment the TURN left
         self.flush(heard=seat)
         try:

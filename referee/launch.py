@@ -3,7 +3,9 @@
 Each bot runs in the sandbox (``referee/sandbox.py``: its own namespaces, filesystem, environment
 and limits, set before its first instruction), started in its own session and process group
 (``start_new_session=True``): the pid is the sandbox's outer process, and killing it kills every
-process inside. With the sandbox off (``--no-sandbox``: ``sandboxed=False``, the referee's
+process inside. Where the machine lets the referee make cgroups, the launch's shell first moves itself
+into the bot's own (``referee/cgroups.py``): the kernel bounds its memory and processes as a whole and
+counts its CPU time; elsewhere the watchdog (``referee/watchdog.py``) does. With the sandbox off (``--no-sandbox``: ``sandboxed=False``, the referee's
 ``RefereeSettings.sandboxed``) the limits (``referee/limits.py``) are applied with ``prlimit``
 right after the launch (not in a ``preexec_fn``, unsafe when referees run in threads of one
 process) and the session is what stopping reaches.
@@ -16,6 +18,7 @@ SIGKILL the group and every process left in the bot's session.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import resource
 import select
@@ -24,19 +27,23 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import BinaryIO
 
 import zmq
 
-from hexarena.referee import sandbox
+from hexarena.referee import cgroups, sandbox
 from hexarena.referee.bridge import Bridge
+from hexarena.referee.cgroups import Cgroup
 from hexarena.referee.limits import Limits  # also imported from here by older code and tests
 from hexarena.referee.manifest import Manifest
 from hexarena.referee.usage import ProcessTree
 from hexarena.referee.watchdog import Watchdog
 
+log = logging.getLogger(__name__)
 PYTHONS = ("python", "python3")
+MiB = 1024 * 1024
 # util-linux's setpriv sets the parent-death signal, then a shell execs the bot (or its sandbox) only if the
 # referee is still its parent: a referee SIGKILLed between the fork and that prctl would otherwise leave the
 # launch running (bwrap's own --die-with-parent comes later still). Without the sandbox this is also what
@@ -45,10 +52,25 @@ _SETPRIV = shutil.which("setpriv")
 _PARENT_STILL_THERE = '[ "$PPID" = "$0" ] && exec "$@"'
 
 
-def _die_with_referee(command: list[str]) -> list[str]:
+def _die_with_referee(command: list[str], group: Cgroup | None = None) -> list[str]:
+    """``command`` launched so that it dies with the referee, and first enters the bot's cgroup (``group``)."""
+    enter = group.enter_script() if group is not None else ""
     if _SETPRIV is None:
-        return command
-    return [_SETPRIV, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", _PARENT_STILL_THERE, str(os.getpid()), *command]
+        return ["/bin/sh", "-c", enter + 'exec "$@"', "sh", *command] if enter else command
+    return [_SETPRIV, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", _PARENT_STILL_THERE.replace("exec", enter + "exec"),
+            str(os.getpid()), *command]
+
+
+def _cgroup(limits: Limits) -> Cgroup | None:
+    """A cgroup of its own for a bot, where the machine has a backend (``referee/cgroups.py``); None: the watchdog."""
+    found = cgroups.backend()
+    if found is None:
+        return None
+    try:
+        return found.create(limits)
+    except OSError as exc:  # e.g. the organiser's cgroup removed under the referee: this bot gets the watchdog
+        log.warning("cannot make a cgroup for a bot (%s): its memory is bounded by the watchdog", exc)
+        return None
 
 # A bot's environment is exactly the seat's variables (HEXARENA_*) and what the organiser forwards
 # by name, HEXARENA_PASS_ENV="NAME,NAME"; the sandbox adds PATH, HOME=/tmp and the locale.
@@ -64,12 +86,17 @@ def bot_environment(seat_env: dict[str, str], sandboxed: bool = True) -> dict[st
     return {**env, **seat_env}  # Python bots import the installed `hexarena` package: no source folder on a path
 
 
+# the referee's line in a bot's game log as each TURN leaves (PROTOCOL.md §2; the replay viewer's log links)
+MOVE_MARK = "move {move}, TURN {request}"
+
+
 class BotProcess:
     """One running bot and its output."""
 
     TAIL = 4096
 
-    def __init__(self, popen: subprocess.Popen, limits: Limits, sandboxed: bool = True) -> None:
+    def __init__(self, popen: subprocess.Popen, limits: Limits, sandboxed: bool = True,
+                 cgroup: Cgroup | None = None) -> None:
         self.popen = popen
         self.pid = popen.pid
         self.limits = limits
@@ -92,12 +119,15 @@ class BotProcess:
         self.ended_at: float | None = None  # when the last END was sent, until the next game's log opens
         self._logged = 0
         self._skipped = 0
+        self._mid_line = False  # the log's last byte is not a line break: a referee line starts on a new one
         self._namespace: str | None = None  # the sandbox's pid namespace ("" if none), found on the first signal
-        # the whole bot's memory (every process of its tree), bounded by the referee's watchdog
-        self.memory_limit_bytes = None if limits.memory_mb is None else limits.memory_mb * 1024 * 1024
-        self.peak_bytes = 0  # the most its processes held together at one look of the watchdog
+        # the whole bot's memory (every process of its tree): its cgroup's, in the kernel, or the referee's watchdog
+        self.cgroup = cgroup
+        self.memory_limit_bytes = None if limits.memory_mb is None else limits.memory_mb * MiB
+        self._peak = 0  # the most its processes held together at one look of the watchdog (no cgroup)
         self.limit_hit: str | None = None  # which limit the watchdog stopped it for
-        self.tree = ProcessTree(self.pid)  # its sandbox's processes and threads: memory and CPU time
+        self.tree = ProcessTree(self.pid)  # its sandbox's processes and threads: memory and CPU time without a cgroup
+        self._cgroup_cpu = cgroup is not None and cgroup.cpu_ns() is not None
         self.watchdog = Watchdog.shared()
         self.watchdog.watch(self)
 
@@ -112,13 +142,27 @@ class BotProcess:
             env = {**env, "PYTHONPATH": str(sandbox.LEGACY)}  # `protocol.client` for bots written for 0.1
         limits = limits.within(manifest.limits)
         stdio = manifest.transport == "stdio"
-        command, full_env = sandbox.wrap(command, folder, bot_environment(env, sandboxed), limits, sandboxed=sandboxed,
-                                         endpoint=env.get("HEXARENA_ENDPOINT"), tcp=manifest.transport == "tcp")
-        command = _die_with_referee(command)
-        popen = subprocess.Popen(
-            command, cwd=folder, env=full_env, stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
-        )
+        group = _cgroup(limits)
+        inside = limits
+        if limits.processes is not None:
+            # the whole bot's processes and threads are bounded by its cgroup's pids.max, or counted by the
+            # watchdog, both with the sandbox's outer process (SANDBOX_TASKS); RLIMIT_NPROC, which counts the
+            # sandbox's uid only (and nothing where the organiser is root: the kernel exempts uid 0's processes),
+            # is one above, so that the whole-bot bound is the one that sees a bot go past it
+            inside = replace(limits, processes=limits.processes + cgroups.SANDBOX_TASKS)
+        try:
+            command, full_env = sandbox.wrap(command, folder, bot_environment(env, sandboxed), inside,
+                                             sandboxed=sandboxed, endpoint=env.get("HEXARENA_ENDPOINT"),
+                                             tcp=manifest.transport == "tcp")
+            popen = subprocess.Popen(
+                _die_with_referee(command, group), cwd=folder, env=full_env,
+                stdin=subprocess.PIPE if stdio else subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True, close_fds=True,
+            )
+        except BaseException:
+            if group is not None:
+                group.remove()
+            raise
         bridge = None
         if stdio:  # protocol lines on stdin/stdout, relayed to the referee's socket
             try:
@@ -127,8 +171,10 @@ class BotProcess:
                 with contextlib.suppress(OSError):
                     os.killpg(popen.pid, signal.SIGKILL)
                 popen.wait()
+                if group is not None:
+                    group.remove()
                 raise OSError(f"cannot relay the bot's stdio: {exc}") from None
-        process = cls(popen, limits, sandboxed)
+        process = cls(popen, limits, sandboxed, group)
         process.bridge = bridge
         if not sandboxed:
             process._apply_limits()
@@ -199,6 +245,8 @@ class BotProcess:
             self._log.write(data[:room])
         except OSError:
             return
+        if room and data:
+            self._mid_line = not data[:room].endswith(b"\n")
         self._logged += min(room, len(data))
         self._skipped += len(data) - min(room, len(data))
 
@@ -244,10 +292,21 @@ class BotProcess:
             self.drain()
 
     def note(self, text: str) -> None:
-        """A referee line in the log, written even past the size cap."""
+        """A referee line in the log, ``--- hexarena: text`` on a line of its own, written even past the size cap,
+        after what the bot wrote before it (read first)."""
         if self._file() is not None:
+            self.drain()
+            start = "\n" if self._mid_line else ""  # after a bot's unfinished line
             with contextlib.suppress(OSError):
-                self._log.write(f"\n--- hexarena: {text}\n".encode())
+                self._log.write(f"{start}--- hexarena: {text}\n".encode())
+                self._mid_line = False
+
+    def mark_turn(self, move: int, request: int) -> None:
+        """The line ``--- hexarena: move K, TURN R`` before the TURN leaves (``MOVE_MARK``): what the bot wrote
+        before it is read first, so the lines after it are what the bot wrote from then on (the replay viewer
+        opens a seat's log there). Nothing without a log."""
+        if self._log_path is not None:
+            self.note(MOVE_MARK.format(move=move, request=request))
 
     def close_log(self) -> None:
         if self._log_path is not None:
@@ -256,21 +315,87 @@ class BotProcess:
             if self._skipped:
                 self.note(f"{self._skipped} more bytes of output not kept (log cap {self.limits.log_bytes})")
             self._log.close()
-        self._log, self._log_path, self._logged, self._skipped = None, None, 0, 0
+        self._log, self._log_path, self._logged, self._skipped, self._mid_line = None, None, 0, 0, False
 
     def cpu_ms(self) -> float:
-        """CPU time (user + system) the bot's whole process tree has used so far, in ms."""
-        return self.tree.cpu_ns() / 1e6
+        """CPU time (user + system) the bot's whole process tree has used so far, in ms: its cgroup's count where
+        it has one (one read), else its threads' (``referee/usage.py``)."""
+        return (self.cgroup.cpu_ns() if self._cgroup_cpu else self.tree.cpu_ns()) / 1e6
+
+    @property
+    def peak_bytes(self) -> int:
+        """The most memory the bot's processes held together: its cgroup's peak, else the watchdog's looks'."""
+        peak = self.cgroup.peak_bytes() if self.cgroup is not None else None
+        return self._peak if peak is None else peak
+
+    def exceeded(self) -> str | None:
+        """Which whole-bot limit the bot is past, in a fault's words (None: none); the watchdog's look, every
+        ``watchdog.INTERVAL``: the cgroup's counters where it has one (the kernel enforced the limit), else the
+        memory of its process tree. CPU time is checked against ``cpu_seconds`` either way."""
+        if self.cgroup is not None:
+            if (hit := self._cgroup_limit()) is not None:
+                return hit
+            if not self._cgroup_cpu:  # a v1 cgroup without cpuacct: CPU time from the tree, found again here
+                self.tree.refresh()
+        else:
+            self.tree.refresh()  # also what the game loop's CPU reads use
+            tasks = self.tree.task_count()
+            if self.limits.processes is not None and tasks > self.limits.processes + cgroups.SANDBOX_TASKS:
+                return (f"processes limit: the bot's processes and threads went past its limit of "
+                        f"{self.limits.processes} ({tasks} seen, with the sandbox's own; the whole bot)")
+            if self.memory_limit_bytes is not None:
+                used = self.tree.memory_bytes()
+                self._peak = max(self._peak, used)
+                if used > self.memory_limit_bytes:
+                    return (f"memory limit: the bot's processes together held {used / MiB:.0f} MiB, over its "
+                            f"limit of {self.memory_limit_bytes / MiB:.0f} MiB (the whole bot)")
+        if self.limits.cpu_seconds is not None and self.cpu_ms() > self.limits.cpu_seconds * 1000:
+            return (f"CPU limit: the bot's processes together used {self.cpu_ms() / 1000:.1f} s of CPU time, over its "
+                    f"limit of {self.limits.cpu_seconds} s (the whole bot)")
+        return None
+
+    def _cgroup_limit(self) -> str | None:
+        which = self.cgroup.exceeded()
+        if which == "memory":
+            return (f"memory limit: the bot's processes together reached its limit of "
+                    f"{(self.memory_limit_bytes or 0) / MiB:.0f} MiB (the whole bot; {self.cgroup.version}: the kernel "
+                    f"stopped it, peak {self.peak_bytes / MiB:.0f} MiB)")
+        if which == "processes":
+            return (f"processes limit: the bot tried to run more than its {self.limits.processes} processes and "
+                    f"threads together (the whole bot; {self.cgroup.version}: the kernel refused the next one)")
+        return None
+
+    def stop_for(self, limit: str) -> None:
+        """Past a limit: say which, and kill the whole sandbox now (its cgroup's every process, if it has one)."""
+        self.limit_hit = limit
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        if self.cgroup is not None:
+            self.cgroup.kill()
 
     def describe_exit(self) -> str:
-        """``exited with status 1: <last stderr line>`` for a fault's detail; the limit, if the watchdog killed it."""
+        """``exited with status 1: <last stderr line>`` for a fault's detail; the limit, if one stopped it."""
         self.drain()
+        if self.limit_hit is None and self.cgroup is not None:  # the kernel's OOM kill of the bot's own process
+            self.limit_hit = self._cgroup_limit()
         if self.limit_hit is not None:
             return self.limit_hit
         code = self.returncode
+        if (signalled := _signal_of(code, self.sandboxed)) is not None and (limit := self._rlimit(signalled)):
+            return limit
         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exited with status {code}"
         lines = self.stderr_tail.decode(errors="replace").strip().splitlines()
         return f"{how}: {lines[-1][:200]}" if lines else how
+
+    def _rlimit(self, signalled: int) -> str | None:
+        """The per-process limit a signal of the kernel's names (RLIMIT_CPU's SIGXCPU, RLIMIT_FSIZE's SIGXFSZ)."""
+        if signalled == signal.SIGXCPU and self.limits.cpu_seconds is not None:
+            return (f"CPU limit: a process of the bot was killed (SIGXCPU) at its limit of {self.limits.cpu_seconds} "
+                    f"s of CPU time (cpu_seconds, per process)")
+        if signalled == signal.SIGXFSZ and self.limits.file_mb is not None:
+            return (f"file size limit: a process of the bot was killed (SIGXFSZ) writing past {self.limits.file_mb} "
+                    f"MiB in one file (file_mb)")
+        return None
 
     def signal_group(self, sig: int) -> None:
         """``sig`` to the bot's group; in the sandbox, a SIGTERM goes to the bot's processes inside it (the
@@ -287,8 +412,10 @@ class BotProcess:
 
     def kill_all(self) -> None:
         """SIGKILL the process group and every process left in the bot's session (even in other groups),
-        or in its sandbox's pid namespace; wait for them."""
+        or in its sandbox's pid namespace, or in its cgroup; wait for them."""
         self.signal_group(signal.SIGKILL)
+        if self.cgroup is not None:
+            self.cgroup.kill()
         end = time.monotonic() + 1.0
         # SIGKILL takes a moment
         while (members := session_members(self.pid, self._namespace)) and time.monotonic() < end:
@@ -308,6 +435,8 @@ class BotProcess:
             self.popen.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+        if self.cgroup is not None and not self.cgroup.remove():
+            log.warning("a bot's cgroup %s is still busy: left for the next referee to remove", self.cgroup.folders[0])
         for stream in (self.popen.stdout, self.popen.stderr):
             if stream is not None:
                 stream.close()
@@ -315,6 +444,13 @@ class BotProcess:
             os.close(self.exit_fd)
             self.exit_fd = None
         self.open_fds.clear()
+
+
+def _signal_of(code: int | None, sandboxed: bool) -> int | None:
+    """The signal that ended a bot: a negative status, or in the sandbox, whose init exits with 128 + it."""
+    if code is not None and code < 0:
+        return -code
+    return code - 128 if sandboxed and code is not None and 128 < code < 128 + 65 else None
 
 
 def _processes() -> list[tuple[int, list[bytes]]]:

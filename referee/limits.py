@@ -32,13 +32,13 @@ class Limits:
     """Per-bot resource limits, set inside the sandbox before the bot's first instruction; None leaves one alone.
 
     The organiser's values (a referee's ``RefereeSettings.limits``) are the cap: a manifest's ``[limits]`` may
-    lower them (``within``). Memory is per process (RLIMIT_AS): together a bot's processes may
-    use up to ``memory_mb`` × ``processes`` (no writable cgroup v2 to bound them as a whole).
+    lower them (``within``). ``memory_mb``, ``processes`` and ``cpu_seconds`` bound the whole bot too, all its
+    processes together: its cgroup (``referee/cgroups.py``) or the referee's watchdog (``referee/watchdog.py``).
     """
 
     memory_mb: int | None = 4096  # RLIMIT_AS per process (virtual memory: JVM or node bots may need more)
-    cpu_seconds: int | None = None  # RLIMIT_CPU over the bot's lifetime, across games
-    processes: int | None = 32  # RLIMIT_NPROC: the sandbox's private uid, so the bot's processes and threads
+    cpu_seconds: int | None = None  # CPU time over the bot's lifetime, across games: whole bot, and RLIMIT_CPU
+    processes: int | None = 32  # the bot's processes and threads (pids.max or the watchdog; RLIMIT_NPROC above)
     open_files: int | None = 64  # RLIMIT_NOFILE per process: bounds the connections a bot can open to the referee
     file_mb: int | None = 256  # RLIMIT_FSIZE: the largest file a bot (or a build) may write
     tmp_mb: int = 64  # the sandbox's private /tmp (tmpfs)

@@ -4,6 +4,7 @@
     tree.refresh()                     # find the processes and threads again (the watchdog does, every 20 ms)
     tree.memory_bytes()                # resident anonymous memory, summed: what the whole bot holds
     tree.cpu_ns()                      # CPU time (user + system) of every thread, and of children already reaped
+    tree.task_count()                  # its threads, every process's (what RLIMIT_NPROC and pids.max count)
 
 A bot's sandbox is one process tree under the process the referee started: descendants are found through
 ``/proc/PID/task/TID/children`` (no scan of all of ``/proc``). Memory counts each process's resident pages
@@ -87,6 +88,11 @@ class ProcessTree:
             self._reaped_ns = reaped
         for fd in gone:
             os.close(fd)
+
+    def task_count(self) -> int:
+        """The tree's threads (every process's, its main thread included), as of the last refresh."""
+        with self._lock:
+            return len(self._threads)
 
     def memory_bytes(self) -> int:
         """Resident anonymous memory of the tree's processes, summed (bytes)."""

@@ -1,20 +1,24 @@
-"""The referee's watchdog: each bot's memory as a whole, and how late the referee's own process runs.
+"""The referee's watchdog: each bot's whole-bot limits, and how late the referee's own process runs.
 
     watchdog = Watchdog.shared()          # one thread per referee process, started on the first watch
-    watchdog.watch(process)               # a BotProcess: its whole tree's memory against its limit
+    watchdog.watch(process)               # a BotProcess: its whole-bot limits looked at every INTERVAL
     watchdog.unwatch(process)
     watchdog.lag_ms(since)                # the most the thread woke late since ``since`` (perf_counter seconds)
+    describe()                            # one line: what bounds a bot's whole memory here
 
-Every ``INTERVAL`` seconds the thread sums the resident anonymous memory of each watched bot's process tree
-(``referee/usage.py``'s ``ProcessTree``, found again at every look: the sandbox's processes, every child and daemon of the bot) and SIGKILLs the bot's
-process group, which takes its whole sandbox with it (the parent-death signal of bwrap's and
-``namespaces.py``'s init), as soon as the sum passes the bot's ``memory_mb``. The process then exits, and
-its seat reports the fault ``crashed`` with the limit named (``BotProcess.describe_exit``). The per-process
-address-space limit (RLIMIT_AS, the same ``memory_mb``) keeps one allocation from overshooting far between
-two looks; docs/security.md has the measured overshoot.
+Every ``INTERVAL`` seconds the thread asks each watched bot whether it is past a whole-bot limit
+(``BotProcess.exceeded``) and, if so, SIGKILLs its sandbox (``BotProcess.stop_for``): its process group,
+which takes the whole sandbox with it (the parent-death signal of bwrap's and ``namespaces.py``'s init),
+and every process of its cgroup. The process then exits, and its seat reports the fault ``crashed`` with
+the limit named (``BotProcess.describe_exit``).
 
-Where cgroup v2 is delegated a cgroup would do this in the kernel; these machines have none
-(``cgroup_v2_memory()`` says which), so the watchdog is the one enforcement, on every machine.
+Where the machine lets the referee make cgroups (``referee/cgroups.py``: v2 where the memory controller is
+delegated, v1 where its memory hierarchy is writable) the kernel enforces a bot's memory and processes, and
+a look is a read of the cgroup's counters (an OOM kill, a refused fork). Elsewhere the look sums the resident
+anonymous memory of the bot's process tree (``referee/usage.py``'s ``ProcessTree``, found again at every
+look) against its ``memory_mb``; the per-process address-space limit (RLIMIT_AS, the same ``memory_mb``)
+keeps one allocation from overshooting far between two looks. docs/security.md has the measured overshoot
+of both.
 
 The same thread measures the host: each time it wakes later than it asked to, the lateness is kept
 (``lag_ms``), which the game loop records as the referee's scheduling lag (the host's share of a slow move).
@@ -22,30 +26,26 @@ The same thread measures the host: each time it wakes later than it asked to, th
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import subprocess
 import threading
 import time
 from collections import deque
 from typing import Protocol
 
-from hexarena.referee.usage import ProcessTree
+from hexarena.referee import cgroups
 
 INTERVAL = 0.02  # seconds between two looks at every watched bot
 LAG_KEPT = 30_000  # wake-ups remembered (10 minutes at INTERVAL): lag_ms looks back that far at most
-MiB = 1024 * 1024
-CGROUP_ROOT = "/sys/fs/cgroup"
 
 
 class Watched(Protocol):
-    pid: int
     popen: subprocess.Popen
-    tree: ProcessTree
-    memory_limit_bytes: int | None
-    peak_bytes: int
     limit_hit: str | None
+
+    def exceeded(self) -> str | None: ...
+
+    def stop_for(self, limit: str) -> None: ...
 
 
 class Watchdog:
@@ -124,41 +124,22 @@ class Watchdog:
             planned = max(planned, woke - self.interval)  # a long stall is counted once, not caught up on
 
     def look(self, process: Watched) -> None:
-        """Measure ``process``'s tree once; past its limit, kill its sandbox and say why."""
+        """Measure ``process`` once; past a limit, kill its sandbox and say why."""
         if process.popen.returncode is not None or process.limit_hit is not None:
             return  # reaped already (its pid may be another process's now), or being killed
-        process.tree.refresh()  # also what the game loop's CPU reads use
-        if process.memory_limit_bytes is None:
-            return
-        used = process.tree.memory_bytes()
-        process.peak_bytes = max(process.peak_bytes, used)
-        if used > process.memory_limit_bytes:
-            process.limit_hit = (f"memory limit: the bot's processes together held {used / MiB:.0f} MiB, over its "
-                                 f"limit of {process.memory_limit_bytes / MiB:.0f} MiB (the whole bot)")
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
-
-
-def cgroup_v2_memory() -> str | None:
-    """Why no cgroup v2 can bound a bot's memory here (None: one could: the memory controller is delegated)."""
-    controllers = f"{CGROUP_ROOT}/cgroup.controllers"
-    if not os.path.exists(controllers):
-        unified = f"{CGROUP_ROOT}/unified/cgroup.controllers"
-        if not os.path.exists(unified):
-            return "no cgroup v2 hierarchy"
-        controllers = unified
-    with open(controllers) as file:
-        if "memory" not in file.read().split():
-            return "cgroup v2 has no memory controller here (the v1 hierarchy holds it)"
-    return None
+        if (limit := process.exceeded()) is not None:
+            process.stop_for(limit)
 
 
 def describe() -> str:
-    """One line for ``hexarena doctor`` and ``serve``: how a bot's whole memory is bounded here, or that it is not."""
+    """One line for ``hexarena doctor`` and ``serve``: what bounds a bot's whole memory here."""
+    found = cgroups.backend()
+    if found is not None:
+        return f"whole-bot memory: {found.describe()}"
     own = os.getpid()
     if not os.path.exists(f"/proc/{own}/task/{own}/children"):
-        return ("whole-bot memory: NOT enforced (no /proc/PID/task/TID/children to find a bot's processes: a kernel "
-                "without CONFIG_PROC_CHILDREN); each process keeps its RLIMIT_AS")
-    why = cgroup_v2_memory()
-    cgroup = "cgroup v2 not used" + (f": {why}" if why else "")
-    return f"whole-bot memory: the referee's watchdog, every {INTERVAL * 1000:.0f} ms ({cgroup}); CPU time per move from /proc"
+        return (f"whole-bot memory: per-process only (RLIMIT_AS; no cgroup: {cgroups.unavailable()}; no "
+                "/proc/PID/task/TID/children for a watchdog to find a bot's processes: a kernel without "
+                "CONFIG_PROC_CHILDREN)")
+    return (f"whole-bot memory: watchdog (every {INTERVAL * 1000:.0f} ms; no cgroup: {cgroups.unavailable()}); "
+            "CPU time per move from /proc")

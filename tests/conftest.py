@@ -31,6 +31,22 @@ def sandbox_path(request, monkeypatch) -> str:
     return request.param
 
 
+@pytest.fixture(params=["cgroup", "watchdog"])
+def whole_bot(request, monkeypatch, tmp_path) -> str:
+    """The test on each backend of the whole-bot limits (referee/cgroups.py): the machine's cgroup where the
+    referee can make one (else a skip saying why), and the watchdog, its fallback, with the cgroup root pointed
+    at a plain folder (no hierarchy there: the same code path as a machine without writable cgroups)."""
+    from hexarena.referee import cgroups
+
+    if request.param == "cgroup":
+        if (why := cgroups.unavailable()) is not None:
+            pytest.skip(f"no cgroup backend here: {why}")
+        return cgroups.backend().version
+    monkeypatch.setenv(cgroups.ROOT_ENV, str(tmp_path / "not-a-cgroup-root"))
+    assert cgroups.backend() is None
+    return "watchdog"
+
+
 @pytest.fixture
 def make_referee(tmp_path):
     """``make_referee(**kwargs)`` → a Referee logging under tmp_path, with tiny time limits; closed after the test."""

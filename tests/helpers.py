@@ -9,12 +9,18 @@ import contextlib
 import io
 import json
 import os
+import secrets
 import shutil
+import signal
+import socket
 import sqlite3
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -73,6 +79,18 @@ def processes_with(variable: str, value: str, command: str = "") -> list[int]:
         except (OSError, IndexError):
             pass
     return found
+
+
+def bot_cgroups() -> list[str]:
+    """The bots' cgroups this test process made that are still there (referee/cgroups.py), in every hierarchy."""
+    from hexarena.referee import cgroups
+
+    found = cgroups.backend()
+    if found is None:
+        return []
+    prefix = f"{cgroups.PREFIX}{os.getpid()}-"
+    return sorted(f"{parent}/{name}" for parent in found.parents.values() for name in os.listdir(parent)
+                  if name.startswith(prefix))
 
 
 def wait_until(condition, seconds: float) -> None:
@@ -313,3 +331,69 @@ def fill(mount: Path, leave: int) -> Path:
     with open(filler, "wb") as handle:
         handle.write(b"\0" * max(0, free - leave))
     return filler
+
+
+# ---- hexarena serve as a real process (tests/server) ------------------------------------------------------
+
+@dataclass
+class Server:
+    """A ``hexarena serve`` process (``start_server``) and JSON calls to it."""
+
+    url: str
+    home: Path
+    process: subprocess.Popen
+    tokens: dict[str, str]
+
+    def call(self, method: str, path: str, *, token: str | None = None, body: bytes | None = None,
+             headers: dict | None = None) -> tuple[int, dict | list]:
+        request = urllib.request.Request(self.url + path, data=body, method=method, headers=dict(headers or {}))
+        if token is not None:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as answer:
+            return answer.code, json.loads(answer.read())
+
+    def upload(self, archive: bytes, author: str | None = "alice") -> tuple[int, dict]:
+        boundary = secrets.token_hex(8)
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"bot\"\r\n\r\n").encode() \
+            + archive + f"\r\n--{boundary}--\r\n".encode()
+        return self.call("POST", "/api/bots", token=self.tokens.get(author, author), body=body,
+                         headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+
+    def get(self, path: str):
+        return self.call("GET", path)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_server(home: Path, *args: str, env: dict[str, str] | None = None) -> Server:
+    """``hexarena serve --home HOME ARGS`` on a free loopback port, once it answers (its stderr: serve-PORT.log)."""
+    port = free_port()
+    with open(home.parent / f"serve-{port}.log", "wb") as log:
+        process = subprocess.Popen([*HEXARENA, "serve", "--home", str(home), "--port", str(port),
+                                    *args], stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
+                                   env={**os.environ, "LEAGUE_TEST": str(home), **(env or {})})  # LEAGUE_TEST marks its bots (processes_running_from)
+    server = Server(f"http://127.0.0.1:{port}", home, process, {})
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"the server exited: {(home.parent / f'serve-{port}.log').read_text()}")
+        try:
+            if server.get("/api/queue")[0] == 200:
+                return server
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError("the server did not answer within 60 s")
+
+
+def stop_server(server: Server) -> None:
+    if server.process.poll() is None:
+        os.killpg(server.process.pid, signal.SIGKILL)
+    server.process.wait()

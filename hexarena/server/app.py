@@ -23,7 +23,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from fastapi_offline import FastAPIOffline
 
-from hexarena.server import api_history, api_read, api_write, events, lifecycle
+from hexarena.server import api_history, api_logs, api_read, api_write, events, lifecycle
 from hexarena.server.scheduler import LeagueScheduler
 from hexarena.server.site import LiveSite
 from hexarena.leagues.registry.submit import ensure_reference_bots, remove_stale_staging
@@ -88,6 +88,7 @@ def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimit
     app.state.workspaces = threading.local()
     app.include_router(api_read.router)
     app.include_router(api_history.router)
+    app.include_router(api_logs.router)  # a game's bot logs
     app.include_router(api_write.router)
     app.include_router(events.router)
     app.include_router(site.router)

@@ -15,6 +15,9 @@ uncertainty. That share is weighted by how unsure the pair's order is, 2·Φ(−
 → 0 when the order is settled). A pair whose order is settled at ``confidence`` is not played.
 
 The choice, each batch:
+- *anchors*: a reference bot with at least ``ANCHOR_GAMES`` games is held at its rating in the fit (``hold``:
+  the league's own estimate of it, taken as known), so a new version's interval is its own uncertainty
+  against the anchors, not theirs added to it; the intervals are then measured against the anchors.
 - *calibration*: a bot with fewer than ``spread`` tables (a new version) meets bots spread over the rating
   range (quantiles ½, ¼, ¾, ... of the established bots), an anchor (a reference bot: its rating is known)
   where one sits near the quantile; all of them in one batch, since they do not depend on its results.
@@ -26,7 +29,9 @@ The choice, each batch:
 - *budget*: a pair is played only while one of its bots has played fewer than ``budget`` games (so a new
   version is still calibrated against bots that used theirs up); the league stops at ``league_budget``.
 - *precision*: a bot left idle whose 95% interval is wider than ±``precision`` Elo plays the neighbour that
-  narrows it most, settled order or not (a new version's rating is wanted, not only its place).
+  narrows it most, settled order or not (a new version's rating is wanted, not only its place); when the
+  fair share has used up its neighbours (at either end of the order a bot has only ``window``), the bot of
+  the whole field that narrows it most.
 - *stop*: when every neighbouring pair of the order is separated at ``confidence`` and every bot is within
   ±``precision`` ("separated"), or no pair may be played (the budgets, the fair share: "budget").
 """
@@ -43,6 +48,7 @@ import numpy as np
 from hexarena.leagues.results.ratings import ELO_MEAN, ELO_PER_UNIT, Z95, fit, gap
 
 _erfc = np.vectorize(math.erfc, otypes=[float])
+ANCHOR_GAMES = 100  # a reference bot is held as an anchor from this many games on (its own 95%: ±70 Elo at best)
 SPREAD_QUANTILES = (0.5, 0.25, 0.75, 0.1, 0.9, 0.375, 0.625)  # a new version's first opponents, in turn
 
 
@@ -70,6 +76,7 @@ class Field:
     cov: np.ndarray
     met: np.ndarray  # n × n games played between each pair
     anchors: frozenset[str] = frozenset()
+    held: frozenset[str] = frozenset()  # the anchors held fixed in this fit (``refit``): the frame of the intervals
 
     @property
     def games(self) -> np.ndarray:
@@ -81,8 +88,12 @@ class Field:
         return ELO_MEAN + ELO_PER_UNIT * centred, float(self.half_widths()[i]) if len(self.theta) > 1 else math.inf
 
     def half_widths(self) -> np.ndarray:
-        """Every bot's 95% half-width in Elo: of θᵢ − mean θ, as ``ratings.ratings`` centres them."""
-        var = np.diag(self.cov) - 2 * self.cov.mean(axis=1) + self.cov.mean()
+        """Every bot's 95% half-width in Elo: of θᵢ − mean θ, as ``ratings.ratings`` centres them; with anchors
+        held, of θᵢ against the anchors (its own uncertainty, the anchors' taken as known: 0 for an anchor)."""
+        if self.held:
+            var = np.diag(self.cov)
+        else:
+            var = np.diag(self.cov) - 2 * self.cov.mean(axis=1) + self.cov.mean()
         return ELO_PER_UNIT * Z95 * np.sqrt(np.clip(var, 0, None))
 
     def interval(self, i: int, j: int) -> tuple[float, float, float]:
@@ -114,13 +125,34 @@ class Batch:
 
 
 def refit(names: list[str] | tuple[str, ...], points: np.ndarray, met: np.ndarray, start: np.ndarray | None = None,
-          anchors: frozenset[str] = frozenset()) -> Field:
-    """The Bradley–Terry fit of the pairwise results, from ``start`` (the last fit's θ) when given."""
+          anchors: frozenset[str] = frozenset(), anchor_games: int = ANCHOR_GAMES) -> Field:
+    """The Bradley–Terry fit of the pairwise results, from ``start`` (the last fit's θ) when given. An anchor
+    with at least ``anchor_games`` games is held at its rating (``hold``)."""
     n = len(names)
     i, j = np.nonzero(points)
     rows = np.stack([i, j], axis=1).astype(np.int64)
     theta, cov = fit(n, [(rows, points[i, j].astype(float))], tolerance=1e-6, start=start)
-    return Field(tuple(names), theta, cov, np.asarray(met), anchors)
+    met = np.asarray(met)
+    held = np.array([name in anchors for name in names], dtype=bool) & (met.sum(axis=1) >= anchor_games)
+    if held.any() and not held.all():
+        cov = hold(cov, held)
+    else:
+        held[:] = False
+    return Field(tuple(names), theta, cov, met, frozenset(anchors),
+                 frozenset(name for name, h in zip(names, held) if h))
+
+
+def hold(cov: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """The covariance of the other bots' θ given the ``held`` ones (a mask) at their fitted values: their rows
+    and columns 0, the rest cov_ff − cov_fa cov_aa⁻¹ cov_af (equal to the inverse of the free bots' block of
+    the information: the fit with the anchors fixed). At the joint optimum the free θ are the optimum given the
+    anchors too, so the ratings do not move; only the intervals lose the anchors' own uncertainty."""
+    free = ~held
+    conditional = np.zeros_like(cov)
+    cross = cov[np.ix_(free, held)]
+    block = cov[np.ix_(free, free)] - cross @ np.linalg.solve(cov[np.ix_(held, held)], cross.T)
+    conditional[np.ix_(free, free)] = (block + block.T) / 2
+    return conditional
 
 
 def expected_information(field: Field, i: np.ndarray, j: np.ndarray, games: int) -> np.ndarray:
@@ -154,11 +186,13 @@ def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
     chosen: list[Table] = []
     busy = np.zeros(n, dtype=bool)
 
+    def allowed_with(a: int) -> np.ndarray:
+        """Whether a may play each bot: the budget and the fair share."""
+        fewer = np.minimum(games[a], games)
+        return (fewer < budget) & (field.met[a] + pairing.games <= np.maximum(pairing.games, share * (fewer + pairing.games)))
+
     def allowed(a: int, b: int) -> bool:
-        if min(games[a], games[b]) >= budget:
-            return False
-        fewer = min(games[a], games[b]) + pairing.games
-        return field.met[a, b] + pairing.games <= max(pairing.games, share * fewer)
+        return bool(allowed_with(a)[b])
 
     def take(a: int, b: int, reason: str, information: float) -> None:
         chosen.append(Table(field.names[a], field.names[b], reason, float(information), *field.interval(a, b)))
@@ -211,6 +245,21 @@ def next_tables(field: Field, pairing: Pairing, batch_number: int = 0) -> Batch:
                     continue
                 take(a, b, "precision", gained[k])
                 busy[a] = busy[b] = True
+            # one whose neighbours are all used up (the fair share; at either end of the order a bot has only
+            # ``window`` of them): the most useful allowed bot of the whole field, so a new version is not stuck
+            for a in np.flatnonzero(wide & ~busy & (games < budget)):
+                if len(chosen) >= room:
+                    break
+                window = np.concatenate([j[i == a], i[j == a]])
+                if busy[a] or allowed_with(a)[window].any():  # a neighbour busy in this batch: the next one
+                    continue
+                others = np.flatnonzero(~busy & allowed_with(a))
+                others = others[others != a]
+                if len(others):
+                    gained = own_information(field, np.full(len(others), a), others, pairing.games)
+                    b = int(others[np.argmax(gained)])
+                    take(int(a), b, "precision", float(gained.max()))
+                    busy[a] = busy[b] = True
     if chosen:
         return Batch(chosen)
     neighbours = separated(field, order[:-1], order[1:], pairing.confidence)

@@ -108,7 +108,8 @@ def _stored_view(ws: Workspace, league: str) -> LeagueReport:
     sums = tally.sums.groupby(tally.sums["bot"].astype(str))[["moves", "think_ms"]].sum()
     faulty = [without_paths(r) for r in store.faulty_records(ws, league)]
     parsed = {r.id: r for r in faulty}
-    site = tabled(league, tally, config.flag_threshold, description=description, logs_dir=ws.logs_dir / league,
+    logs_dir = ws.logs_dir / league if config.publish_logs else None  # publish_logs = false: no log is shown
+    site = tabled(league, tally, config.flag_threshold, description=description, logs_dir=logs_dir,
                   count=int(tally.games.loc[tally.games["seat"] == 0, "weight"].sum()),
                   games=lambda: stripped(store.stored_games(ws, league), parsed),
                   files=dict(zip(ids, unique_stems(ids))),

@@ -116,6 +116,9 @@ class LeagueConfig(BaseModel):
     replay_host_stalls: bool = Field(False, exclude_if=lambda value: not value)
     # seconds the solver may spend on each finished 2-player game when the site is published (0: no analysis)
     analysis_budget: float = Field(ANALYSIS_BUDGET, ge=0, le=600, allow_inf_nan=False, exclude_if=lambda value: value == ANALYSIS_BUDGET)
+    # the bots' logs on the league's site and from the server (each game's, linked from the replay at each move, and
+    # the excerpts beside faults); false: none leaves the workspace (a bot's output is its author's)
+    publish_logs: bool = Field(True, exclude_if=lambda value: value)
 
     @field_validator("name")
     @classmethod

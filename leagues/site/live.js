@@ -254,7 +254,7 @@
       followLiveGames();
       on("standings", refreshGames);
       on("open", (again) => { if (again) refreshGames(); });
-    } else if (page !== "replay.html") {
+    } else if (page !== "replay.html" && page !== "log.html") {  // a log is a finished game's: nothing to refresh
       on("standings", refreshPage);
       on("open", (again) => { if (again) refreshPage(); });
     } else {  // a record the site did not have yet ("No such game"): it may have it now

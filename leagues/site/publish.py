@@ -12,6 +12,10 @@ This module writes the site and nothing else: what it shows is the league's ``Le
     site/games.html        every game, filtered and paginated in the browser: data/games.js (bots,
                            configurations, counts) and the list in parts of ``LIST_PART`` rows, newest
                            first (data/games-<k>.js); a page of the unfiltered list loads one part
+    site/log.html          a bot's log of one game, ``log.html?game=<file>&seat=N&move=K`` opened at move K
+                           (the replay links each seat's log at the move in view); the logs are
+                           logs/<file>.js, one per game (``logs.write_game_logs``; none where the league's
+                           ``publish_logs`` is false)
     site/replay.html       the replay viewer; ``replay.html?game=<file>`` loads the one chunk that holds
                            the game: games/chunk-<k>.js, k = crc32(file) mod the number of chunks (one
                            chunk per ``GAMES_PER_CHUNK`` games, so a million games are 1,000 files, and a
@@ -31,8 +35,6 @@ A big store's site is written in one pass over its records (``LeagueReport.games
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import json
 import os
 import shutil
@@ -45,6 +47,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from hexarena.leagues.workspace.files import check_out_folder
 from hexarena.leagues.site import charts
+from hexarena.leagues.site.logs import seat_log, write_game_logs
 from hexarena.leagues.results import definitions
 from hexarena.leagues.results.analyses import costliest_moves, league_analyses
 from hexarena.leagues.results.tables import csv_text
@@ -57,7 +60,7 @@ from hexarena.leagues.results.report import (
 )
 
 SITE = Path(__file__).parent  # the templates, scripts and stylesheet beside this module
-STATIC = ("site.css", "games.js", "replay.js", "insight.js")
+STATIC = ("site.css", "games.js", "replay.js", "insight.js", "log.js")
 LOG_EXCERPT = 1500  # characters of a bot's log shown beside a fault
 MANIFEST = ".hexarena-site.json"  # the files a publish wrote: the next one removes those it does not write
 GAMES_PER_CHUNK = 1000  # games per file of games/: the viewer loads one such file (1-3 MB) for one game
@@ -67,7 +70,6 @@ MARKDOWN_COLUMNS = [  # (column, header, format)
     ("draws", "D", "{:d}"), ("losses", "L", "{:d}"), ("points", "Points", "{:g}"),
     ("score_pct", "Score %", "{:.1f}"), ("cells_diff", "Cells ±", "{:+d}"), ("elo", "Elo", "{:.0f}"),
 ]
-_LOG_NAMES: dict[Path, tuple[int, list[str]]] = {}  # a logs folder → (its mtime, its sorted file names): _log_names
 
 
 def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
@@ -147,7 +149,7 @@ def _remove_stale(out: Path, stale: set[str]) -> None:
 
 
 def _write_pages(out: Path, league: LeagueReport) -> None:
-    for folder in (out, out / "static", out / "data", out / "games"):
+    for folder in (out, out / "static", out / "data", out / "games", out / "logs"):
         folder.mkdir(parents=True, exist_ok=True)
     for name in STATIC:
         shutil.copyfile(SITE / name, out / "static" / name)
@@ -166,6 +168,7 @@ def _write_pages(out: Path, league: LeagueReport) -> None:
         page("bot.html", pages[bot], **bot_context(league, bot))
     page("games.html", "games.html")
     page("replay.html", "replay.html")
+    page("log.html", "log.html")
     if league.history.get("snapshots"):
         from hexarena.leagues.site.history import history_context
 
@@ -304,38 +307,24 @@ def _mean_ms(total: float, moves: int) -> str | None:
 
 def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
     """The tail of a bot's log of one game, as the referee writes it: ``<game>.seat<N>.<bot>.log``."""
-    if logs_dir is None:
+    path = seat_log(logs_dir, game_id, seat)
+    if path is None:
         return ""
-    names = _log_names(logs_dir)
-    prefix = f"{game_id.replace('/', '_')}.seat{seat}."
-    found = itertools.takewhile(lambda name: name.startswith(prefix), names[bisect.bisect_left(names, prefix):])
-    for path in (logs_dir / name for name in found if name.endswith(".log") and len(name) >= len(prefix) + 4):
-        try:
-            with open(path, "rb") as handle:
-                handle.seek(max(0, path.stat().st_size - 4 * LOG_EXCERPT))
-                text = handle.read().decode("utf-8", "replace")
-        except OSError:
-            continue
-        return strip_paths(text[-LOG_EXCERPT:])
-    return ""
-
-
-def _log_names(logs_dir: Path) -> list[str]:
-    """The file names in ``logs_dir``, sorted; listed once per publish (a big league has thousands of faults)."""
     try:
-        stamp = logs_dir.stat().st_mtime_ns
+        with open(path, "rb") as handle:
+            handle.seek(max(0, path.stat().st_size - 4 * LOG_EXCERPT))
+            text = handle.read().decode("utf-8", "replace")
     except OSError:
-        return []
-    if _LOG_NAMES.get(logs_dir, (None,))[0] != stamp:  # the folder changed (a league played on): list it again
-        _LOG_NAMES[logs_dir] = stamp, sorted(os.listdir(logs_dir))
-    return _LOG_NAMES[logs_dir][1]
+        return ""
+    return strip_paths(text[-LOG_EXCERPT:])
 
 
 # ---- data files for the scripts -------------------------------------------------------------------
 
 def write_game_data(out: Path, league: LeagueReport) -> dict:
     """games/chunk-<k>.js (the records, by crc32 of their file stem), data/games.js and data/games-<k>.js
-    (the list, newest first), data/boards.js (each configuration's geometry) and games.jsonl (every record),
+    (the list, newest first), data/boards.js (each configuration's geometry), logs/<file>.js (each game's bot
+    logs, ``logs.write_game_logs``) and games.jsonl (every record),
     in one pass over ``league.games()``; returns the facts of what it wrote (``facts``)."""
     bots = league.standings["bot"].tolist()
     bots.sort()
@@ -353,6 +342,8 @@ def write_game_data(out: Path, league: LeagueReport) -> dict:
             seen.add(data, label)
             analysis = league.analyses.get(data["id"])
             extra = f',"analysis":{json.dumps(analysis, separators=(",", ":"))}' if analysis else ""
+            if logged := write_game_logs(out, league.logs_dir, data["id"], stem, seats):  # the seats with a log
+                extra += f',"logs":{json.dumps(logged, separators=(",", ":"))}'
             chunks.add(stem, f"{_head(heads, label, seats, result)}{text}{extra}}}")
             started = data.get("started") or ""
             rows.append((started, data["id"], [stem, started, label, [bot_index[b] for b in seats], result["scores"],

@@ -150,6 +150,19 @@
     });
     (faultsAt[game.moves.length] || []).forEach(faultRow);
 
+    // each seat's log of the game (log.html), opened at the move in view: for the seats whose log the site has
+    const logLinks = (game.logs || []).filter((seat) => game.file && seat >= 0 && seat < game.seats.length).map((seat) => {
+      const link = html("a", LETTERS[seat] + " " + game.seats[seat]);
+      link.dataset.seat = seat;
+      return link;
+    });
+    if (logLinks.length) {
+      const box = $("logs");
+      box.append(document.createTextNode("Logs at this move: "));
+      logLinks.forEach((link, k) => box.append(...(k ? [document.createTextNode(" · "), link] : [link])));
+      box.hidden = false;
+    }
+
     // the solver's analysis and the bots' notes (insight.js), when the site has them
     const insight = window.HEXARENA_INSIGHT ? window.HEXARENA_INSIGHT.attach(game, rows) : null;
     let total = game.moves.length;
@@ -197,6 +210,10 @@
         }
       }
       if (insight) insight.show(position);
+      logLinks.forEach((link) => {
+        link.href = "log.html?game=" + encodeURIComponent(game.file) + "&seat=" + link.dataset.seat +
+          (position ? "&move=" + position : "");
+      });
       $("first").disabled = $("back").disabled = position === 0;
       $("forward").disabled = $("last").disabled = position === total;
       if (position === total) stop();
@@ -286,7 +303,7 @@
     try {
       const found = JSON.parse(entry);
       game = Object.assign(found.record, { config_label: found.config_label, summary: found.summary,
-        analysis: found.analysis || null });
+        analysis: found.analysis || null, logs: found.logs || [], file });
     } catch (error) {
       return fail("The data of game " + file + " is garbled: publish the league again.");
     }

@@ -4,7 +4,7 @@
     seat.launch()                  # begin starting; the hub waits for every launching seat's HELLO at once
     seat.begin_game(log_path)      # the game's log (a process's output goes there)
     seat.send(codec.Drawn(...))    # announcements
-    sent = seat.request(left_ms, limit_ms)   # TURN; the move's deadline, from the mover's clock, counts from sent
+    sent = seat.request(left_ms, limit_ms, move)   # TURN; the move's deadline, from the mover's clock, counts from sent
     line, seconds = seat.await_move(clock.deadline(sent, grace))   # MOVE by then, or BotFault
     notes = seat.take_notes()      # the INFO texts it sent before that MOVE (§4.8)
     seat.retire(fault)             # BYE; a process is stopped by the referee afterwards (``seat.process``)
@@ -77,9 +77,10 @@ class Seat(Protocol):
     def send(self, message: codec.Message) -> None:
         """Deliver one message; a seat that cannot take it faults later, at its turn."""
 
-    def request(self, left_ms: int, limit_ms: int) -> float:
+    def request(self, left_ms: int, limit_ms: int, move: int = 0) -> float:
         """Send TURN (§4.4) with the next request id; the seat's thinking time starts now. Returns when the TURN
-        left (``time.perf_counter()``): the move's deadline counts from it."""
+        left (``time.perf_counter()``): the move's deadline counts from it. ``move``: the number (from 1) of the
+        record's move it asks for, marked in the seat's game log first (``launch.MOVE_MARK``; 0: not marked)."""
 
     def await_move(self, deadline: Deadline) -> tuple[int, float]:
         """The line of the reply to the last TURN and the seconds it took; BotFault if none came by ``deadline``

@@ -112,8 +112,10 @@ class ZmqSeat:
         if self.state is not SeatState.CLOSED:
             self.hub.transport.send(self, message.wire)
 
-    def request(self, left_ms: int, limit_ms: int) -> float:
+    def request(self, left_ms: int, limit_ms: int, move: int = 0) -> float:
         self._last_id += 1
+        if move and self.process is not None:  # the game log's line for this move, before the TURN leaves
+            self.process.mark_turn(move, self._last_id)
         self._outstanding = self._last_id
         self._notes, self._notes_dropped, self._notes_ignored = [], 0, 0
         self.hub.transport.send(self, codec.Turn.encode(self._last_id, left_ms, limit_ms))

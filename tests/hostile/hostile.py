@@ -8,6 +8,7 @@ the test forwards (an attacker who guessed them).
 
 import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -118,6 +119,48 @@ def memory_tree() -> None:
     time.sleep(300)
 
 
+BOMB = """import os, time
+while True:  # every process forks forever; a refused fork is retried
+    try:
+        os.fork()
+    except OSError:
+        time.sleep(0.05)
+"""
+
+BURN = """import sys, time
+end = time.process_time() + float(sys.argv[1])
+while time.process_time() < end:
+    pass
+time.sleep(300)
+"""
+
+
+def past_a_limit(attack: str) -> None:
+    """At its first TURN, past one of the organiser's limits (the test's HOSTILE_* give the figures); it says what
+    happened and plays on only if nothing stopped it."""
+    if attack == "forkbomb":
+        subprocess.Popen([sys.executable, "-c", BOMB])
+        time.sleep(2)
+        report(attack, f"{sum(entry.isdigit() for entry in os.listdir('/proc'))} processes")
+    elif attack == "cpu_burn":  # children each under the per-process CPU limit, together over it
+        seconds = os.environ.get("HOSTILE_CPU_S", "0.5")
+        children = [subprocess.Popen([sys.executable, "-c", BURN, seconds]) for _ in range(3)]
+        time.sleep(30)
+        report(attack, f"{len(children)} children burnt {seconds} s of CPU each")
+    elif attack == "open_files":  # most bots do not expect EMFILE: this one dies of it, as they would
+        kept = [open("/dev/null") for _ in range(100_000)]  # noqa: SIM115
+        report(attack, f"{len(kept)} files open")
+    elif attack == "file_size":  # as a C or Go bot would: SIGXFSZ's default kills it (Python ignores it)
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        with open("/tmp/big", "wb") as file:
+            file.writelines(b"\0" * 2**20 for _ in range(int(os.environ.get("HOSTILE_MB", "16"))))
+        report(attack, "file written")
+    elif attack == "output":
+        for _ in range(int(os.environ.get("HOSTILE_MB", "16"))):
+            sys.stderr.write("x" * 2**20 + "\n")
+        report(attack, "output written")
+
+
 def flood() -> str:
     """As many connections to the referee's socket as the bot can open, from 8 processes."""
     path = os.environ["HEXARENA_ENDPOINT"].removeprefix("ipc://")
@@ -172,6 +215,7 @@ def twofaced() -> str:
     return "checked" if checked else "playing"
 
 
+PAST_A_LIMIT = ("forkbomb", "cpu_burn", "open_files", "file_size", "output")
 ATTACKS = {"steal": steal, "files": files, "daemons": daemons, "memory": memory, "flood": flood, "tcp": tcp}
 
 
@@ -191,7 +235,7 @@ def main(attack: str) -> None:
         junk(os.environ["HEXARENA_ENDPOINT"])
     if attack == "deny":
         report(attack, deny())
-    cheat = False
+    cheat, done = False, []
     if attack == "twofaced":
         report(attack, seen := twofaced())
         cheat = seen == "playing"
@@ -199,6 +243,9 @@ def main(attack: str) -> None:
     def choose(game, state) -> int:
         if attack == "memory_tree":
             memory_tree()
+        if attack in PAST_A_LIMIT and not done:
+            done.append(attack)  # once, at its first TURN
+            past_a_limit(attack)
         if attack == "daemons" and game.id.startswith("fault"):
             time.sleep(600)  # a timeout: the referee stops the bot at once, with SIGTERM
         if cheat:

@@ -104,3 +104,63 @@ def test_a_new_league_pairs_every_bot_once_at_random_and_the_refit_orders_them()
     warm = refit(field.names, points, met, start=cold.theta + 0.3)
     assert np.allclose(cold.theta, warm.theta, atol=1e-6)
     assert list(np.argsort(-cold.theta)) == list(range(n))
+
+
+
+def anchored_results(newcomer_games: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Three reference bots r0–r2 and two others f0, f1, 30 games a pair (the earlier name takes two in three),
+    and a new version that played only the reference bots, ``newcomer_games`` each, scoring 60%."""
+    names = ["r0", "r1", "r2", "f0", "f1", "new"]
+    n = len(names)
+    points, met = np.zeros((n, n)), np.zeros((n, n))
+    for i in range(n - 1):
+        for j in range(i + 1, n - 1):
+            met[i, j] = met[j, i] = 30
+            points[i, j], points[j, i] = 20, 10
+    for j in range(3):
+        met[5, j] = met[j, 5] = newcomer_games
+        points[5, j], points[j, 5] = 0.6 * newcomer_games, 0.4 * newcomer_games
+    return names, points, met
+
+
+def test_anchors_are_held_so_a_new_version_interval_is_its_own_uncertainty():
+    names, points, met = anchored_results(newcomer_games=70)
+    reference = frozenset({"r0", "r1", "r2"})
+    free = refit(names, points, met)
+    anchored = refit(names, points, met, anchors=reference)  # the reference bots have 190 games each
+    assert anchored.held == reference
+    assert np.allclose(anchored.theta, free.theta)  # held at the league's own estimate: the ratings do not move
+    # its variance is the inverse of its own information against known opponents, Σ g·p(1 − p), plus the
+    # fit's prior (one virtual draw against a bot at 0): it met no bot that is not held
+    theta = anchored.theta
+    p = 1 / (1 + np.exp(theta[:3] - theta[5]))
+    s = 1 / (1 + np.exp(-theta[5]))
+    own = 70 * float(np.sum(p * (1 - p))) + s * (1 - s)
+    half = anchored.half_widths()
+    assert half[5] == pytest.approx(ELO_PER_UNIT * 1.959963984540054 / np.sqrt(own), rel=1e-6)
+    assert half[5] < 50 and anchored.elo(5)[1] == half[5]  # 210 games: within the precision rule's ±50
+    # not held, its interval against the same frame (the anchors' mean) is never narrower: here about as wide,
+    # since it met the three alike (their errors against their mean cancel); what holding removes is the
+    # anchors' uncertainty against the field (the frame the intervals have without anchors)
+    against = np.array([-1 / 3, -1 / 3, -1 / 3, 0, 0, 1])
+    joint = ELO_PER_UNIT * 1.959963984540054 * np.sqrt(against @ free.cov @ against)
+    assert half[5] <= joint < half[5] + 1
+    assert list(half[:3]) == [0, 0, 0] and (half[3:5] > 0).all()  # the others, measured against the anchors
+    # a reference bot with fewer games than ANCHOR_GAMES is not held; all bots held would leave no frame: none
+    assert refit(names, points, met, anchors=frozenset({"r0"}), anchor_games=10_000).held == frozenset()
+    everyone = refit(names, points, met, anchors=frozenset(names), anchor_games=1)
+    assert everyone.held == frozenset() and np.allclose(everyone.cov, free.cov)
+
+
+def test_a_wide_bot_whose_neighbours_are_used_up_plays_further_down_the_field():
+    n = 11  # b10: a new version above the whole field, its 3 neighbours met 4 times each (12 of its 12 games)
+    elos = [600 - 100 * i for i in range(n - 1)] + [1000]
+    met = played(n - 1, 40)
+    met = np.pad(met, ((0, 1), (0, 1)))
+    for b in range(3):
+        met[10, b] = met[b, 10] = 4
+    field = table(elos, [10] * (n - 1) + [150], met)
+    batch = next_tables(field, Pairing())
+    mine = [t for t in batch.tables if "b10" in (t.a, t.b)]
+    assert len(mine) == 1 and mine[0].reason == "precision"
+    assert {mine[0].a, mine[0].b} - {"b10"} <= {f"b{i}" for i in range(3, n - 1)}  # beyond its window

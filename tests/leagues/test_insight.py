@@ -10,7 +10,11 @@ import sqlite3
 import subprocess
 
 import pytest
-from helpers import HEXARENA, console_errors, league_file, make_workspace, needs_browser
+from helpers import HEXARENA, bot, console_errors, league_file, make_workspace, needs_browser
+
+from hexarena.leagues.results.report import compute
+from hexarena.leagues.site.publish import write_site
+from hexarena.referee.record import BoardConfig
 
 NOTES = ['<img src=x onerror="window.pwned=1">', "eval +3 pv 4 7"]
 
@@ -81,3 +85,24 @@ def test_the_viewer_draws_the_values_marks_the_losing_move_and_shows_notes_as_te
     links = [href for path in site.glob("bot-*.html")
              for href in re.findall(r'id="costliest".*?href="([^"]+)"', path.read_text(), re.DOTALL)]
     assert links and all("&amp;move=" in link for link in links)
+
+
+@pytest.mark.slow
+@needs_browser
+def test_a_real_bots_notes_reach_its_record_its_replay_and_hexarena_replay(browser, make_referee, tmp_path):
+    """The notes bot (tests/bots/notes.py) in a real game: its INFO texts are in the record, the published
+    viewer shows each move's as text, and ``hexarena replay`` on the site's games.jsonl prints them."""
+    record = make_referee().play([bot("notes"), bot("random")], BoardConfig(size="2x2"), game_id="noted-1", seed=5)
+    said = [(k + 1, move.info) for k, move in enumerate(record.moves) if move.info]
+    assert said and said[0] == (1, ["é" * 100, "move 1 id 1"])  # its first move's notes, the bad ones left out
+    site = tmp_path / "site"
+    write_site(site, compute("noted", [record]))
+    for move, notes in said[:3]:
+        browser.get((site / "replay.html").as_uri() + f"?game=noted-1&move={move}")
+        assert [li.text for li in browser.find_elements("css selector", "#notes li")] == notes
+    assert console_errors(browser) == []
+    done = subprocess.run([*HEXARENA, "replay", "noted-1", "--file", str(site / "games.jsonl"), "--delay", "0"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert f"A notes notes: {'é' * 100}\n" in done.stdout and "A notes notes: move 1 id 1\n" in done.stdout
+    assert done.stdout.count("A notes notes: ") == sum(len(notes) for _, notes in said)

@@ -3,10 +3,11 @@ version in one seat it names the first move that differs; versions gone from the
 
 from __future__ import annotations
 
-from helpers import FAST, cli, make_workspace
+from helpers import FAST, cli, fixture_home, make_workspace
 
 from hexarena.leagues.registry.resolve import resolve
 from hexarena.leagues.results import store
+from hexarena.leagues.workspace.home import Workspace
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
 from hexarena.referee.seats.process import BotSpec
@@ -48,8 +49,6 @@ def test_a_rerun_names_the_versions_the_registry_lacks_and_a_bad_bot_option(tmp_
     record = stored_game(home, size="2x2")
     ghost = record.model_copy(update={"id": "ghost-1", "versions": ["ghost@0123456789", record.versions[1]],
                                       "seats": ["ghost", "random"]})
-    from hexarena.leagues.workspace.home import Workspace
-
     with Workspace(home) as ws:
         assert store.save_game(ws, "tiny", ghost)
     status, out, err = cli(capsys, "rerun", "ghost-1", "--home", str(home))
@@ -69,3 +68,18 @@ def test_a_rerun_names_the_versions_the_registry_lacks_and_a_bad_bot_option(tmp_
     for bad in ("greedy", "greedy=", "=bots/random"):
         status, out, err = cli(capsys, "rerun", "rerun-1", "--home", str(home), "--bot", bad)
         assert (status, out, err) == (2, "", f"hexarena: error: --bot {bad!r}: give NAME=FOLDER or NAME=name@hash\n")
+
+
+def test_a_record_of_an_older_release_is_analysed_and_replayed_and_its_rerun_refused_in_one_line(tmp_path, capsys):
+    """The workspace of commit 957ae21: records without notes, cpu_ms or versions."""
+    home = fixture_home(tmp_path)
+    with Workspace(home) as ws:
+        game = ws.db.execute("SELECT id FROM games ORDER BY id LIMIT 1").fetchone()[0]
+    status, out, err = cli(capsys, "analyse", game, "--home", str(home))
+    assert (status, err) == (0, "") and " positions solved in " in out.splitlines()[-1]
+    status, out, err = cli(capsys, "replay", game, "--home", str(home), "--delay", "0")
+    assert (status, err) == (0, "") and "notes:" not in out and out.splitlines()[-1].startswith("result: ")
+    status, out, err = cli(capsys, "rerun", game, "--home", str(home))
+    assert (status, out) == (2, "") and err == (
+        f"hexarena: error: game {game} was recorded before versions were kept: its bots' versions are unknown, so it "
+        "cannot be rerun exactly (replace every seat's bot with --bot NAME=FOLDER)\n")

@@ -271,6 +271,11 @@ def test_bot_page_shows_faults_with_log_excerpt_and_think_times(browser, site, r
     assert browser.find_elements("css selector", "svg.chart rect")  # the think-time histogram
     opponents = [row.text.split()[0] for row in browser.find_elements("css selector", "#opponents tbody tr")]
     assert sorted(opponents) == sorted(b for b in BOTS if b != bot)
+    # beside the excerpt, the whole log at the faulting move (this one has no TURN marks: from its top)
+    browser.find_element("css selector", "#faults a.whole-log").click()
+    assert [li.text for li in browser.find_elements("css selector", "#lines li")] == [
+        "thinking...", "Traceback: ZeroDivisionError in search"]
+    assert console_errors(browser) == []
 
 
 @pytest.mark.slow

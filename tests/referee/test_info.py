@@ -4,6 +4,7 @@ fault; the hostile ones ignored and logged. A real bot process (tests/bots/notes
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 
 import pytest
@@ -34,6 +35,15 @@ def test_the_notes_of_a_real_bot_are_in_its_record_and_the_hostile_ones_only_in_
     # a stream of bad INFO in one move (a bare INFO too) is no fault, and only its first 16 are logged one by one
     assert log.count("--- hexarena: INFO ignored: ") == 2 + 16  # the first move's two, the third's first 16
     assert "--- hexarena: 136 more INFO ignored during request 3, not logged one by one (§4.8)" in log
+    # every TURN is marked in the seat's log before it leaves (launch.MOVE_MARK): the record's move number and the
+    # request id, in order; what the bot printed for that TURN ("request R") follows its mark, before the next one
+    marks = re.findall(r"^--- hexarena: move (\d+), TURN (\d+)$", log, re.MULTILINE)
+    assert [int(move) for move, _ in marks] == [k + 1 for k, move in enumerate(record.moves) if move.seat == 0]
+    assert [int(request) for _, request in marks] == list(range(1, len(mine) + 1))
+    for move, request in marks:
+        section = log.split(f"--- hexarena: move {move}, TURN {request}\n")[1].split("--- hexarena: move ")[0]
+        assert f"\nrequest {request}\n" in "\n" + section, section
+    assert "\n\n" not in log  # a referee line starts a line of its own, with no blank line before it
     # the record's JSON keeps them; a move without notes has no "info" key (older records look the same)
     data = json.loads(record.model_dump_json())
     assert data["moves"][0]["info"] == mine[0].info and "info" not in data["moves"][1]

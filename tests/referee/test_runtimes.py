@@ -26,6 +26,7 @@ class Runtime:
     needs: tuple[str, ...]  # programs on PATH, or files, the bot's build and run use
     package: str  # what brings them on Debian
     limits: Limits = field(default_factory=Limits)  # the organiser's limits it needs (a manifest can only lower them)
+    slow: bool = False  # its build alone takes seconds: its game is a slow test too (its check always is)
 
     def missing(self) -> str | None:
         absent = [need for need in self.needs if not (Path(need).exists() if "/" in need else shutil.which(need))]
@@ -46,14 +47,15 @@ MATRIX = [
     Runtime("common-lisp", RUNTIMES / "lisp", ("sbcl",), "sbcl"),
     # R will not start with fewer than 167 open files (60 % of the limit must hold its 100 DLLs); the default is 64
     Runtime("r", RUNTIMES / "r", ("Rscript",), "r-base-core", Limits(open_files=256)),
-    Runtime("haskell", RUNTIMES / "haskell", ("ghc",), "ghc"),
-    Runtime("kotlin", RUNTIMES / "kotlin", ("kotlinc", "java"), "kotlin openjdk-17-jdk-headless"),
+    Runtime("haskell", RUNTIMES / "haskell", ("ghc",), "ghc", slow=True),  # 3-4 s a game with its build
+    Runtime("kotlin", RUNTIMES / "kotlin", ("kotlinc", "java"), "kotlin openjdk-17-jdk-headless", slow=True),  # 11-15 s
     Runtime("javascript", BOTS / "nodebot", ("node",), "nodejs"),
     Runtime("python+numpy", RUNTIMES / "python-numpy", (), "python3-numpy"),
 ]
 
 
-@pytest.fixture(params=MATRIX, ids=[runtime.language for runtime in MATRIX])
+@pytest.fixture(params=[pytest.param(runtime, marks=[pytest.mark.slow] * runtime.slow, id=runtime.language)
+                        for runtime in MATRIX])
 def runtime(request, tmp_path) -> tuple[Path, Limits]:
     """A fresh copy of the runtime's bot folder (its build writes there) and the limits it needs, or a skip naming
     the package."""

@@ -150,14 +150,17 @@ def test_daemons_die_with_a_referee_that_was_killed(tmp_path, marked, sandbox_pa
     assert survivors_of_a_killed(match, "BROKEN_PIDS", marked) == []
 
 
-def test_memory_is_limited_per_process_and_for_the_bot_as_a_whole(make_referee, tmp_path, monkeypatch, sandbox_path):
-    """RLIMIT_AS refuses one process over memory_mb; the watchdog stops two under it that together exceed it."""
+def test_memory_is_limited_per_process_and_for_the_bot_as_a_whole(make_referee, tmp_path, monkeypatch, sandbox_path,
+                                                                   whole_bot):
+    """RLIMIT_AS refuses one process over memory_mb; the cgroup (or the watchdog) stops two under it that together
+    exceed it."""
     monkeypatch.setenv("HOSTILE_MB", "256")
     monkeypatch.setenv("HEXARENA_PASS_ENV", os.environ["HEXARENA_PASS_ENV"] + ",HOSTILE_MB")
     referee = make_referee(limits=Limits(memory_mb=256, processes=8))
     record = referee.play([hostile("memory"), RANDOM], BoardConfig(size="2x2"), game_id="memory", seed=1)
     assert (record.result.termination, record.result.offender) == ("crashed", 0)
-    assert "over its limit of 256 MiB (the whole bot)" in record.result.forfeits[0].detail  # before its HELLO
+    assert "memory limit: the bot's processes together " in record.result.forfeits[0].detail  # before its HELLO
+    assert "its limit of 256 MiB (the whole bot" in record.result.forfeits[0].detail
     assert said(tmp_path / "logs", "memory", 0, "memory") == "one child over the limit refused"
 
 
@@ -395,7 +398,9 @@ def test_limits_hold_from_the_bots_first_instruction(tmp_path, sandbox_path):
         process.drain()
         process.kill_all()
         process.close()
-        assert process.stderr_tail.decode() == f"{300 * 1024} 9 33 0 {300 * 1024}\n"
+        # processes: RLIMIT_NPROC, or the bot's cgroup's pids.max (whole bot: its refusal is seen and named there)
+        nproc = 9 + (process.cgroup is not None and process.cgroup.counts_processes)  # pids.max refuses first
+        assert process.stderr_tail.decode() == f"{300 * 1024} {nproc} 33 0 {300 * 1024}\n"
 
 
 def test_a_sandbox_that_cannot_be_made_is_one_line_in_the_bots_log(tmp_path, monkeypatch):

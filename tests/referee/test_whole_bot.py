@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import BOTS, HEXARENA, TEST_BOTS, Recorder, processes_with, wait_for, wait_until
+from helpers import BOTS, HEXARENA, TEST_BOTS, Recorder, bot_cgroups, processes_with, wait_for, wait_until
 
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.launch import Limits
@@ -24,7 +24,7 @@ ROOMY = TimeControl.parse("20s,startup=20s")  # the memory fault must come first
 
 @pytest.mark.slow
 def test_eight_children_of_1_gib_each_end_with_the_memory_fault_under_a_2_gib_whole_bot_limit(
-        make_referee, monkeypatch, tmp_path, sandbox_path):
+        make_referee, monkeypatch, tmp_path, sandbox_path, whole_bot):
     marker = str(tmp_path / "marker")
     monkeypatch.setenv("BROKEN_PIDS", marker)
     monkeypatch.setenv("HOSTILE_MB", "1024")
@@ -35,13 +35,18 @@ def test_eight_children_of_1_gib_each_end_with_the_memory_fault_under_a_2_gib_wh
                           game_id="memory", seed=1)
     assert (record.result.termination, record.result.offender) == ("crashed", 0)
     detail = record.result.forfeits[0].detail
-    assert detail.startswith("memory limit: the bot's processes together held ")
-    assert detail.endswith("over its limit of 2048 MiB (the whole bot)")
-    held = int(re.search(r"held (\d+) MiB", detail).group(1))
+    if whole_bot == "watchdog":
+        assert detail.startswith("memory limit: the bot's processes together held ")
+        assert detail.endswith("over its limit of 2048 MiB (the whole bot)")
+        held = int(re.search(r"held (\d+) MiB", detail).group(1))
+    else:  # the kernel refuses the page past the limit: the peak is the limit, never over it
+        assert detail.startswith("memory limit: the bot's processes together reached its limit of 2048 MiB "
+                                 f"(the whole bot; {whole_bot}: the kernel stopped it, peak ")
+        held = int(re.search(r"peak (\d+) MiB", detail).group(1))
     overshoot = held - 2048
-    print(f"\n[{sandbox_path}] killed at {held} MiB: {overshoot} MiB past the 2048 MiB limit, "
+    print(f"\n[{sandbox_path}, {whole_bot}] stopped at {held} MiB: {overshoot} MiB past the 2048 MiB limit, "
           f"{time.monotonic() - started:.1f} s into the game")
-    assert 0 <= overshoot < 1024  # less than one child's share: stopped at the first look past the limit
+    assert 0 <= overshoot < 1024 if whole_bot == "watchdog" else 1536 <= held <= 2048
     assert "hostile memory_tree:" not in (tmp_path / "logs" / "memory.seat0.memory_tree.log").read_text()
     # every child dies with the sandbox (a second on an idle machine; a loaded one takes longer to free 2 GiB)
     def left() -> list[int]:  # the bot and its children (the opponent carries the marker too, and plays on)
@@ -49,6 +54,8 @@ def test_eight_children_of_1_gib_each_end_with_the_memory_fault_under_a_2_gib_wh
 
     wait_until(lambda: left() == [], 10)
     assert left() == []
+    referee.close()
+    assert bot_cgroups() == []  # the cgroups of both bots removed with them
 
 
 def test_cpu_time_per_move_is_recorded_beside_the_think_time(make_referee, sandbox_path):
@@ -153,3 +160,64 @@ def test_a_league_file_turns_replay_host_stalls_on_for_its_referees(tmp_path):
     assert league_settings(Workspace(tmp_path / "home"), league).replay_host_stalls is True
     path.write_text(league_text("plain"))
     assert league_settings(Workspace(tmp_path / "home"), load_league(path)).replay_host_stalls is False
+
+
+# attack (tests/hostile/) → the organiser's limits, the figures it is given, and the fault's detail with a cgroup
+# and with the watchdog (None: no fault, the game completes: output is capped, the bot plays on)
+PAST_A_LIMIT = {
+    "forkbomb": (Limits(processes=16), {}, ("processes limit: the bot tried to run more than its 16 processes and "
+                 "threads together (the whole bot; {backend}: the kernel refused the next one)"),
+                 ("processes limit: the bot's processes and threads went past its limit of 16 (*, with the sandbox's "
+                 "own; the whole bot)")),
+    "cpu_burn": (Limits(cpu_seconds=1), {"HOSTILE_CPU_S": "0.6"}, ("CPU limit: the bot's processes together used "
+                 "*, over its limit of 1 s (the whole bot)"), "same"),
+    "open_files": (Limits(open_files=32), {}, ("exited with status 1: OSError: [Errno 24] Too many open files: "
+                   "'/dev/null'"), "same"),
+    "file_size": (Limits(file_mb=4), {"HOSTILE_MB": "8"}, ("file size limit: a process of the bot was killed "
+                  "(SIGXFSZ) writing past 4 MiB in one file (file_mb)"), "same"),
+    "output": (Limits(log_bytes=64 * 1024), {"HOSTILE_MB": "16"}, None, None),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("attack", PAST_A_LIMIT)
+def test_a_bot_past_a_limit_loses_naming_it_its_sandbox_goes_and_the_referee_plays_on(
+        attack, make_referee, monkeypatch, tmp_path, sandbox_path, whole_bot):
+    """The issue's "Bad input", each limit end to end: the fault names the limit, nothing of the bot's sandbox is
+    left a moment later (its cgroup neither), and the same referee plays its next game."""
+    limits, figures, detail, watchdog_detail = PAST_A_LIMIT[attack]
+    detail = detail if whole_bot != "watchdog" or watchdog_detail == "same" else watchdog_detail
+    marker = str(tmp_path / "marker")
+    monkeypatch.setenv("BROKEN_PIDS", marker)
+    for name, value in figures.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("HEXARENA_PASS_ENV", ",".join(["BROKEN_PIDS", *figures]))
+    referee = make_referee(limits=limits, time_control=ROOMY)
+    record = referee.play([BotSpec(attack, HOSTILE / attack), RANDOM], BoardConfig(size="2x2"), game_id="past",
+                          seed=1)
+    ended = time.monotonic()
+
+    def left() -> list[int]:  # the bot and what it started (the opponent carries the marker too, and plays on)
+        return [pid for part in ("hostile.py", "os.fork", "process_time")
+                for pid in processes_with("BROKEN_PIDS", marker, part)]
+
+    if detail is None:  # refused or capped: the bot played on
+        assert (record.result.termination, record.result.offender) == ("completed", None), record.result
+        referee.close()
+        log = (tmp_path / "logs" / f"past.seat0.{attack}.log").read_text()
+        skipped = int(re.search(r"(\d+) more bytes of output not kept \(log cap 65536\)", log).group(1))
+        assert len(log) < 65 * 1024 and skipped >= 16 * (2**20 + 1) - 65536
+        wait_for(lambda: left() == [], 10, "the bot's processes gone once its referee closed")
+    else:
+        assert (record.result.termination, record.result.offender) == ("crashed", 0)
+        head, _, tail = detail.format(backend=whole_bot).partition("*")
+        got = record.result.forfeits[0].detail
+        assert got.startswith(head) and got.endswith(tail), got
+        wait_for(lambda: left() == [], 10, "the bot's sandbox gone")
+        print(f"\n[{sandbox_path}, {whole_bot}] {attack}: sandbox gone {time.monotonic() - ended:.2f} s after the "
+              "game ended")
+        after = referee.play([RANDOM, BotSpec("greedy", BOTS / "greedy")], BoardConfig(size="2x2"), game_id="after",
+                             seed=2)
+        assert after.result.termination == "completed"
+        referee.close()
+    assert bot_cgroups() == []

@@ -10,7 +10,6 @@ import io
 import json
 import os
 import re
-import secrets
 import shutil
 import signal
 import socket
@@ -21,19 +20,30 @@ import tarfile
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import HEXARENA, fill, league_text, lying_zip, make_workspace, mounted_tmpfs, processes_with, wait_for
+from helpers import (
+    HEXARENA,
+    Server,
+    fill,
+    free_port,
+    league_text,
+    lying_zip,
+    make_workspace,
+    mounted_tmpfs,
+    processes_with,
+    wait_for,
+)
+from helpers import start_server as start
+from helpers import stop_server as stop
 
 from hexarena.leagues.registry import authors, uploads
 from hexarena.leagues.registry.snapshot import source_hash
 from hexarena.leagues.workspace.home import Workspace
+from hexarena.referee import watchdog
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = """name = "tiny"
@@ -43,67 +53,6 @@ time_control = "200ms,margin=200ms,startup=10s"
 [[boards]]
 size = "2x2"
 """
-
-
-@dataclass
-class Server:
-    url: str
-    home: Path
-    process: subprocess.Popen
-    tokens: dict[str, str]
-
-    def call(self, method: str, path: str, *, token: str | None = None, body: bytes | None = None,
-             headers: dict | None = None) -> tuple[int, dict | list]:
-        request = urllib.request.Request(self.url + path, data=body, method=method, headers=dict(headers or {}))
-        if token is not None:
-            request.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(request, timeout=120) as response:
-                return response.status, json.loads(response.read())
-        except urllib.error.HTTPError as answer:
-            return answer.code, json.loads(answer.read())
-
-    def upload(self, archive: bytes, author: str | None = "alice") -> tuple[int, dict]:
-        boundary = secrets.token_hex(8)
-        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"bot\"\r\n\r\n").encode() \
-            + archive + f"\r\n--{boundary}--\r\n".encode()
-        return self.call("POST", "/api/bots", token=self.tokens.get(author, author), body=body,
-                         headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
-
-    def get(self, path: str):
-        return self.call("GET", path)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def start(home: Path, *args: str, env: dict[str, str] | None = None) -> Server:
-    port = free_port()
-    with open(home.parent / f"serve-{port}.log", "wb") as log:
-        process = subprocess.Popen([*HEXARENA, "serve", "--home", str(home), "--port", str(port),
-                                    *args], stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
-                                   env={**os.environ, "LEAGUE_TEST": str(home), **(env or {})})  # LEAGUE_TEST marks its bots (processes_running_from)
-    server = Server(f"http://127.0.0.1:{port}", home, process, {})
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"the server exited: {(home.parent / f'serve-{port}.log').read_text()}")
-        try:
-            if server.get("/api/queue")[0] == 200:
-                return server
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise AssertionError("the server did not answer within 60 s")
-
-
-def stop(server: Server) -> None:
-    if server.process.poll() is None:
-        os.killpg(server.process.pid, signal.SIGKILL)
-    server.process.wait()
 
 
 @pytest.fixture(scope="module")
@@ -914,6 +863,7 @@ def test_the_server_logs_one_line_per_event_as_json(tmp_path):
     lines = [json.loads(line) for line in log.read_text().splitlines()]  # every line one JSON object
     events = [line["event"] for line in lines]
     assert events[:2] == ["watchdog", "listening"] and lines[1]["leagues"] == ["long", "tiny"]
+    assert lines[0]["message"] == watchdog.describe()  # what bounds a bot as a whole here: cgroup or watchdog
     failed = [line for line in lines if line["event"] == "league_failed"]  # before alpha's upload, maybe
     assert all("unknown bot 'alpha'" in line["error"] for line in failed)
     assert events.count("league_started") >= 2  # the upload woke them

@@ -1,0 +1,51 @@
+"""A stored game's bot logs, as the published site shows them (``hexarena.leagues.site.logs``).
+
+    GET /api/games/{id}/logs/{seat}     text/plain: what seat's bot wrote during the game, with the referee's
+                                        lines, each TURN marked (``--- hexarena: move K, TURN R``)
+
+The log is looked up by the stored game (its id, or a unique prefix of at least 4 characters) and its league's
+logs folder, never by a path from the request. 404 with a one-line ``detail`` for an unknown game, a seat it
+does not have, a log that was not kept, or a league whose file says ``publish_logs = false``.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import PlainTextResponse
+
+from hexarena.leagues.results import definitions, store
+from hexarena.leagues.site.logs import log_text, seat_log
+from hexarena.protocol.errors import ConfigError
+from hexarena.server.api_common import public, workspace
+from hexarena.server.api_read import NOT_FOUND
+
+router = APIRouter(tags=["read"])
+
+
+@router.get("/api/games/{game_id}/logs/{seat}", responses={**NOT_FOUND, 200: {"content": {"text/plain": {}}}},
+            response_class=PlainTextResponse)
+def game_log(request: Request, game_id: str, seat: int) -> PlainTextResponse:
+    """What one seat's bot wrote during a finished game (at most 256 KiB; the server's folders left out)."""
+    ws = workspace(request)
+    try:
+        data = store.game_data(ws, game_id) if len(game_id) >= 4 else None
+    except ConfigError as exc:
+        raise HTTPException(404, public(str(exc).splitlines()[0])) from None
+    if data is None:
+        raise HTTPException(404, f"no finished game has the id {game_id!r} (ids are listed by "
+                                 "/api/leagues/NAME/games; at least 4 characters of one)")
+    game, seats = str(data.get("id")), data.get("seats") or []
+    if not 0 <= seat < len(seats):
+        raise HTTPException(404, f"game {game} has seats 0-{len(seats) - 1}, not {seat}")
+    row = ws.db.execute("SELECT league FROM games WHERE id = ?", (game,)).fetchone()
+    try:
+        shown = row is not None and definitions.league_config(ws, row[0]).publish_logs
+    except ConfigError:  # its league's definition is gone: nothing says its logs may be shown
+        shown = False
+    if not shown:
+        raise HTTPException(404, f"game {game}: its league does not publish its bots' logs (publish_logs = false)")
+    path = seat_log(ws.logs_dir / row[0], game, seat)
+    text = None if path is None else log_text(path)
+    if text is None:
+        raise HTTPException(404, f"game {game}: no log of seat {seat} was kept")
+    return PlainTextResponse(text, headers={"X-Content-Type-Options": "nosniff"})

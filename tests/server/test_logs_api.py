@@ -1,0 +1,81 @@
+"""GET /api/games/{id}/logs/{seat} of ``hexarena serve`` (a real process): a stored game's log of one seat as plain
+text, 404 in one line for an unknown game, seat or log and for a league that keeps its logs private, never a file
+named by the request."""
+
+from __future__ import annotations
+
+import subprocess
+import urllib.error
+import urllib.request
+
+import pytest
+from helpers import (
+    HEXARENA,
+    console_errors,
+    league_file,
+    make_workspace,
+    needs_browser,
+    start_server,
+    stop_server,
+    stored_ids,
+    wait_for,
+)
+
+
+def get(server, path: str) -> tuple[int, str, str]:
+    try:
+        with urllib.request.urlopen(server.url + path, timeout=60) as answer:
+            return answer.status, answer.headers.get("content-type", ""), answer.read().decode()
+    except urllib.error.HTTPError as answer:
+        return answer.code, answer.headers.get("content-type", ""), answer.read().decode()
+
+
+def run(home, *command: str) -> None:
+    done = subprocess.run([*HEXARENA, *command, "--home", str(home)], capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.slow
+@needs_browser
+def test_a_games_seat_log_is_served_as_text_and_everything_else_is_404(tmp_path, browser):
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    path = league_file(tmp_path / "tiny.toml", "tiny", ["greedy", "random"], boards=("1x2",), seed=2)
+    path.write_text("analysis_budget = 0\n" + path.read_text())
+    run(home, "league", "run", str(path))
+    game = min(stored_ids(home))
+    server = start_server(home, "--league", str(path))  # its games are played: it publishes its site, plays none
+    try:
+        status, kind, text = get(server, f"/api/games/{game}/logs/0")
+        assert (status, kind) == (200, "text/plain; charset=utf-8")
+        assert text.startswith("--- hexarena: move 1, TURN ")  # seat 0 moves first; greedy prints nothing
+        assert get(server, f"/api/games/{game[:6]}/logs/1")[0] == 200  # a unique prefix, as /api/games/{id}
+        for asked, said in ((f"/api/games/{game}/logs/2", f"game {game} has seats 0-1, not 2"),
+                            ("/api/games/nope-nope/logs/0", "no finished game has the id 'nope-nope'"),
+                            ("/api/games/..%2F..%2Fhexarena.db/logs/0", None),
+                            ("/api/games/%2E%2E/logs/0", None)):
+            status, kind, text = get(server, asked)
+            assert status == 404 and kind == "application/json", (asked, status, text)
+            assert said is None or said in text
+        assert get(server, f"/api/games/{game}/logs/x")[0] == 422
+        # the served site's log page (the published one, with the live script): seat 1's log at its first move
+        wait_for(lambda: get(server, "/leagues/tiny/log.html")[0] == 200, 60, "the league's site")
+        browser.get(server.url + f"/leagues/tiny/log.html?game={game}&seat=1&move=2")
+        assert browser.find_element("css selector", "#lines li.mark").text.startswith("--- hexarena: move 2, TURN ")
+        assert console_errors(browser) == []
+        for log in (home / "logs" / "tiny").glob(f"{game}.seat1.*.log"):
+            log.unlink()
+        assert get(server, f"/api/games/{game}/logs/1")[:1] == (404,)
+        assert f"game {game}: no log of seat 1 was kept" in get(server, f"/api/games/{game}/logs/1")[2]
+    finally:
+        stop_server(server)
+    private = tmp_path / "private.toml"  # the league stored with its logs private (a server not playing it)
+    private.write_text("publish_logs = false\n" + path.read_text())
+    run(home, "league", "run", str(private))
+    server = start_server(home)
+    try:
+        status, _, text = get(server, f"/api/games/{game}/logs/0")
+        assert status == 404 and "does not publish its bots' logs (publish_logs = false)" in text
+    finally:
+        stop_server(server)
