@@ -4,6 +4,7 @@ server's text (an error, a build log) as anyone may read it."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from fastapi import HTTPException, Request
 
@@ -12,14 +13,18 @@ from hexarena.leagues.results.report import strip_paths
 from hexarena.leagues.workspace.home import Workspace
 
 BEARER = {"WWW-Authenticate": "Bearer"}
-STAGING = re.compile(r"\.staging-\d+-\w+")  # the registry's staging copy (submit's tempfile.mkdtemp), by name
+# the registry's staging copy (submit's tempfile.mkdtemp) and a snapshot's folder (its content hash), by name
+SNAPSHOT = re.compile(r"\.staging-\d+-\w+|(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
 PID = re.compile(r" \(pid [^)]*\)")
 
 
-def public(text: str) -> str:
-    """``text`` without a folder of the server's (``strip_paths``) or a process id, the registry's staging copy
-    (where an upload's check ran) called what it is to its author."""
-    return STAGING.sub("the bot's folder", PID.sub("", strip_paths(text)))
+def public(text: str, home: Path | None = None) -> str:
+    """``text`` without a folder of the server's or a process id, the registry's staging copy or snapshot folder
+    (where an upload's build and check ran) called what it is to its author. ``home``: the workspace, whose
+    path is taken out whole first (``strip_paths`` alone stops at a space in a folder's name)."""
+    for folder in {str(home), str(home.resolve())} if home is not None else ():
+        text = text.replace(folder + "/", "/").replace(folder, "the server's workspace")
+    return SNAPSHOT.sub("the bot's folder", PID.sub("", strip_paths(text)))
 
 
 def workspace(request: Request) -> Workspace:

@@ -35,6 +35,7 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -110,8 +111,8 @@ class CheckItemOut(BaseModel):
     detail: str
 
     @classmethod
-    def of(cls, item: CheckItem) -> CheckItemOut:
-        return cls(name=item.name, passed=item.passed, detail=public(item.reason))
+    def of(cls, item: CheckItem, home: Path | None = None) -> CheckItemOut:
+        return cls(name=item.name, passed=item.passed, detail=public(item.reason, home))
 
 
 class UploadOut(BaseModel):
@@ -264,10 +265,11 @@ def _submit(request: Request, limits: UploadLimits, author: str, data: bytes,
         raise _disk_full() from None
     except ConfigError as exc:
         raise HTTPException(422, escaped(str(exc).splitlines()[0])) from None
-    checks = [CheckItemOut.of(item) for item in result.checks]
+    home = request.app.state.home
+    checks = [CheckItemOut.of(item, home) for item in result.checks]
     if not result.accepted:
-        body = Refused(detail=f"{result.name} was not registered: {public(result.reason)}", checks=checks,
-                       build_log=public(result.build_log[-BUILD_LOG_TAIL:]))
+        body = Refused(detail=f"{result.name} was not registered: {public(result.reason, home)}", checks=checks,
+                       build_log=public(result.build_log[-BUILD_LOG_TAIL:], home))
         return 422, body.model_dump()
     message = submitted(workspace(request), result)
     if result.status != "unchanged":

@@ -16,7 +16,9 @@ whatever the clients do: each subscriber has a queue of ``queue_size`` events, a
 that far behind is dropped (its stream ends; a browser's EventSource reconnects after ``RETRY_MS`` and
 reloads what it shows, so it never shows a silently incomplete picture); at most ``max_subscribers``
 streams are open (more get 503). At most ``max_live`` games in progress are remembered (the oldest is
-forgotten beyond that), each with at most its board's lines as moves, and a game is forgotten when it ends.
+forgotten beyond that), each with at most its board's lines as moves. A game that ends is kept, with its end,
+until its league's site has been published with it (at most ``max_live`` such games): a spectator who opens
+``replay.html?live=ID`` just after the end, before the site has the record, still sees the final position.
 """
 
 from __future__ import annotations
@@ -75,10 +77,12 @@ class LiveGame:
     config: BoardConfig
     started: str
     moves: list[dict] = field(default_factory=list)
+    end: dict | None = None  # once it ended: scores, placements, termination, offender (the game_ended event's)
+    stored: bool = False  # its record is in the store: the next publish of its league's site has it
 
     def summary(self) -> dict:
         return {"league": self.league, "game": self.game, "seats": self.seats, "config": self.config.model_dump(mode="json"),
-                "config_label": self.config.label, "started": self.started, "moves": list(self.moves)}
+                "config_label": self.config.label, "started": self.started, "moves": list(self.moves), "end": self.end}
 
 
 class EventHub:
@@ -96,6 +100,7 @@ class EventHub:
         self._lock = threading.Lock()
         self._subscribers: set[Subscriber] = set()
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
+        self._ended_games: OrderedDict[str, LiveGame] = OrderedDict()  # ended, not yet in their league's site
         self._next_id = 0
         self._closed = False
 
@@ -126,13 +131,26 @@ class EventHub:
     # ---- games in progress ------------------------------------------------------------------------
 
     def live_games(self, league: str | None = None) -> list[dict]:
+        """The games in progress (not those that ended)."""
         with self._lock:
             return [game.summary() for game in self._live.values() if league is None or game.league == league]
 
     def live_game(self, game_id: str) -> dict | None:
+        """A game in progress, or one that ended and is not in its league's site yet (its ``end`` set)."""
         with self._lock:
-            game = self._live.get(game_id)
+            game = self._live.get(game_id) or self._ended_games.get(game_id)
             return None if game is None else game.summary()
+
+    def stored_games(self, league: str) -> list[str]:
+        """The ended games of ``league`` whose records are stored: a publish of its site that starts now has them."""
+        with self._lock:
+            return [game.game for game in self._ended_games.values() if game.league == league and game.stored]
+
+    def forget(self, game_ids: list[str]) -> None:
+        """These ended games are in their league's published site now: a spectator is sent to their records."""
+        with self._lock:
+            for game_id in game_ids:
+                self._ended_games.pop(game_id, None)
 
     def _started(self, game: LiveGame) -> None:
         with self._lock:
@@ -150,12 +168,22 @@ class EventHub:
         self.publish("move", {"league": league, "game": game_id, **move})
 
     def _ended(self, league: str, record: GameRecord) -> None:
-        with self._lock:
-            self._live.pop(record.id, None)
         result = record.result
-        self.publish("game_ended", {"league": league, "game": record.id, "scores": result.scores,
-                                    "placements": result.placements, "termination": result.termination,
-                                    "offender": result.offender})
+        end = {"scores": result.scores, "placements": result.placements, "termination": result.termination,
+               "offender": result.offender}
+        with self._lock:
+            game = self._live.pop(record.id, None)
+            if game is not None:  # kept with its end until its league's site has it
+                game.end = end
+                self._ended_games[record.id] = game
+                while len(self._ended_games) > self.max_live:
+                    self._ended_games.popitem(last=False)
+        self.publish("game_ended", {"league": league, "game": record.id, **end})
+
+    def _stored(self, game_id: str) -> None:
+        with self._lock:
+            if (game := self._ended_games.get(game_id)) is not None:
+                game.stored = True
 
     # ---- streams ----------------------------------------------------------------------------------
 
@@ -223,9 +251,11 @@ class LeagueEvents:
         self.hub._ended(self.league, record)
 
     def stored(self, record: GameRecord) -> None:
-        if self.hub.on_stored is not None:
+        self.hub._stored(record.id)
+        if self.hub.on_stored is not None:  # the served site publishes it, then forgets it and announces
             self.hub.on_stored(self.league, record)
         else:
+            self.hub.forget([record.id])
             self.hub.publish("standings", {"league": self.league})
 
 
@@ -238,6 +268,13 @@ class LiveMove(BaseModel):
     ms: float
 
 
+class LiveEnd(BaseModel):
+    scores: list[int]
+    placements: list[int]
+    termination: str
+    offender: int | None
+
+
 class LiveGameOut(BaseModel):
     """A game in progress and its moves so far (``board``: its geometry, for a spectator's viewer)."""
 
@@ -248,6 +285,7 @@ class LiveGameOut(BaseModel):
     config_label: str
     started: str
     moves: list[LiveMove]
+    end: LiveEnd | None = None  # a game that has just ended, not yet in its league's site: how it ended
     board: dict | None = None
 
 
@@ -278,7 +316,8 @@ def live_games(request: Request, league: Annotated[str | None, Query(max_length=
 
 @router.get("/api/live/games/{game_id}", responses={404: {"description": "no game in progress has this id"}})
 def live_game(request: Request, game_id: str) -> LiveGameOut:
-    """One game in progress, its moves so far and its board's geometry (a finished game: ``/api/games/{id}``)."""
+    """One game in progress, its moves so far and its board's geometry; a game that has just ended, with ``end``,
+    until its league's site has its record (a finished game: ``/api/games/{id}``)."""
     game = hub_of(request).live_game(game_id)
     if game is None:
         raise HTTPException(404, f"no game in progress has the id {game_id!r} (a finished game is at /api/games/ID)")

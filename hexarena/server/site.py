@@ -3,7 +3,8 @@
     site = LiveSite(home, ["demo"], app.state.events)   # publishes HOME/site/demo now, again as games are stored
     app.include_router(site.router); site.start() … site.stop()
 
-    /                               the leagues, each a link to its site
+    /                               the leagues, each a link to its site, in the results site's look
+    /site.css                       the results site's stylesheet, for the server's own pages
     /leagues/NAME/                  the league's site as ``hexarena publish`` writes it (index, bot pages, games,
                                     replay, data and exports), its pages with ``live.js`` added
     /leagues/NAME/replay.html?live=GAME    a game in progress, followed move by move
@@ -21,6 +22,7 @@ publish``) has no live script, so it never tries to reach a server.
 from __future__ import annotations
 
 import html
+import json
 import logging
 import threading
 from pathlib import Path
@@ -28,16 +30,16 @@ from pathlib import Path
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
-from hexarena.server.events import EventHub
 from hexarena.leagues.site.publish import MANIFEST, SITE, publish
 from hexarena.leagues.workspace.home import Layout, Workspace
 from hexarena.protocol.errors import ConfigError, HexarenaError
 from hexarena.referee.record import GameRecord
+from hexarena.server.events import EventHub
 
 DEBOUNCE = 0.2  # seconds a stored record waits for others before its league is published
 LIVE_SCRIPT = '<script src="../../live.js"></script>\n</head>'  # pages sit at /leagues/NAME/<page>
-BACK_LINK = ('<body>\n<p class="served-by" style="margin:.5rem 1rem;font-size:.9rem"><a href="../../">← all leagues on '
-             'this server</a></p>')  # served pages only
+# served pages only: the way back to the list of leagues, the first link of the page's header
+BACK_LINK = '<nav>\n    <a class="served-by" href="../../" title="every league on this server">← All leagues</a>'
 NO_CACHE = {"Cache-Control": "no-cache"}  # the files change as games end: always revalidate
 log = logging.getLogger("hexarena.server.site")
 
@@ -94,9 +96,11 @@ class LiveSite:
 
     def publish(self, league: str) -> None:
         """Write the league's site (the one writer: ``hexarena.leagues.site.publish``), then tell the pages."""
+        stored = self.hub.stored_games(league)  # games that have just ended, stored before this publish reads
         try:
             with Workspace(self.home) as ws:
                 publish(ws, league, self.folder(league))
+            self.hub.forget(stored)  # in the site now: a spectator of one is sent to its record
         except ConfigError:  # no finished game yet: the placeholder page is served
             pass
         except HexarenaError as exc:  # a full disk: the old site stays served, the next game tries again
@@ -112,14 +116,15 @@ class LiveSite:
 
         @router.get("/")
         def leagues() -> HTMLResponse:
-            items = "".join(f'<li><a href="leagues/{html.escape(name)}/">{html.escape(name)}</a></li>'
-                            for name in self.leagues) or "<li>none: the server was started without --league</li>"
-            return HTMLResponse(_page("hexarena", f"<main><h1>Leagues</h1><ul>{items}</ul>"
-                                                  '<p><a href="docs">The API (/docs)</a></p></main>'), headers=NO_CACHE)
+            return HTMLResponse(self._index(), headers=NO_CACHE)
 
         @router.get("/live.js")
         def live_script() -> FileResponse:
             return FileResponse(SITE / "live.js", media_type="text/javascript", headers=NO_CACHE)
+
+        @router.get("/site.css")
+        def stylesheet() -> FileResponse:
+            return FileResponse(SITE / "site.css", media_type="text/css", headers=NO_CACHE)
 
         @router.get("/leagues/{league}")
         def league_root(league: str) -> RedirectResponse:
@@ -132,6 +137,16 @@ class LiveSite:
             return self._file(league, path or "index.html")
 
         return router
+
+    def _index(self) -> str:
+        """The list of leagues: each with its games, bots, leader and last game, as its published site has them."""
+        rows = "".join(_league_row(name, self.folder(name) / "standings.json") for name in self.leagues)
+        table = (f'<div class="card"><table id="leagues"><thead><tr><th>League</th><th class="num">Games</th>'
+                 f'<th class="num">Bots</th><th>Leader</th><th class="fold">Last game</th></tr></thead>'
+                 f'<tbody>{rows}</tbody></table></div>' if rows else
+                 '<div class="card"><p class="muted">No league: the server was started without --league.</p></div>')
+        return _page("hexarena", "", "<h1>Leagues</h1><p class=\"sub\">The leagues this server plays; each links to its "
+                                     "results, updated as games end.</p>" + table)
 
     def _known(self, league: str) -> None:
         if league not in self.leagues:
@@ -155,27 +170,39 @@ class LiveSite:
             raise missing
         if target.suffix != ".html":
             return FileResponse(target, headers=NO_CACHE)
-        page = target.read_text(encoding="utf-8").replace("</head>", LIVE_SCRIPT, 1).replace("<body>", BACK_LINK, 1)
+        page = target.read_text(encoding="utf-8").replace("</head>", LIVE_SCRIPT, 1).replace("<nav>", BACK_LINK, 1)
         return HTMLResponse(page, headers=NO_CACHE)
 
 
-def _page(title: str, body: str) -> str:
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
-            f'<style>{ROOT_STYLE}</style></head><body>{body}</body></html>')
+def _page(title: str, up: str, main: str, *, league: str = "") -> str:
+    """A page of the server's own (the list of leagues, a league's waiting page) in the results site's look: its
+    stylesheet and header. ``up``: the path from the page to the server's root ("" or "../../")."""
+    brand = f'<a class="brand" href="./">⬡ {html.escape(league or "hexarena")}</a>'
+    nav = ('<a class="served-by" href="../../" title="every league on this server">← All leagues</a>' if league else
+           '<a class="here" href="./">Leagues</a><a href="docs">API (/docs)</a>')
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html.escape(title)}</title>'
+            f'<link rel="icon" href="data:,"><link rel="stylesheet" href="{up}site.css"></head><body>'
+            f'<header class="top">{brand}<nav>{nav}</nav></header><main>{main}</main></body></html>')
 
 
-# the server's own pages (the list of leagues, a league's waiting page): the published site's look, in short
-ROOT_STYLE = ("body{font-family:system-ui,sans-serif;margin:0;color:#1d232a;background:#f6f7f9}"
-              "main{max-width:46rem;margin:2rem auto;padding:0 1rem}h1{font-size:1.6rem}"
-              "ul{list-style:none;padding:0}li{margin:.4rem 0}li a{display:block;padding:.7rem 1rem;background:#fff;"
-              "border:1px solid #d8dde3;border-radius:6px;text-decoration:none;color:#1f5fa8;font-weight:600}"
-              "li a:hover{border-color:#1f5fa8}a{color:#1f5fa8}")
+def _league_row(league: str, standings: Path) -> str:
+    """One league of the list: its figures from its published ``standings.json``, or that none has finished yet."""
+    name = html.escape(league)
+    link = f'<td class="bot"><a href="leagues/{name}/">{name}</a></td>'
+    try:
+        data = json.loads(standings.read_text(encoding="utf-8"))
+        facts, rows = data["facts"], data["standings"]
+        leader = html.escape(str(rows[0]["bot"])) if rows else "—"
+        return (f'<tr>{link}<td class="num">{int(facts["games"])}</td><td class="num">{int(facts["bots"])}</td>'
+                f'<td>{leader}</td><td class="muted fold">{html.escape(str(facts["last"]))} UTC</td></tr>')
+    except (OSError, ValueError, KeyError, TypeError, IndexError):  # not published yet (or being replaced)
+        return f'<tr>{link}<td class="muted" colspan="4">no game finished yet</td></tr>'
 
 
 def _waiting(league: str) -> str:
     """The index of a league without a finished game: live.js lists its games in progress and reloads on the first."""
     name = html.escape(league)
-    return _page(f"{league} · hexarena", f'<main><h1>{name}</h1><p id="waiting">No game of {name} has finished yet; '
-                                         'this page shows the first as soon as it is stored.</p></main>'
-                                         '<script src="../../live.js"></script>')
+    return _page(f"{league} · hexarena", "../../",
+                 f'<h1>{name}</h1><p id="waiting">No game of {name} has finished yet; this page shows the first as '
+                 'soon as it is stored.</p><script src="../../live.js"></script>', league=league)

@@ -5,7 +5,9 @@
 // re-publishes the league's site and announces `standings`: the page then updates in place, with no reload —
 // the standings, ratings and crosstable (or a bot's page) are patched from the freshly published page, the
 // games list from the fresh data/games.js. The games page lists the games in progress (api/live/games);
-// replay.html?live=GAME follows one of them move by move (the replay viewer's own drawing, fed each move).
+// replay.html?live=GAME follows one of them move by move (the replay viewer's own drawing, fed each move);
+// opened just after the game ended it shows the final position (from the server's memory of the game until the
+// site has its record, then from the record, at its last move).
 // After a dropped connection the browser reconnects and everything is fetched afresh.
 (function () {
   "use strict";
@@ -44,10 +46,10 @@
   }
 
   // ---- the connection: every event of this league goes to its handlers ----------------------------
-  let connected = false;
+  let connected = false, source = null;
 
   function connect() {
-    const source = new EventSource(new URL("api/events?league=" + encodeURIComponent(league), root));
+    source = new EventSource(new URL("api/events?league=" + encodeURIComponent(league), root));
     Object.keys(handlers).filter((kind) => kind !== "open").forEach((kind) => source.addEventListener(kind, (event) => {
       const data = JSON.parse(event.data);
       if (data.league === league) handlers[kind].forEach((handler) => handler(data));
@@ -60,6 +62,12 @@
       if (source.readyState === EventSource.CLOSED) setTimeout(connect, 5000);  // refused (503): try later
     });
   }
+
+  // A page left for another closes its stream: a browser keeps at most 6 connections to a server over HTTP/1.1,
+  // and the pages it keeps for "back" would hold theirs open, so the 7th page of the site would never load.
+  // Coming back to the page reconnects, and the page fetches what changed meanwhile (an "open" again).
+  window.addEventListener("pagehide", () => { if (source) source.close(); });
+  window.addEventListener("pageshow", (event) => { if (event.persisted) connect(); });
 
   // ---- standings, ratings, a bot's page: patched from the page as just published ---------------------
   // Only what differs is changed, so the table rows stay the same elements (and the reader's place).
@@ -192,12 +200,33 @@
         }
         snapshot.moves.forEach(append);
         early.splice(0).forEach(append);
+        if (snapshot.end) finish(snapshot.end);  // it has just ended: the site does not have its record yet
       }, (status) => {
         loading = null;
-        // over already (or never played here): the finished game's record, once the site has it
-        if (status === 404) location.replace("replay.html?game=" + encodeURIComponent(id));
+        // over and in the site already (or never played here): the record, at its final position
+        if (status === 404) location.replace("replay.html?game=" + encodeURIComponent(id) + "&move=end");
       });
       return loading;
+    }
+
+    function finish(end) {
+      live.ended = true;
+      const fault = end.termination !== "completed";
+      $("result").textContent = "Finished: " + game.seats.join(" vs ") + " " + end.scores.join("–");
+      $("termination").textContent = fault ? end.termination + " by " + LETTERS[end.offender] + " " +
+        game.seats[end.offender] : "completed: every line drawn";
+      $("final-scores").textContent = "final scores " + end.scores.join("–");
+      changed();
+    }
+
+    // the link to the record once the site has it (the server publishes the site, then announces standings; should
+    // the site not have it yet, the record's page reloads at the next standings)
+    function offerRecord() {
+      if (!live.ended || $("record-link")) return;
+      const link = html("a", "the game's record");
+      link.id = "record-link";
+      link.href = "replay.html?game=" + encodeURIComponent(id) + "&move=end";  // a game's file is named by its id
+      $("final-scores").after(document.createTextNode(" · "), link);
     }
 
     on("open", resync);
@@ -207,22 +236,11 @@
       else append(move);
     });
     on("game_ended", (end) => {
-      if (end.game !== id || viewer === null) return;
-      live.ended = true;
-      const fault = end.termination !== "completed";
-      $("result").textContent = "Finished: " + game.seats.join(" vs ") + " " + end.scores.join("–");
-      $("termination").textContent = fault ? end.termination + " by " + LETTERS[end.offender] + " " +
-        game.seats[end.offender] : "completed: every line drawn";
-      $("final-scores").textContent = "final scores " + end.scores.join("–");
-      changed();
+      if (end.game !== id) return;
+      if (viewer !== null) finish(end);
+      else if (loading) loading.then(() => { if (viewer !== null) finish(end); });
     });
-    on("standings", () => {
-      if (!live.ended || $("record-link")) return;
-      const link = html("a", "the game's record");
-      link.id = "record-link";
-      link.href = "replay.html?game=" + encodeURIComponent(id);  // a game's file is named by its id
-      $("final-scores").after(document.createTextNode(" · "), link);
-    });
+    on("standings", () => (loading ? loading.then(offerRecord) : offerRecord()));
   }
 
   // ---- which page this is ------------------------------------------------------------------------
@@ -239,6 +257,8 @@
     } else if (page !== "replay.html" && page !== "log.html") {  // a log is a finished game's: nothing to refresh
       on("standings", refreshPage);
       on("open", (again) => { if (again) refreshPage(); });
+    } else {  // a record the site did not have yet ("No such game"): it may have it now
+      on("standings", () => { if (!$("error").hidden) location.reload(); });
     }
     connect();
   }

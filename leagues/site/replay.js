@@ -267,7 +267,8 @@
     $("jump-to").max = total;
     $("loading").hidden = true;
     $("viewer").hidden = false;
-    const asked = parseInt(new URLSearchParams(location.search).get("move") || "0", 10);
+    const move = new URLSearchParams(location.search).get("move") || "0";  // a number, or "end": the final position
+    const asked = move === "end" ? total : parseInt(move, 10);
     show(Number.isNaN(asked) ? 0 : asked);
 
     // a game in progress (live.js, on a served site): one more move; a viewer at the last move follows it

@@ -25,12 +25,12 @@ from helpers import HEXARENA, console_errors, wait_for
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hexarena.server.events import EventHub
-from hexarena.server.site import LiveSite
 from hexarena.referee.clock import TimeControl
-from hexarena.referee.seats.inprocess import InProcessSpec
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
+from hexarena.referee.seats.inprocess import InProcessSpec
+from hexarena.server.events import EventHub
+from hexarena.server.site import LiveSite
 
 SLOW_BOT = '''import time
 from hexarena.protocol.client import run_bot
@@ -47,7 +47,7 @@ if __name__ == "__main__":
 LEAGUE = '''name = "live"
 participants = ["slowpoke", "random"]
 players = 2
-games_per_pairing = 8
+games_per_pairing = 16  # about a minute of games on an idle machine: the tests that watch one in progress come late
 time_control = "2s,startup=20s"
 concurrency = 1
 seed = 5
@@ -114,10 +114,10 @@ class StoreFails(Recorder):
 
 
 def test_a_league_tells_its_observer_of_each_stored_record_and_plays_on_when_it_fails(tmp_path, caplog):
-    from hexarena.leagues.results import store
     from hexarena.leagues.registry.submit import ensure_reference_bots
-    from hexarena.leagues.schedule.config import parse_league
+    from hexarena.leagues.results import store
     from hexarena.leagues.running.runner import run_league
+    from hexarena.leagues.schedule.config import parse_league
     from hexarena.leagues.workspace.home import Workspace
 
     league = parse_league('name = "seen"\nparticipants = ["random", "greedy"]\ngames_per_pairing = 2\n'
@@ -209,8 +209,30 @@ def test_games_in_progress_are_bounded_and_forgotten_when_they_end():
     assert [g["game"] for g in hub.live_games()] == ["g2", "g3", "g4"]
     observer.moved("g4", 0, 0, 7, 1.5)
     assert hub.live_game("g4")["moves"] == [{"ply": 0, "seat": 0, "line": 7, "ms": 1.5}]
-    record = play_observed(hub.observer("league"))  # started (g2 forgotten: 3 at most), then ended
-    assert hub.live_game(record.id) is None and [g["game"] for g in hub.live_games()] == ["g3", "g4"]
+    record = play_observed(observer)  # started (g2 forgotten: 3 at most), then ended
+    assert [g["game"] for g in hub.live_games()] == ["g3", "g4"]  # in progress: the ended game is not listed
+    observer.stored(record)  # no served site: the standings include it at once, and so it is forgotten
+    assert hub.live_game(record.id) is None
+
+
+def test_an_ended_game_is_kept_with_its_end_until_its_leagues_site_is_published_with_it():
+    """A spectator who opens replay.html?live=ID after the end and before the site has the record is answered
+    the game's moves and its end (the final position), not a 404 that sends them to a record not published yet."""
+    hub = EventHub()
+    site = []
+    hub.on_stored = lambda league, record: site.append(record.id)  # what the served site does: publish later
+    observer = hub.observer("league")
+    record = play_observed(observer)
+    ended = hub.live_game(record.id)
+    assert ended["end"] == {"scores": record.result.scores, "placements": record.result.placements,
+                            "termination": "completed", "offender": None}
+    assert [(m["seat"], m["line"]) for m in ended["moves"]] == [(m.seat, m.line) for m in record.moves]
+    assert hub.stored_games("league") == [] and hub.live_games() == []  # ended, not stored yet
+    observer.stored(record)
+    assert site == [record.id] and hub.stored_games("league") == [record.id] and hub.stored_games("other") == []
+    assert hub.live_game(record.id)["end"] is not None  # stored, the site not published yet
+    hub.forget(hub.stored_games("league"))  # the site was published with it
+    assert hub.live_game(record.id) is None
 
 
 @pytest.fixture(scope="module")
@@ -397,9 +419,9 @@ def test_the_served_site_has_the_live_script_and_the_published_site_on_disk_has_
     assert b"live.js" not in (home / "site" / "live" / "index.html").read_bytes()
     assert get(port, "/live.js")[0] == 200
     assert get(port, "/")[0] == 200 and b'href="leagues/live/"' in get(port, "/")[1]
-    assert b"<style>" in get(port, "/")[1] and b'name="viewport"' in get(port, "/")[1]  # a styled page, not bare HTML
-    assert b'<a href="../../">\xe2\x86\x90 all leagues on this server</a>' in page  # and the way back to it
-    assert b"all leagues" not in (home / "site" / "live" / "index.html").read_bytes()
+    assert b'href="site.css"' in get(port, "/")[1] and get(port, "/site.css")[0] == 200  # the results site's look
+    assert b'<a class="served-by" href="../../"' in page  # and the way back to it
+    assert b"served-by" not in (home / "site" / "live" / "index.html").read_bytes()
     for path in ("/leagues/other/index.html", "/leagues/live/.hexarena-site.json", "/leagues/live/%2e%2e/%2e%2e/hexarena.db",
                  "/leagues/live/..%2F..%2Fhexarena.db", "/leagues/live/nothing.html"):
         assert status_of(port, path) == 404, path
@@ -501,6 +523,57 @@ def test_the_games_page_lists_games_in_progress_and_a_spectator_sees_moves_appea
     assert console_errors(browser) == []
 
 
+def looks(driver) -> dict:
+    """What the eye sees of a page's style: the body's font and colours, the header's bar, a link's colour."""
+    return driver.execute_script(
+        "const css = (e, p) => e ? getComputedStyle(e)[p] : null, header = document.querySelector('header.top');"
+        "return {font: css(document.body, 'fontFamily'), size: css(document.body, 'fontSize'),"
+        "  ink: css(document.body, 'color'), background: css(document.body, 'backgroundColor'),"
+        "  bar: css(header, 'backgroundColor'), brand: css(header && header.querySelector('.brand'), 'color'),"
+        "  link: css(document.querySelector('main a'), 'color')}")
+
+
+@pytest.mark.slow
+def test_the_root_page_looks_like_the_results_site_and_each_league_page_links_back_to_it(server, browser):
+    port, home = server["port"], server["home"]
+    wait_for(lambda: (home / "site" / "live" / "standings.json").is_file(), 60, "the site is published")
+    root = f"http://127.0.0.1:{port}/"
+    browser.get(root + "leagues/live/index.html")
+    league_look = looks(browser)
+    browser.get(root)
+    assert looks(browser) == league_look  # the same stylesheet: font, colours, the header bar, links
+    assert browser.find_element("css selector", "header.top .brand").text == "⬡ hexarena"
+    row = browser.find_element("css selector", "#leagues tbody tr")
+    cells = [td.text for td in row.find_elements("css selector", "td")]
+    facts = get_json(port, "/api/leagues/live/standings")
+    assert cells[0] == "live" and int(cells[1]) > 0 and cells[2] == "2", cells  # its games, its bots
+    assert cells[3] in {r["bot"] for r in facts["standings"]}  # its leader
+    assert browser.find_element("link text", "API (/docs)").get_attribute("href") == root + "docs"
+    browser.set_window_size(400, 900)
+    try:
+        assert browser.execute_script("return document.documentElement.scrollWidth <= "
+                                      "document.documentElement.clientWidth"), "the root page scrolls sideways at 400 px"
+    finally:
+        browser.set_window_size(1280, 900)
+
+    row.find_element("link text", "live").click()
+    wait_for(lambda: browser.current_url == root + "leagues/live/" and browser.find_elements("id", "standings"), 20,
+             "the league's standings")
+    bot_page = browser.find_element("css selector", "#standings td.bot a").get_attribute("href")
+    game = get_json(port, "/api/leagues/live/games")["games"][0]["id"]
+    # every page of the site has the way back; eight pages in a row, as a visitor clicks about: a page left
+    # closes its event stream (HTTP/1.1 allows a browser 6 connections to the server: with the streams of the
+    # pages kept for "back" open, the 7th page never loaded)
+    for page in 2 * [root + "leagues/live/games.html", bot_page, root + f"leagues/live/replay.html?game={game}",
+                     root + "leagues/live/index.html"]:
+        browser.get(page)
+        back = browser.find_element("css selector", "header.top nav a")  # the header's first link
+        assert back.text == "← All leagues" and back.get_attribute("href") == root, page
+    back.click()
+    wait_for(lambda: browser.current_url == root and browser.find_elements("id", "leagues"), 20, "back at the root")
+    assert console_errors(browser) == []
+
+
 @pytest.mark.slow
 def test_the_api_docs_page_works_offline(server, browser):
     """/docs is Swagger UI with its scripts served by the server (fastapi-offline), none from a CDN: this machine
@@ -516,3 +589,71 @@ def test_the_api_docs_page_works_offline(server, browser):
                                    "(e) => e.textContent.replace(/\\u200b/g, ''))")
     assert {"/api/bots", "/api/queue", "/api/leagues/{name}/standings"} <= set(paths)
     assert console_errors(browser) == []
+
+
+def counter(driver) -> str:
+    """The replay viewer's "Move k / n", or "" while it is not shown."""
+    return driver.execute_script("const viewer = document.getElementById('viewer');"
+                                 "return viewer && !viewer.hidden ? document.getElementById('counter').textContent : ''")
+
+
+@pytest.mark.slow
+def test_a_spectator_who_comes_just_after_the_end_sees_the_final_position(tmp_path, browser, monkeypatch):
+    """replay.html?live=ID opened when the game has ended and the site does not have its record yet (its publish
+    held back here), then again once the site has it: both times the final position and the final scores, never
+    move 0 on an empty board. The server is uvicorn in this process, so that the test can hold the publish."""
+    import uvicorn
+
+    from hexarena.server import site as served_site
+    from hexarena.server.app import create_app
+
+    home, bot = tmp_path / "home", tmp_path / "slowpoke"
+    bot.mkdir()
+    (bot / "bot.py").write_text(SLOW_BOT)
+    (bot / "bot.toml").write_text('name = "slowpoke"\ncommand = ["python3", "bot.py"]\nlanguage = "python"\n')
+    assert hexarena("submit", str(bot), "--home", str(home)).returncode == 0
+    (tmp_path / "live.toml").write_text(LEAGUE)
+    gate, publish = threading.Event(), served_site.publish
+    gate.set()
+    monkeypatch.setattr(served_site, "publish", lambda *args: gate.wait(60) and publish(*args))
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(home, [tmp_path / "live.toml"]), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    events = EventReader(port)
+    try:
+        wait_for(lambda: server.started, 60, "the server answers")
+        events.start()
+        wait_for(lambda: events.status, 10, "the event stream opens")
+        first = wait_for(lambda: events.of("game_ended"), 90, "the first game ends")[0]["game"]
+        wait_for(lambda: events.after(("game_ended", first), "standings"), 30, "the site has the first game")
+        gate.clear()  # from now on the site is not published: an ended game stays the server's
+
+        game = wait_for(lambda: events.of("game_ended")[1:], 90, "the next game ends")[0]["game"]
+        url = f"http://127.0.0.1:{port}/leagues/live/replay.html?live={game}"
+        browser.get(url)
+        record = wait_for(lambda: (found := get(port, f"/api/games/{game}"))[0] == 200 and json.loads(found[1]), 30,
+                          "the record is stored")
+        total, scores = len(record["moves"]), record["result"]["scores"]
+        wait_for(lambda: counter(browser) == f"Move {total} / {total}", 20, "the final position")
+        assert "live=" in browser.current_url and get_json(port, f"/api/live/games/{game}")["end"]["scores"] == scores
+        assert [int(e.text) for e in browser.find_elements("css selector", "#scores li .score")] == scores
+        assert len(browser.find_elements("css selector", "#board line.drawn")) == total  # every move's line
+        assert browser.find_element("id", "final-scores").text == "final scores " + "–".join(map(str, scores))
+        assert not browser.find_elements("id", "record-link")  # the site does not have the record yet
+
+        gate.set()  # the site is published with the game: the spectator is offered the record
+        link = wait_for(lambda: browser.find_elements("id", "record-link"), 30, "the record's link")
+        assert link[0].get_attribute("href").endswith(f"replay.html?game={game}&move=end")
+        assert status_of(port, f"/api/live/games/{game}") == 404  # forgotten once in the site
+        browser.get(url)  # later: the record, at its final position
+        wait_for(lambda: "game=" in browser.current_url and counter(browser) == f"Move {total} / {total}", 20,
+                 "the record at its final position")
+        assert [int(e.text) for e in browser.find_elements("css selector", "#scores li .score")] == scores
+        # the one failed load: the spectator's question whether the game is still the server's (404: in the site)
+        assert [e for e in console_errors(browser) if f"/api/live/games/{game} " not in e] == []
+    finally:
+        gate.set()
+        server.should_exit = True
+        thread.join(60)

@@ -9,6 +9,7 @@ import http.client
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -400,6 +401,54 @@ def test_submit_server_end_to_end(served, tmp_path):
     assert refused.returncode == 1 and refused.stdout == ""
     assert refused.stderr.splitlines()[-1] == (f"hexarena: error: {served.url} refused the bot (401): the token is "
                                                "not valid (unknown, or revoked): ask the organiser for a new one")
+
+
+def test_submit_server_of_a_name_another_author_owns_names_the_token_not_author(served, tmp_path):
+    """The 403 as ``submit --server`` prints it: the account of the token, never ``--author``, which is refused
+    with --server (the hint used to send the author to an option that does nothing there)."""
+    done = subprocess.run([*HEXARENA, "submit", str(bot_folder(tmp_path, "greedy")), "--server", served.url],
+                          capture_output=True, text=True, check=False, timeout=120,
+                          env={**os.environ, "HEXARENA_TOKEN": served.tokens["bob"]})
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines()[-1] == (f"hexarena: error: {served.url} refused the bot (403): bot name 'greedy' "
+                                            "is taken by author 'hexarena' (you submit as 'bob': your token's "
+                                            "account); choose another name")
+    assert "--author" not in done.stderr
+
+
+HOSTILE_CHECKS = {  # bots that fail the check by showing the server's folders: where they run, their files
+    "says where it runs": "import os, sys\nsys.exit('running in ' + os.getcwd() + ' as ' + os.path.abspath(__file__))\n",
+    "says it in HELLO": "import os\nprint('HELLO ' + os.getcwd() + ' ' + os.environ.get('TMPDIR', ''), flush=True)\n"
+                        "import time\ntime.sleep(5)\n",
+    "raises": "import os\nraise RuntimeError(os.path.realpath('bot.py') + ' ' + repr(os.listdir('..'))[:300])\n",
+}
+
+
+@pytest.mark.slow
+def test_a_failed_uploads_checks_name_no_folder_of_the_server(tmp_path):
+    """Each check's detail, the refusal and the build log hold the bot's own words, with the server's folders
+    (the workspace, here with a space in its path, the registry's snapshot or staging copy, the upload's temp
+    folder) left out."""
+    home = tmp_path / "srv home" / "arena"
+    home.mkdir(parents=True)
+    with Workspace(home) as ws:
+        token = authors.add(ws, "alice")
+    server = start(home)
+    try:
+        for name, (case, program) in zip(("hostile-a", "hostile-b", "hostile-c"), sorted(HOSTILE_CHECKS.items())):
+            folder = bot_folder(tmp_path, name, case)
+            (folder / "bot.py").write_text(program)
+            (folder / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "bot.py"]\n'
+                                             'build = ["sh", "-c", "pwd; ls -la ..; echo $TMPDIR"]\n')
+            status, answer = server.upload(as_zip(folder), author=token)
+            assert status == 422 and not all(c["passed"] for c in answer["checks"]), (case, answer)
+            assert any(len(c["detail"]) > 20 for c in answer["checks"] if not c["passed"]), case  # the bot's words
+            text = json.dumps(answer)
+            for secret in ("srv home", "arena", "registry", ".staging", tempfile.gettempdir() + "/", "hexarena-upload"):
+                assert secret not in text, (case, secret, text[:3000])
+            assert not re.search("[0-9a-f]{64}", text), (case, text[:3000])  # a snapshot's folder, by its name
+    finally:
+        stop(server)
 
 
 def test_submit_server_bad_urls_are_one_line(tmp_path, served):
