@@ -37,7 +37,7 @@ def baseline_python(ref: str) -> Path:
     commit = subprocess.run(["git", "rev-parse", "--verify", f"{ref}^{{commit}}"], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout.strip()
     # one venv per commit and interpreter: its .pth points at the site-packages of the Python that made it
-    packages = sysconfig.get_paths()["purelib"]
+    packages = "\n".join(site_packages())
     home = CACHE / f"{commit[:12]}-{hashlib.sha256(packages.encode()).hexdigest()[:8]}-{LAYOUT}"
     src, venv = home / "src", home / "venv"
     python = venv / "bin" / "python"
@@ -51,10 +51,20 @@ def baseline_python(ref: str) -> Path:
         site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                               check=True, capture_output=True, text=True).stdout.strip()
         # a plain path line: this venv's own .pth files (the editable install of today's code) are not read
-        Path(site, "hexarena-baseline.pth").write_text(f"{src}\n{sysconfig.get_paths()['purelib']}\n")
+        Path(site, "hexarena-baseline.pth").write_text(f"{src}\n{packages}\n")
     check(python, src)
     compiled(src)
     return python
+
+
+def site_packages() -> list[str]:
+    """Where this interpreter's dependencies are: its site-packages, and the system's too when it is a venv made
+    with ``--system-site-packages`` (the helpers' venvs: their own site-packages hold only the editable install)."""
+    found = [sysconfig.get_paths()["purelib"]]
+    if sys.prefix != sys.base_prefix and (Path(sys.prefix) / "pyvenv.cfg").read_text().find(
+            "include-system-site-packages = true") >= 0:
+        found.append(sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})["purelib"])
+    return found
 
 
 def installed_layout(src: Path) -> None:
@@ -93,7 +103,7 @@ def compiled(tree: Path) -> None:
 
 def environment() -> dict[str, str]:
     """The environment to run the baseline's Python with: ours, plus the shared library folder zmq needs."""
-    libs = Path(sysconfig.get_paths()["purelib"]) / "pyzmq.libs"
+    libs = next((Path(p) / "pyzmq.libs" for p in site_packages() if (Path(p) / "pyzmq.libs").is_dir()), Path("/nonexistent"))
     shared = [part for part in os.environ.get("HEXARENA_SANDBOX_SHARE", "").split(":") if part]
     return {**os.environ, "HEXARENA_SANDBOX_SHARE": ":".join(shared + [str(libs)] * libs.is_dir())}
 
