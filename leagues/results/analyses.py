@@ -78,7 +78,7 @@ def analyse_all(ws: Workspace, records: Iterable[GameRecord], budget: float) -> 
 COSTLIEST = 10  # moves listed per bot (its page's "your costliest moves")
 
 
-PER_PUBLISH = 1000  # games analysed by one publish at most (20 s at the default budget); the next publish goes on
+PER_PUBLISH = 500  # games analysed by one publish at most (10 s at the default budget); the next publish goes on
 
 
 def league_analyses(ws: Workspace, league: str, budget: float, most: int = PER_PUBLISH) -> dict[str, dict]:
