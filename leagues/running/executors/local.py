@@ -50,6 +50,10 @@ class LocalExecutor(Executor):
             pool.close()
             raise
 
+    def threaded(self, jobs: Sequence[Job]) -> bool:
+        """Whether ``run(jobs)`` plays on a thread of this process (one referee), not in worker processes."""
+        return (self.concurrency if self.keep else min(self.concurrency, len(jobs))) <= 1
+
     def close(self) -> None:
         """Stop the kept pool (nothing to do without ``keep``: each run's pool stops with its iterator)."""
         if self._pool is not None:
