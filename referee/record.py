@@ -89,7 +89,7 @@ class MoveRecord(BaseModel):
     cpu_ms: float | None = Field(default=None, exclude_if=lambda value: value is None)
     substituted: bool = False  # drawn by the referee for a faulting bot (league fault policy "substitute")
     # the bot's own notes on this move (INFO, PROTOCOL.md §4.8): untrusted text; left out of the JSON when none
-    info: list[str] = Field(default=[], exclude_if=lambda notes: not notes)
+    info: list[str] = Field(default_factory=list, exclude_if=lambda notes: not notes)
 
 
 _MOVES = TypeAdapter(list[MoveRecord])
@@ -131,7 +131,7 @@ class GameRecord(BaseModel):
     config: BoardConfig
     seats: list[str]  # bot name (or name@version) per seat
     # each seat's exact version, name@hash (``leagues.registry.SHORT_HASH`` digits); empty in older records
-    versions: list[str] = Field(default=[], exclude_if=lambda versions: not versions)
+    versions: list[str] = Field(default_factory=list, exclude_if=lambda versions: not versions)
     time_control: RecordedTimeControl = None  # the whole control: per move or bank + increment, startup, margin
     seed: int | None = None
     started: datetime | None = None
@@ -139,7 +139,7 @@ class GameRecord(BaseModel):
     moves: list[MoveRecord] = []
     result: Result
     # the start position: lines drawn before the first TURN, not moves (left out of the JSON when empty)
-    opening: list[int] = Field(default=[], exclude_if=lambda lines: not lines)
+    opening: list[int] = Field(default_factory=list, exclude_if=lambda lines: not lines)
     # the referee's scheduling lag during the game: the most its watchdog thread woke late (the host's share of a
     # slow move, referee/watchdog.py); None: not measured (older records, no bot process of the referee's)
     lag_ms: float | None = Field(default=None, exclude_if=lambda value: value is None)

@@ -2,7 +2,8 @@
 
     analysis_of(ws, record, budget)    the stored analysis, or one made now (and stored)
     stored_analysis(ws, game_id)       the stored one, or None
-    league_analyses(ws, league, budget) a league's stored analyses, its games without one analysed first (publish)
+    league_analyses(ws, league, budget) a league's stored analyses, up to PER_PUBLISH of its games without one
+                                       analysed first (publish)
 
 A stored analysis is never recomputed, except one that solved only part of its positions when it is asked for
 with a larger budget than it had. Only finished, stored games are analysed (the row references ``games``).
@@ -77,16 +78,22 @@ def analyse_all(ws: Workspace, records: Iterable[GameRecord], budget: float) -> 
 COSTLIEST = 10  # moves listed per bot (its page's "your costliest moves")
 
 
-def league_analyses(ws: Workspace, league: str, budget: float) -> dict[str, dict]:
+PER_PUBLISH = 500  # games analysed by one publish at most (10 s at the default budget); the next publish goes on
+
+
+def league_analyses(ws: Workspace, league: str, budget: float, most: int = PER_PUBLISH) -> dict[str, dict]:
     """Every stored analysis of the league's current schedule by game id (its ``--json`` form), after analysing
-    (within ``budget`` seconds each) the finished 2-player games that have none; ``budget`` 0: none analysed now.
-    Those games' records are read in the query that finds them; a league of 3-4 players reads none."""
-    if budget > 0:
+    (within ``budget`` seconds each) the finished 2-player games that have none, the schedule's last first and at
+    most ``most`` of them (a big league's games are analysed over several publishes, not a million at once);
+    ``budget`` 0: none analysed now. Those games' records are read in the query that finds them; a league of
+    3-4 players reads none."""
+    if budget > 0 and most > 0:
         pending = ws.db.execute(
             "SELECT g.record FROM league_games s JOIN games g ON g.id = s.game"
             " JOIN results r ON r.game = s.game AND r.seat = 0 AND r.players = 2"
-            " LEFT JOIN analyses a ON a.game = s.game WHERE s.league = ? AND a.game IS NULL ORDER BY s.position",
-            (league,)).fetchall()  # whole, before the first analysis is stored
+            " LEFT JOIN analyses a ON a.game = s.game WHERE s.league = ? AND a.game IS NULL"
+            " ORDER BY s.position DESC LIMIT ?",
+            (league, most)).fetchall()  # whole, before the first analysis is stored
         found = analyse_all(ws, _records(text for (text,) in pending), budget)
     else:
         found = {}

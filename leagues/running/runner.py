@@ -224,13 +224,23 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
     already = len(games) - len(todo)
     played = 0
     display = None
-    # an executor written before observers takes the jobs alone; started before the display (which reads the
-    # store's tables), so the bots start meanwhile
+
+    def prepare() -> None:  # the schedule stored, the display made (it reads the store's tables)
+        nonlocal display
+        definitions.save_schedule(ws, league, games, to_play.definition.edition)
+        display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None
+
+    # a referee on a thread of this process (one game at a time) shares its GIL: this work done first, it cannot
+    # hold up the first game's clocks; else the executor starts first, so the bots start meanwhile
+    threaded = isinstance(executor, LocalExecutor) and executor.threaded(jobs)
+    if threaded:
+        prepare()
+    # an executor written before observers takes the jobs alone
     with closing(executor.run(jobs, observer) if observer is not None else executor.run(jobs)) as finished, \
             store.commits_without_fsync(ws):
         try:
-            definitions.save_schedule(ws, league, games, to_play.definition.edition)
-            display = ProgressDisplay(ws, league.name, len(games), already) if progress and jobs else None
+            if not threaded:
+                prepare()
             for record in finished:
                 played += store.save_game(ws, league.name, record)
                 if observer is not None:  # its bug must not stop the league (the record is stored)

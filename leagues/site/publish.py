@@ -345,26 +345,24 @@ def write_game_data(out: Path, league: LeagueReport) -> dict:
             if logged := write_game_logs(out, league.logs_dir, data["id"], stem, seats):  # the seats with a log
                 extra += f',"logs":{json.dumps(logged, separators=(",", ":"))}'
             chunks.add(stem, f"{_head(heads, label, seats, result)}{text}{extra}}}")
-            started = data.get("started") or ""
-            rows.append((started, data["id"], [stem, started, label, [bot_index[b] for b in seats], result["scores"],
-                                               result["placements"], result["termination"], data["moves"],
-                                               result.get("offender")]))
+            # the list's row but for its file stem, date and configuration, as JSON text: a few hundred bytes a
+            # game less than the row as lists (a million games' rows are held until they are sorted)
+            rows.append((data.get("started") or "", data["id"], label, json.dumps(
+                [[bot_index[b] for b in seats], result["scores"], result["placements"], result["termination"],
+                 data["moves"], result.get("offender")], separators=(",", ":"), ensure_ascii=False)[1:-1]))
     chunks.close()
     labels = sorted({label for _, label in configs.values()})
     config_index = {c: i for i, c in enumerate(labels)}
     boards = {label: c.board().drawing(border=c.border) for c, label in configs.values()}
     _write_js(out / "data" / "boards.js", "HEXARENA_BOARDS", boards)
-    rows.sort(key=lambda row: (row[0], row[1]), reverse=True)
-    listed = [row[2] for row in rows]  # the rows of the list, newest first, their configuration by its index
-    del rows
-    for row in listed:
-        row[2] = config_index[row[2]]
-    parts = max(1, -(-len(listed) // LIST_PART))
-    for k in range(parts):
-        part = json.dumps(listed[k * LIST_PART:(k + 1) * LIST_PART], separators=(",", ":"), ensure_ascii=False)
+    rows.sort(key=lambda row: (row[0], row[1]), reverse=True)  # the rows of the list, newest first
+    parts = max(1, -(-len(rows) // LIST_PART))
+    for k in range(parts):  # each row [stem, started, configuration (its index), bots, scores, ...]
+        part = ",".join(f"[{_js_string(league.files[game])},{_js_string(started)},{config_index[label]},{rest}]"
+                        for started, game, label, rest in rows[k * LIST_PART:(k + 1) * LIST_PART])
         (out / "data" / f"games-{k}.js").write_text(
-            f"(window.HEXARENA_PARTS = window.HEXARENA_PARTS || {{}})[{k}] = {part};\n", encoding="utf-8")
-    _write_js(out / "data" / "games.js", "HEXARENA_INDEX", {"bots": bots, "configs": labels, "total": len(listed),
+            f"(window.HEXARENA_PARTS = window.HEXARENA_PARTS || {{}})[{k}] = [{part}];\n", encoding="utf-8")
+    _write_js(out / "data" / "games.js", "HEXARENA_INDEX", {"bots": bots, "configs": labels, "total": len(rows),
                                                              "part_rows": LIST_PART, "parts": parts,
                                                              "chunks": chunks.count})
     return seen.facts()

@@ -192,3 +192,14 @@ def test_a_workspace_that_refuses_writes_still_gets_its_analyses_unsaved(tmp_pat
             "seconds": found[record.id]["seconds"]}
         ws.db.execute("PRAGMA query_only = 0")
         assert ws.db.execute("SELECT COUNT(*) FROM analyses").fetchone()[0] == 0
+
+
+def test_a_publish_analyses_at_most_its_share_of_a_big_league_the_schedules_last_first(tmp_path):
+    games = [played_game(BoardConfig(size="2x2", geometry="hex"), seed) for seed in (5, 6, 7)]
+    with Workspace(tmp_path / "home") as ws:
+        league = parse_league('name = "tiny"\nparticipants = ["a", "b"]\n[[boards]]\nsize = "2x2"\n')
+        definitions.save_rows(ws, league, [(r.id, 0, "2x2 hex", "[]", n) for n, r in enumerate(games)])
+        for record in games:
+            assert store.save_game(ws, "tiny", record)
+        assert list(league_analyses(ws, "tiny", 10.0, most=2)) == [games[2].id, games[1].id]
+        assert sorted(league_analyses(ws, "tiny", 10.0, most=2)) == sorted(r.id for r in games)  # the next one goes on
