@@ -19,6 +19,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*HEXARENA, *args], check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
+@pytest.mark.slow
 def test_a_match_prints_each_game_and_a_summary_and_writes_records(tmp_path):
     out = tmp_path / "games.jsonl"
     done = run("match", GREEDY, RANDOM, "--size", "3x3", "--games", "4", "--seed", "1", "--time", "1s",
@@ -37,6 +38,7 @@ def test_a_match_prints_each_game_and_a_summary_and_writes_records(tmp_path):
     assert int(greedy_row[6]) + int(random_row[6]) == 4 * 9  # every cell of every game taken
 
 
+@pytest.mark.slow
 def test_json_prints_only_records(tmp_path):
     done = run("match", GREEDY, RANDOM, "--size", "2x2", "--geometry", "square", "--misere", "--border",
                "--games", "2", "--json")

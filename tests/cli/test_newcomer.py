@@ -22,6 +22,7 @@ from hexarena.leagues.registry.submit import submit
 from hexarena.referee.errors import SandboxMissing
 
 
+@pytest.mark.slow
 def test_home_works_before_the_subcommand_as_well_as_after(tmp_path: Path):
     before, after = tmp_path / "before", tmp_path / "after"
     for args in (["--home", str(before), "bots"], ["bots", "--home", str(after)]):
@@ -79,6 +80,7 @@ def in_a_terminal(args: list[str]) -> str:
     return b"".join(chunks).decode(errors="replace")
 
 
+@pytest.mark.slow
 def test_league_tables_are_rich_on_a_terminal_and_plain_in_a_pipe(tmp_path: Path):
     home = fixture_home(tmp_path)
     shown = in_a_terminal(["league", "table", "tiny", "--table", "standings", "--home", str(home)])
@@ -165,6 +167,7 @@ def test_the_demo_runs_its_reference_bots_where_no_sandbox_can_be_made_but_nothi
 
 # ---- progress without a terminal (item 7) ----------------------------------------------------------
 
+@pytest.mark.slow
 def test_league_run_without_a_terminal_prints_progress_lines(tmp_path: Path):
     league = tmp_path / "quiet.toml"
     league.write_text(f'name = "quiet"\nparticipants = ["{ROOT / "bots" / "random"}", "{ROOT / "bots" / "greedy"}"]\n'
@@ -206,6 +209,7 @@ def test_openings_given_on_the_command_line_or_inline_are_bounded_and_checked(tm
     assert len(set(tiny.start_positions(0))) == len(tiny.start_positions(0)) == 6  # a 1x1 hex board has 6 lines
 
 
+@pytest.mark.slow
 def test_check_logs_on_the_command_line_keeps_the_logs_and_refuses_a_place_for_none(tmp_path: Path, capsys):
     logs = tmp_path / "kept" / "logs"
     run = subprocess.run([*HEXARENA, "check", str(ROOT / "tests" / "bots_broken" / "die"), "--logs", str(logs)],
@@ -225,6 +229,7 @@ def stored(home: Path, sql: str) -> list[tuple]:
         return db.execute(sql).fetchall()
 
 
+@pytest.mark.slow
 def test_a_league_name_stored_with_another_definition_is_refused_unless_replaced(tmp_path: Path, capsys):
     home = fixture_home(tmp_path)  # league "tiny" of an older release: random and greedy, 2x2 and 2x3, 300ms
     other = league_file(tmp_path / "other.toml", "tiny", ["random", "chains"], boards=("2x2", "2x3"),
@@ -287,6 +292,7 @@ def test_status_and_dry_run_count_what_a_run_will_play_and_store_nothing(tmp_pat
 
 # ---- versions are visible (item 9) ------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_match_says_which_greedy_it_runs_and_records_each_seats_version(tmp_path: Path):
     from hexarena.leagues.registry.snapshot import source_hash
 
@@ -332,6 +338,7 @@ def test_a_command_loads_only_its_own_module_and_every_command_is_found_that_way
     assert loaded.strip().splitlines()[-1] == "['hexarena.commands.board']"
 
 
+@pytest.mark.slow
 def test_the_guides_match_command_works_outside_the_repository(tmp_path: Path):
     """WRITING_A_BOT.md's first match, as a reader outside the repository types it (their bot: a copy of random)."""
     text = (ROOT / "protocol" / "WRITING_A_BOT.md").read_text()
@@ -343,6 +350,7 @@ def test_the_guides_match_command_works_outside_the_repository(tmp_path: Path):
     assert run.returncode == 0, run.stderr
 
 
+@pytest.mark.slow
 def test_doctor_on_an_empty_hexarena_home_names_the_variable(tmp_path: Path):
     empty = tmp_path / "new"
     empty.mkdir()
@@ -353,6 +361,7 @@ def test_doctor_on_an_empty_hexarena_home_names_the_variable(tmp_path: Path):
         "folder without one: set it to the workspace, or give --home)\n")
 
 
+@pytest.mark.slow
 def test_submit_says_pass_and_fail_as_check_does(tmp_path: Path):
     mine = tmp_path / "mine"
     shutil.copytree(RANDOM, mine)

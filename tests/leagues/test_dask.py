@@ -210,6 +210,7 @@ def nothing_stored(home: Path) -> bool:
     ("nonsense", "is not a Dask scheduler address"),
     ("missing", "needs Dask distributed, which is not installed"),
 ])
+@pytest.mark.slow
 def test_bad_scheduler_input_is_one_line_exit_2_and_nothing_stored(tmp_path, capsys, monkeypatch, scheduler, message):
     home = tmp_path / "home"
     make_workspace(home).close()
@@ -226,6 +227,7 @@ def test_bad_scheduler_input_is_one_line_exit_2_and_nothing_stored(tmp_path, cap
     assert nothing_stored(home)
 
 
+@pytest.mark.slow
 def test_a_league_file_can_name_the_cluster(tmp_path, capsys, monkeypatch):
     home = tmp_path / "home"
     make_workspace(home).close()

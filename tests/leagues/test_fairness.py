@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from hexarena.leagues.running.fairness import unfair_warning
 
 
@@ -24,6 +26,7 @@ def test_a_heavier_load_never_quotes_a_smaller_figure_than_a_lighter_one():
     assert quoted == sorted(quoted)
 
 
+@pytest.mark.slow
 def test_league_run_warns_before_it_starts(tmp_path):
     bot = tmp_path / "quick"
     bot.mkdir()

@@ -295,6 +295,7 @@ def test_a_build_runs_in_the_copy_and_a_hanging_build_is_stopped(ws: Workspace, 
     assert [b.name for b in list_bots(ws)] == ["tester"]
 
 
+@pytest.mark.slow
 def test_a_submitted_bot_is_built_once_for_its_check_and_its_games(ws: Workspace, tmp_path: Path) -> None:
     from hexarena.referee.build import build
 
@@ -308,6 +309,7 @@ def test_a_submitted_bot_is_built_once_for_its_check_and_its_games(ws: Workspace
     assert (result.folder / "builds.txt").read_text() == "x\n"
 
 
+@pytest.mark.slow
 def test_a_failed_check_is_not_registered(ws: Workspace, tmp_path: Path) -> None:
     stubborn = "from hexarena.protocol.client import run_bot\n\nrun_bot(lambda game, state: 0)  # always line 0\n"
     folder = make_bot(tmp_path / "bot", files={"bot.py": stubborn})
@@ -320,6 +322,7 @@ def test_a_failed_check_is_not_registered(ws: Workspace, tmp_path: Path) -> None
     assert state(ws.home) == before
 
 
+@pytest.mark.slow
 def test_the_registry_copy_plays_after_the_folder_is_deleted(tmp_path: Path) -> None:
     home = tmp_path / "home"
     folder = playing_bot(tmp_path / "src", name="survivor")
@@ -478,6 +481,7 @@ def test_a_snapshot_never_includes_what_its_own_build_produced(tmp_path: Path):
 @given(st.lists(st.from_regex(r"[a-z0-9_.]{1,6}", fullmatch=True).filter(lambda n: n not in (".", "..")),
                 min_size=1, max_size=3, unique=True),
        st.text(alphabet="ab*?[]!/\\#. \n-z", max_size=30))
+@pytest.mark.slow
 def test_a_gitignore_lists_what_it_names_and_never_fails(parts, noise):
     from hexarena.leagues.registry.gitignore import matcher
 

@@ -3,6 +3,7 @@ version in one seat it names the first move that differs; versions gone from the
 
 from __future__ import annotations
 
+import pytest
 from helpers import FAST, cli, fixture_home, make_workspace
 
 from hexarena.leagues.registry.resolve import resolve
@@ -24,6 +25,7 @@ def stored_game(home, seats=("greedy", "random"), size="3x3"):
     return record
 
 
+@pytest.mark.slow
 def test_a_rerun_of_deterministic_bots_is_identical_and_another_version_names_the_first_difference(tmp_path, capsys):
     home = tmp_path / "home"
     record = stored_game(home)

@@ -177,6 +177,7 @@ def kill_processes_marked(marker: str) -> int:
     return found
 
 
+@pytest.mark.slow
 def test_a_bot_added_later_gets_only_its_games(tmp_path):
     ws = make_workspace(tmp_path / "home")
     three = parse_league(league_text("grow", participants=BOTS[:3], seed=5))
@@ -193,6 +194,7 @@ def test_a_bot_added_later_gets_only_its_games(tmp_path):
     ws.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [3, 4])
 def test_multiplayer_leagues(tmp_path, players):
     ws = make_workspace(tmp_path / "home")
@@ -221,6 +223,7 @@ def test_multiplayer_leagues(tmp_path, players):
     ws.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("policy", ["forfeit", "substitute"])
 def test_faults_are_counted_by_reason_and_flag_the_bot(tmp_path, policy):
     ws = make_workspace(tmp_path / "home")
@@ -299,6 +302,7 @@ def test_host_stalls_are_counted_apart_from_the_bots_own_timeouts_in_the_tables(
      "four.toml: players = 4 needs at least 4 participants, got 3 (greedy, random, random2)"),
     ({"boards": [("11x3", "hex")]}, "four.toml:6: boards[0].size: board size '11x3': rows must be 1-10, got 11"),
 ])
+@pytest.mark.slow
 def test_bad_input_is_one_line_exit_2_and_nothing_runs(registered, tmp_path, change, message):
     fields = {"participants": BOTS, "boards": [("2x2", "hex")], **change}
     league_file = tmp_path / "four.toml"
@@ -348,6 +352,7 @@ def test_a_dask_league_without_a_scheduler_or_with_a_half_address_is_one_line(re
 
 # ---------------------------------------------------------------- a league's definition replaced
 
+@pytest.mark.slow
 def test_replace_keeps_every_game_and_the_tables_show_the_new_definitions_schedule(tmp_path: Path):
     import pytest
 

@@ -71,6 +71,7 @@ def test_a_gauntlet_plays_only_the_tables_of_its_bot():
     assert len({frozenset(g.seats) for g in three}) == 6 and all("bot1" in g.seats for g in three)
 
 
+@pytest.mark.slow
 def test_a_gauntlet_naming_no_participant_is_one_line_and_exit_2(tmp_path):
     path = tmp_path / "g.toml"
     folders = [str(BOTS / "greedy"), str(BOTS / "random")]
@@ -116,6 +117,7 @@ def test_an_openings_file_with_a_bad_line_is_one_line(row, problem):
     assert str(error.value) == f"book.txt: row 3: {problem} on 3x3 hex"
 
 
+@pytest.mark.slow
 def test_a_capturing_line_in_a_league_book_is_one_line(tmp_path):
     rules = BoardConfig(size="1x1").rules()
     sides = rules.board.cells[0]
@@ -140,6 +142,7 @@ def test_a_records_start_position_replays(make_referee):
     assert '"opening"' not in old.model_dump_json()  # records without one serialize as before
 
 
+@pytest.mark.slow
 def test_match_plays_every_seat_order_and_reports_the_difference(tmp_path):
     greedy, random_bot = str(BOTS / "greedy"), str(BOTS / "random")
     out = tmp_path / "games.jsonl"
@@ -159,6 +162,7 @@ def test_match_plays_every_seat_order_and_reports_the_difference(tmp_path):
     assert "LOS " in done.stdout.splitlines()[-1] and done.stdout.splitlines()[-1].endswith("(3 pairs)")
 
 
+@pytest.mark.slow
 def test_openings_command_writes_positions_and_replay_shows_them_pre_drawn(tmp_path):
     book = tmp_path / "book.txt"
     done = subprocess.run([*HEXARENA, "openings", "2x2", "--count", "3", "--balanced", "--budget", "5", "--out",

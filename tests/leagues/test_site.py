@@ -370,6 +370,7 @@ def workspace(records, tmp_path_factory) -> Path:
     return home
 
 
+@pytest.mark.slow
 def test_publish_command_writes_the_site_and_the_files(workspace, tmp_path, records):
     out = tmp_path / "out"
     done = hexarena("publish", "demo", "--out", str(out), "--home", str(workspace))
@@ -760,6 +761,7 @@ def test_publish_into_proc_is_refused_in_one_line_before_anything_is_written(wor
     assert set(os.listdir("/")) == before  # no staging folder left beside it
 
 
+@pytest.mark.slow
 def test_csv_tables_are_one_loadable_table_without_float_noise_or_python_words(workspace, site):
     import io
 

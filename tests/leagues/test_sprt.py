@@ -96,6 +96,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([*HEXARENA, *args], check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
 
 
+@pytest.mark.slow
 def test_a_strong_bot_accepts_h1_well_before_max_pairs(tmp_path):
     out = tmp_path / "games.jsonl"
     done = run("sprt", GREEDY, RANDOM, "--size", "2x2", "--time", "300ms", "--concurrency", "2", "--elo1", "50",
@@ -112,6 +113,7 @@ def test_a_strong_bot_accepts_h1_well_before_max_pairs(tmp_path):
     assert sum(result["pentanomial"].values()) == result["pairs"]
 
 
+@pytest.mark.slow
 def test_a_bot_against_a_copy_of_itself_does_not_accept_h1():
     done = run("sprt", GREEDY, GREEDY, "--size", "3x3", "--time", "300ms", "--concurrency", "2", "--max-pairs", "30",
                "--seed", "5", "--no-sandbox")  # as match has it: for a machine that cannot make a sandbox
@@ -139,6 +141,7 @@ def test_a_bad_openings_file_names_the_row(tmp_path):
     assert done.returncode == 2 and done.stderr.strip() == f"hexarena: error: {book}: row 2: line 3 is already drawn on 2x2 hex"
 
 
+@pytest.mark.slow
 def test_ctrl_c_prints_the_state_so_far():
     import signal
     import time

@@ -102,6 +102,7 @@ SEED = ("import sys; from hexarena.leagues.workspace.home import Workspace\n"
         "ws = Workspace(sys.argv[1]); sys.stdin.readline(); ensure_reference_bots(ws)")
 
 
+@pytest.mark.slow
 def test_seeding_the_reference_bots_from_racing_processes_registers_each_once(tmp_path: Path) -> None:
     home = tmp_path / "home"
     Workspace(home).close()
@@ -182,6 +183,7 @@ def test_a_backup_taken_during_a_league_run_is_a_sound_workspace(tmp_path: Path)
 
 
 
+@pytest.mark.slow
 def test_a_backup_into_a_folder_is_the_whole_workspace_and_a_second_copies_only_new_snapshots(tmp_path: Path) -> None:
     make_workspace(tmp_path / "home").close()
     command = [sys.executable, "-m", "hexarena", "backup", str(tmp_path / "copy"), "--home", str(tmp_path / "home")]

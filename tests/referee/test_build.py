@@ -87,6 +87,7 @@ def test_a_hung_build_is_stopped_with_everything_it_started(tmp_path, monkeypatc
         pytest.fail("the build's background child outlived the timeout")
 
 
+@pytest.mark.slow
 def test_a_build_printing_without_end_costs_only_its_tail(tmp_path):
     """issue 31 item 3: a build printing 256 MiB (in the sandbox, a real process); the referee keeps its last
     4,000 characters and never holds the output whole (before: all of it, then cut)."""
@@ -104,6 +105,7 @@ def test_a_build_printing_without_end_costs_only_its_tail(tmp_path):
     assert peak < 8 * 2**20, peak  # a few 64 KiB reads and the tail, not 256 MiB
 
 
+@pytest.mark.slow
 def test_a_build_that_prints_while_its_time_runs_out_is_stopped_at_the_bound(tmp_path):
     folder = tmp_path / "bot"
     manifest = counting_bot(folder, "while true; do echo still building; sleep 0.1; done")

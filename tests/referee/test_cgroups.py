@@ -44,6 +44,7 @@ def test_doctor_says_the_cgroup_backend_in_one_line(tmp_path):
     assert lines[0].startswith(f"whole-bot memory: {found.version} (kernel)")
 
 
+@pytest.mark.slow
 def test_without_writable_cgroups_the_watchdog_bounds_the_bot_and_doctor_says_why(tmp_path):
     backend()  # the machine has cgroups: the test takes them away
     done = subprocess.run(read_only_cgroups([*HEXARENA, "doctor", "--home", str(tmp_path)]), capture_output=True,
@@ -106,6 +107,7 @@ def test_a_killed_referees_cgroups_are_removed_by_the_next_one(tmp_path):
     assert its_cgroups() == []
 
 
+@pytest.mark.slow
 def test_the_cgroup_v2_kind_counts_cpu_kills_every_process_and_is_removed():
     """What of cgroup v2 this machine can check without a delegated memory controller (its cgroup2 hierarchy has
     none): a process tree entered by the launch's shell, its CPU time read from cpu.stat, all of it killed with

@@ -41,6 +41,7 @@ def test_the_shipped_bots_pass_every_check(folder):
     ("one_game", {SEVERAL}, "game 2: crashed: exited with status 0"),
     ("no_quit", {QUITS}, "still running 1 s after BYE (§8)"),
 ])
+@pytest.mark.slow
 def test_check_fails_each_broken_bot_on_the_right_item_with_its_reason(folder, failing, reason):
     report = check_bot(BROKEN / folder, time_control=QUICK)
     assert not report.passed
@@ -51,6 +52,7 @@ def test_check_fails_each_broken_bot_on_the_right_item_with_its_reason(folder, f
         assert failed == failing, report.to_text()  # a single flaw fails its own item only
 
 
+@pytest.mark.slow
 def test_hexarena_check_prints_the_checklist_and_sets_the_exit_status():
     run = lambda folder: subprocess.run(
         [*HEXARENA, "check", str(folder), "--time", "300ms"],
@@ -65,6 +67,7 @@ def test_hexarena_check_prints_the_checklist_and_sets_the_exit_status():
     assert missing.returncode == 2 and missing.stderr.startswith("hexarena: error: ")
 
 
+@pytest.mark.slow
 def test_a_bot_that_crashes_before_its_first_move_fails_the_time_item_and_check_keeps_logs(tmp_path: Path):
     from hexarena.referee.check import TIME_LIMIT, check_bot
 

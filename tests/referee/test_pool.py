@@ -111,6 +111,7 @@ def jobs(count: int, start: int = 0) -> list[Job]:
             for n in range(start, start + count)]
 
 
+@pytest.mark.slow
 def test_worker_processes_play_every_job_once_and_the_same_games_as_a_thread():
     pool = referee_pool(OPTIONS, 2)
     assert isinstance(pool, RefereeProcessPool)
@@ -127,6 +128,7 @@ def test_worker_processes_play_every_job_once_and_the_same_games_as_a_thread():
     assert record.result == records["g3"].result and record.seats == records["g3"].seats == ["random", "random2"]
 
 
+@pytest.mark.slow
 def test_a_workers_errors_are_raised_by_map_with_their_own_message():
     pool = RefereeProcessPool(OPTIONS, 2)
     three = Job("g3p", BoardConfig(size="2x2", players=3), (RANDOM, RANDOM2), seed=1)
@@ -144,6 +146,7 @@ def test_a_workers_errors_are_raised_by_map_with_their_own_message():
         broken.close()
 
 
+@pytest.mark.slow
 def test_a_workers_game_events_reach_the_observer_in_this_process_in_order():
     observer = Recorder()
     with closing(RefereeProcessPool(OPTIONS, 2)) as pool:
@@ -171,6 +174,7 @@ def test_a_worker_killed_mid_run_is_one_line_and_its_bots_die_with_it(monkeypatc
     assert processes_with("BROKEN_MARKER", marker) == []
 
 
+@pytest.mark.slow
 def test_workers_and_their_bots_die_with_a_killed_pool_process(tmp_path):
     marker = f"pool-{os.getpid()}-{time.monotonic_ns()}"
     script = ("import sys; sys.path[:0] = sys.argv[1:]; import test_pool as t; from hexarena.referee.pool import "
@@ -196,6 +200,7 @@ def mark_and_wait(referee: Referee, item: tuple) -> int:
     return number
 
 
+@pytest.mark.slow
 def test_close_stops_a_worker_before_the_item_it_holds_ahead(tmp_path, monkeypatch):
     # the worker imports this module as pytest named it (tests.referee.test_pool), and it imports helpers
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(str(Path(__file__).parents[n]) for n in (2, 1)))

@@ -106,6 +106,7 @@ def test_seeded_games_are_reproducible(make_referee):
     assert first.seed == 42
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", FAULTS)
 @pytest.mark.parametrize("seat", [0, 1])
 def test_each_fault_loses_and_the_restarted_bot_plays_the_next_game(make_referee, tmp_path, monkeypatch, fault, seat):
@@ -243,6 +244,7 @@ def test_bots_die_with_a_referee_that_was_killed(tmp_path):
     assert survivors_of_a_killed(match, "BROKEN_PIDS", marker) == []
 
 
+@pytest.mark.slow
 def test_a_faulted_bot_is_stopped_by_the_end_of_its_game(make_referee, tmp_path, monkeypatch):
     marker = str(tmp_path / "pid")
     monkeypatch.setenv("BROKEN_PIDS", marker)
@@ -393,6 +395,7 @@ def test_the_transport_reads_one_frame_and_multi_frame_messages_whole():
         transport.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flushes", [False, True])
 def test_a_stdio_bot_that_never_flushes_its_hello_is_told_to_flush(make_referee, tmp_path, flushes):
     """The commonest beginner's mistake: HELLO printed, never flushed (a pipe is block-buffered), so the referee

@@ -77,6 +77,7 @@ def test_each_runtime_builds_and_passes_every_check_in_the_sandbox(runtime, sand
     assert report.passed, [item for item in report.items if not item.passed]
 
 
+@pytest.mark.slow
 def test_each_runtime_plays_a_whole_game_in_the_sandbox(runtime, sandbox_path, make_referee):
     folder, limits = runtime
     referee = make_referee(limits=limits)

@@ -139,6 +139,7 @@ def test_daemons_of_a_bot_stopped_for_a_fault_die_by_the_end_of_the_game(make_re
     assert processes_with("BROKEN_PIDS", marked, "time.sleep(300)") == []
 
 
+@pytest.mark.slow
 def test_daemons_die_with_a_referee_that_was_killed(tmp_path, marked, sandbox_path):
     env = {**os.environ, "HEXARENA_HOME": str(tmp_path / "home")}
     match = subprocess.Popen([*HEXARENA, "match", str(HOSTILE / "daemons"), str(RANDOM.folder), "--size", "6x6",
@@ -324,6 +325,7 @@ def test_no_sandbox_is_refused_with_how_to_install_it(monkeypatch, tmp_path):
         sandbox.wrap(["true"], tmp_path, {}, Limits())
 
 
+@pytest.mark.slow
 def test_doctor_with_a_malformed_sandbox_choice_says_so_and_still_checks_the_database(tmp_path):
     env = {**os.environ, sandbox.CHOICE: "nope", "HEXARENA_HOME": str(tmp_path / "home")}
     subprocess.run([*HEXARENA, "bots"], env=env, capture_output=True, timeout=120, check=True)  # a workspace
@@ -333,6 +335,7 @@ def test_doctor_with_a_malformed_sandbox_choice_says_so_and_still_checks_the_dat
     assert lines[-1].endswith("nothing wrong found") and doctor.returncode == 0, doctor.stdout + doctor.stderr
 
 
+@pytest.mark.slow
 def test_without_bubblewrap_the_kernels_namespaces_sandbox_the_bots(tmp_path):
     """A fresh machine: bwrap is not on PATH (only the virtualenv's folder is), so the other path is taken."""
     if sandbox.user_namespaces() is not None:
@@ -416,6 +419,7 @@ def test_a_sandbox_that_cannot_be_made_is_one_line_in_the_bots_log(tmp_path, mon
     assert (done.returncode, done.stderr) == (125, f"hexarena sandbox: cannot bind {folder}: no such file or folder\n")
 
 
+@pytest.mark.slow
 def test_what_usr_links_out_to_is_walked_once_and_a_forged_inherited_list_is_walked_again(monkeypatch):
     """linked_out's answer goes to the referee's workers by the environment; a list that names what the walk
     never binds (a folder outside LINKED_INTO, a file only root may read) is ignored, and /usr walked again."""

@@ -76,6 +76,7 @@ def test_the_node_bot_plays_full_games_through_the_stdio_bridge(referee):
     assert all(any(m.seat == r.seats.index("nodebot") for m in r.moves) for r in records)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault, folder", [("timeout", "hang"), ("crashed", "die")])
 def test_a_bridged_bot_that_hangs_or_dies_gets_the_same_termination_as_a_native_one(referee, fault, folder):
     results = []

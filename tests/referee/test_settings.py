@@ -141,6 +141,7 @@ def marks_of_a_league_run(tmp_path: Path, monkeypatch, name: str, sandbox_line: 
     return sorted(marks.iterdir())
 
 
+@pytest.mark.slow
 def test_a_league_with_sandbox_false_plays_unconfined_in_worker_processes(tmp_path, monkeypatch):
     marks = marks_of_a_league_run(tmp_path, monkeypatch, "open", sandbox_line=True)
     assert marks and {mark.read_text() for mark in marks} == {str(os.getuid())}  # no global flipped anywhere

@@ -66,6 +66,7 @@ def test_cpu_time_per_move_is_recorded_beside_the_think_time(make_referee, sandb
     assert record.lag_ms is not None and record.lag_ms >= 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spinner", ["spinner", "spinner_child"])
 def test_a_bots_cpu_time_per_move_is_what_it_spent_in_its_process_or_a_child_it_reaped(
         spinner, make_referee, sandbox_path):

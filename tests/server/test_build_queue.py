@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from hexarena.server.build_queue import DEFAULT_SECONDS, BuildQueue
 
 
@@ -24,6 +26,7 @@ async def uploads(queue: BuildQueue, plan: list[tuple[str, float]], order: list[
     await asyncio.gather(*tasks)
 
 
+@pytest.mark.slow
 def test_one_author_holds_one_slot_and_another_author_is_served_at_once():
     order: list[str] = []
     places = []

@@ -201,6 +201,7 @@ HOSTILE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_a_hostile_archive_is_refused_and_nothing_is_written(served, case):
     archive, status, words = HOSTILE[case]
@@ -381,6 +382,7 @@ def processes_running_from(home: Path) -> list[int]:
 # ---------------------------------------------------------------- the command line
 
 
+@pytest.mark.slow
 def test_submit_server_end_to_end(served, tmp_path):
     folder = bot_folder(tmp_path, "delta")
     bot = folder / "bot.py"  # slow to start: its check outlasts the progress watcher's first poll (after 1 s)
@@ -462,6 +464,7 @@ def test_submit_server_bad_urls_are_one_line(tmp_path, served):
         assert said in done.stderr.splitlines()[-1], done.stderr
 
 
+@pytest.mark.slow
 def test_submit_server_malformed_answers_and_local_options_are_one_line(tmp_path):
     """An answer that is not a hexarena server's (a proxy, a wrong URL) is one line, never a traceback; and
     the options only a local submit has are refused with --server rather than ignored."""
@@ -504,6 +507,7 @@ def test_submit_server_malformed_answers_and_local_options_are_one_line(tmp_path
                                                  "token)\n")
 
 
+@pytest.mark.slow
 def test_serve_on_a_port_in_use_is_one_line_before_anything_starts(served, tmp_path):
     port = served.url.rsplit(":", 1)[1]
     done = subprocess.run([*HEXARENA, "serve", "--home", str(tmp_path / "home"), "--port", port],
@@ -554,6 +558,7 @@ def test_authors_add_prints_a_token_once_and_stores_only_its_hash(tmp_path, caps
     assert cli("authors", "revoke", "nobody")[0] == 2
 
 
+@pytest.mark.slow
 def test_serve_refuses_a_bad_league_file_in_one_line(tmp_path):
     (tmp_path / "open.toml").write_text('name = "open"\nparticipants = ["all"]\nsandbox = false\n[[boards]]\n'
                                         'size = "2x2"\n')
