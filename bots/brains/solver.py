@@ -63,21 +63,35 @@ except ImportError:  # pragma: no cover - exercised only on machines without a c
     _solvecore = None
 
 _CHUNK = 8
-TABLE_ENTRIES = 2**22  # the C search's table by default: 4 Mi entries of 24 bytes (96 MiB)
+TABLE_ENTRIES = 2**22  # the C search's table by default: 4 Mi entries (96 MiB; 50 MiB on boards of up to 64 lines)
 
 
-ENTRY_BYTES = 24  # one entry of the C table
+ENTRY_BYTES = 24  # one entry of the C table on boards of 65-128 lines (its "wide" layout: buckets of 4, 96 bytes)
+NARROW_LINES = 64  # boards of up to this many lines: the narrow layout, 12-byte entries, 5 in a 64-byte bucket
 # enhanced transposition cutoffs where at least this many lines are free: 2-40 % fewer nodes on hexagons 4x3/3x4
 # border misère, 2x4 and 4x4 border (12: more nodes saved, more time spent probing); the CPU time was within a
 # noisy machine's spread (docs/solved.md)
 ETC_FREE = 18
 NO_CUTOFFS = 1 << 30
-START_ENTRIES = 2**20  # the C table's first size (24 MiB); it doubles at a quarter full up to its most
+START_ENTRIES = 2**20  # the C table's first size (24 or 12.5 MiB); it doubles at a quarter full up to its most
 
 
-def table_entries_for(mebibytes: int) -> int:
-    """How many entries of the C table fit in ``mebibytes`` (any multiple of its 4-entry buckets)."""
-    return max(16, mebibytes * 2**20 // ENTRY_BYTES // 4 * 4)
+def _bucket(lines: int) -> tuple[int, int]:
+    """Entries and bytes of one bucket of the C table of a board of ``lines`` lines."""
+    return (5, 64) if lines <= NARROW_LINES else (4, 4 * ENTRY_BYTES)
+
+
+def table_entries_for(mebibytes: int, lines: int = 128) -> int:
+    """How many entries of the C table of a board of ``lines`` lines fit in ``mebibytes`` (whole buckets: 4
+    entries of 24 bytes, or 5 of 12 bytes in 64 where the board has at most 64 lines)."""
+    entries, size = _bucket(lines)
+    return max(4 * entries, mebibytes * 2**20 // size * entries)
+
+
+def table_bytes(entries: int, lines: int = 128) -> int:
+    """The bytes of a C table of ``entries`` entries for a board of ``lines`` lines."""
+    per, size = _bucket(lines)
+    return entries // per * size
 
 
 def compiled() -> bool:
@@ -172,8 +186,8 @@ class Solver:
         start_entries: int = START_ENTRIES,
         etc_free: int = ETC_FREE,
     ) -> None:
-        """``compiled=False`` keeps the search in Python; ``table_entries`` (any number, rounded down to a
-        multiple of 4; ``table_entries_for(mebibytes)`` converts) is the most the C search's table takes: it starts at
+        """``compiled=False`` keeps the search in Python; ``table_entries`` (any number, rounded down to
+        whole buckets of 4 entries, or 5 on boards of up to 64 lines; ``table_entries_for(mebibytes, lines)`` converts) is the most the C search's table takes: it starts at
         ``start_entries`` and doubles each time it is a quarter full. ``etc_free``: enhanced transposition
         cutoffs (a child the table already proves good enough ends the node) where that many lines are free."""
         board = rules.board
