@@ -24,7 +24,8 @@ typedef unsigned __int128 u128;
 #define MAX_PERMS 8
 #define CHUNKS 16
 #define BUCKET 4 /* entries in a bucket of the wide table */
-#define NARROW_BUCKET 5 /* entries in a bucket (a 64-byte cache line) of the narrow table */
+#define NARROW_BUCKET 5
+#define HISTORY_CAP ((1ULL << 43) - 1) /* history counts past this order as equal (Solver.HISTORY_CAP) */ /* entries in a bucket (a 64-byte cache line) of the narrow table */
 
 /* The wide table (boards of 65-128 lines, LAYOUT 2): buckets of four 24-byte entries. */
 typedef struct {
@@ -76,6 +77,7 @@ typedef struct {
     uint64_t max_buckets; /* and grows up to this many */
     uint64_t filled;  /* entries in use */
     uint64_t nodes;
+    uint64_t history[MAX_LINES]; /* per line: the sum of free lines squared at each beta cutoff it made */
     PyObject *tick; /* called every tick_seconds (time.monotonic) during a search, or NULL */
     double tick_seconds, next_tick;
     int clock_id;
@@ -316,7 +318,8 @@ static void store(Core *c, u128 key, int low, int high, int best, int depth) {
 }
 
 typedef struct {
-    int line, closed, order;
+    int line, closed;
+    uint64_t order;
     u128 after;
 } Move;
 
@@ -410,12 +413,18 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
             else if (single(left)) risky = 1;
             spare += popcount(left);
         }
-        int order;
-        if (line == hint) order = 0;
-        else if (closed) order = 1;  /* misère too: captures last or sacrifices first cost 1.5-4x the nodes */
-        else if (risky) order = 1 << 20;
-        else order = 2 + (2 - c->n_touch[line]) * 1024 + spare;
-        Move move = {line, closed, order * MAX_LINES + line, after};
+        /* group (2 bits); in misère the history (most cutoffs first: 0.82-1.11x the nodes, 0.94x over six positions;
+           in normal play 2.4x the nodes of hexagons 2x4 after 3 lines, so it orders misère only); the kind of safe
+           line (between two cells first, then fewest free sides left); the line */
+        uint64_t group, kind = 0, rank = 0;
+        if (line == hint) group = 0;
+        else if (closed) group = 1;  /* misère too: captures last or sacrifices first cost 1.5-4x the nodes */
+        else {
+            group = risky ? 3 : 2;
+            if (c->misere) rank = HISTORY_CAP - (c->history[line] < HISTORY_CAP ? c->history[line] : HISTORY_CAP);
+            if (!risky) kind = (2 - c->n_touch[line]) * 16 + spare;
+        }
+        Move move = {line, closed, group << 60 | rank << 16 | kind << 8 | (uint64_t)line, after};
         int i = n++;
         while (i > 0 && moves[i - 1].order > move.order) {
             moves[i] = moves[i - 1];
@@ -440,7 +449,10 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
             best_line = moves[i].line;
             if (value > alpha) {
                 alpha = value;
-                if (alpha >= beta) break;
+                if (alpha >= beta) {
+                    c->history[moves[i].line] += (uint64_t)popcount(free) * popcount(free);
+                    break;
+                }
             }
         }
     }
@@ -518,6 +530,7 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
     c->etc_free = etc_free;
     c->full = n_lines == 128 ? ~(u128)0 : bit(n_lines) - 1;
     memset(c->n_touch, 0, sizeof c->n_touch);
+    memset(c->history, 0, sizeof c->history);
     int n_cells = (int)PySequence_Size(cells);
     if (n_cells < 0) return -1;
     if (n_cells > MAX_CELLS) {

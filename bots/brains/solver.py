@@ -21,7 +21,10 @@ reductions:
   dots, lines to lines and cells to cells; the table key is the least image.
 * **Move ordering:** the table's best line, captures, then safe lines (that make no
   cell capturable; lines between two cells first, then those that leave the fewest free
-  sides: 2-5 times fewer nodes on hexagons 2x3 and 1x6 than in line order), then sacrifices.
+  sides: 2-5 times fewer nodes on hexagons 2x3 and 1x6 than in line order), then sacrifices. In misère
+  the safe lines and the sacrifices are ordered first by their history (the free lines squared summed over
+  the cutoffs each line made: 0.82-1.11x the nodes on six misère positions, 0.94x over all; in normal play
+  it made 2.4x the nodes of hexagons 2x4 after three lines, so normal play keeps the static order).
 * **Free captures** (normal play only): a capturable cell whose last line makes no
   other cell capturable is taken at once, without trying the alternatives
   (Berlekamp's "capture anything that costs nothing").
@@ -73,6 +76,7 @@ NARROW_LINES = 64  # boards of up to this many lines: the narrow layout, 12-byte
 # noisy machine's spread (docs/solved.md)
 ETC_FREE = 18
 NO_CUTOFFS = 1 << 30
+HISTORY_CAP = (1 << 43) - 1  # history counts past this order as equal (the C search's key has 43 bits for it)
 START_ENTRIES = 2**20  # the C table's first size (24 or 12.5 MiB); it doubles at a quarter full up to its most
 
 
@@ -227,6 +231,10 @@ class Solver:
         # in one int (8 bits each): a third of the memory of a tuple
         self.table: dict[int, int] = {}
         self.nodes = 0
+        # per line: the sum of free lines squared at each beta cutoff it made (the history heuristic; in misère it
+        # orders the safe lines and the sacrifices, most cutoffs first; kept between solves)
+        self.history = [0] * n
+        self._no_history = [0] * n  # normal play: the history made 2.4x the nodes of hexagons 2x4 after 3 lines
         self.root: RootSearch | None = None
         self.core = None
         fits = len(board.lines) <= 128 and len(board.cells) <= 64 and len(self.perms) <= 8
@@ -540,6 +548,8 @@ class Solver:
                     candidates |= border & -border
         first, captures, safe_moves, sacrifices = [], [], [], []
         touch = self.touch
+        history = self.history
+        ranks = history if self.misere else self._no_history
         while candidates:
             bit = candidates & -candidates
             candidates ^= bit
@@ -561,16 +571,19 @@ class Solver:
             elif closed:
                 captures.append(move)
             elif risky:
-                sacrifices.append(move)
+                sacrifices.append((-min(ranks[line], HISTORY_CAP), move))
             else:
-                # measured: lines between two cells first, then those leaving fewer free sides
-                safe_moves.append((-len(cells), spare, move))
+                # in misère the lines that made the most cutoffs first; then (measured) lines between two cells,
+                # then those leaving fewer free sides
+                safe_moves.append((-min(ranks[line], HISTORY_CAP), -len(cells), spare, move))
         safe_moves.sort()
+        sacrifices.sort()
         search = self._search
         start_alpha = alpha
         best, best_line = -open_cells - 1, -1
-        moves = first + captures + [move for _, _, move in safe_moves] + sacrifices
-        if (self.full & ~drawn).bit_count() >= self._etc_now:
+        moves = first + captures + [move[-1] for move in safe_moves + sacrifices]
+        free_count = (self.full & ~drawn).bit_count()
+        if free_count >= self._etc_now:
             cut = self._etc_cut(moves, beta, sign)
             if cut is not None:
                 best, best_line = cut
@@ -587,6 +600,7 @@ class Solver:
                 if value > alpha:
                     alpha = value
                     if alpha >= beta:
+                        history[line] += free_count * free_count
                         break
         if best <= start_alpha:
             high = min(high, best)
