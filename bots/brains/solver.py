@@ -43,8 +43,9 @@ reductions:
   every line is searched, so the search is exact there in both rule sets (tested).
 
 The search runs in C (``bots/brains/_solvecore.c``, the same algorithm line for line, with a table of
-bounds that grows from 24 MiB to its given size instead of a dict) when pip could build it, on boards of up
-to 128 lines; Python keeps MTD(f) and the root's best lines. ``Solver(rules, compiled=False)`` forces pure Python.
+bounds that grows from 2**20 entries to its given size instead of a dict; on boards of up to 64 lines its entries
+take 12 bytes, five to a 64-byte bucket, on larger ones 24 bytes, four to a bucket) when pip could build it, on
+boards of up to 128 lines; Python keeps MTD(f) and the root's best lines. ``Solver(rules, compiled=False)`` forces pure Python.
 
 ``tests/brains/test_solver.py`` checks each reduction against plain exhaustive search in
 every position of several small boards (a proof by enumeration on those boards, not
