@@ -4,10 +4,12 @@ Format, version 1 (``FORMAT``), all in one file::
 
     HEXARENA-SOLVER-CHECKPOINT\\n          magic line
     {"format": 1, ...}\\n                  header: one line of JSON (below)
-    <entries × entry_bytes bytes>          the table exactly as the C search holds it in memory
+    <the table's bytes>                   the table exactly as the C search holds it in memory
 
-The header's fields: ``format``; ``layout`` (``_solvecore.LAYOUT``: what the table's bytes mean: entry layout,
-buckets, hash) and ``entry_bytes``; ``position`` (geometry, size, misère, border, the drawn lines as a
+The header's fields: ``format``; ``layout`` (what the table's bytes mean: entry layout, buckets, hash) and
+``entry_bytes``: ``_solvecore.LAYOUT`` (2) on boards of 65-128 lines, buckets of four 24-byte entries (entries × 24
+bytes), ``_solvecore.NARROW_LAYOUT`` (3) on boards of up to 64 lines, 64-byte buckets of five 12-byte entries
+(entries / 5 × 64 bytes; the solver wrote layout 2 for every board before, and refuses those files for these boards); ``position`` (geometry, size, misère, border, the drawn lines as a
 hexadecimal mask, scores and the mover: a checkpoint of another position is refused); ``entries``, ``max_entries``
 and ``filled`` (the table's entries now, the most it grows to, and those in use); ``root`` (``solver.RootSearch``: MTD(f)'s window ``low``/``high``, its
 ``guess``, and ``keeps``, each root child searched so far as ``[hex position, keeps the value]``); ``nodes``
@@ -30,7 +32,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from hexarena.bots.brains.solver import RootSearch, Solver
+from hexarena.bots.brains.solver import NARROW_LINES, RootSearch, Solver, table_bytes
 from hexarena.bots.errors import CheckpointRefused
 from hexarena.protocol.rules import State
 
@@ -80,12 +82,10 @@ def _crc(view: memoryview) -> int:
 
 def write(path: Path, solver: Solver, state: State, nodes: int, seconds: float, runs: int) -> None:
     """Write ``solver``'s table and ``solver.root`` to ``path`` (whole, then renamed over the old file)."""
-    from hexarena.bots.brains import _solvecore
-
     core = solver.core
     view = core.table()
     root = solver.root
-    header = {"format": FORMAT, "layout": _solvecore.LAYOUT, "entry_bytes": _solvecore.ENTRY_BYTES,
+    header = {"format": FORMAT, "layout": core.layout, "entry_bytes": core.entry_bytes,
               "position": position_of(state), "entries": core.entries,
               "max_entries": core.max_entries, "filled": core.filled,
               "root": {"low": root.low, "high": root.high, "guess": root.guess,
@@ -135,11 +135,12 @@ def read_header(path: Path) -> tuple[dict, int]:
     if not _MIN_ENTRIES <= entries <= header["max_entries"] <= _MAX_ENTRIES:
         raise _refused(path, f"its header is damaged (a table of {entries} entries growing to "
                              f"{header['max_entries']}; the solver's is {_MIN_ENTRIES} to 2**36)")
-    if (layout, entry_bytes) != (_solvecore.LAYOUT, _solvecore.ENTRY_BYTES):
-        raise _refused(path, f"its table has layout {layout} of {entry_bytes}-byte entries; this solver's is "
-                             f"layout {_solvecore.LAYOUT} of {_solvecore.ENTRY_BYTES}-byte entries")
+    layouts = _layouts()
+    if layouts.get(layout) != entry_bytes:
+        known = " or ".join(f"layout {number} of {size}-byte entries" for number, size in layouts.items())
+        raise _refused(path, f"its table has layout {layout} of {entry_bytes}-byte entries; this solver's is {known}")
     start = len(MAGIC) + len(line)
-    expected = start + entries * entry_bytes
+    expected = start + table_bytes(entries, NARROW_LINES if layout == _solvecore.NARROW_LAYOUT else NARROW_LINES + 1)
     size = path.stat().st_size
     if size != expected:
         raise _refused(path, f"{size:,} bytes, its header says {expected:,} (truncated or damaged)")
@@ -156,6 +157,9 @@ def read(path: Path, solver: Solver, state: State) -> Resumed:
     if header["position"] != wanted:
         raise _refused(path, f"it is of another position ({_describe(header['position'])}), not {_describe(wanted)}")
     core = solver.core
+    if header["layout"] != core.layout:
+        raise _refused(path, f"its table has layout {header['layout']}; this solver's for this board is layout "
+                             f"{core.layout} (written by an older solver: --restart to solve it again)")
     view = core.table()
     if core.entries != header["entries"]:  # pragma: no cover - the caller builds the solver from the header
         raise ValueError("the solver's table is not the checkpoint's size")
@@ -178,6 +182,13 @@ def read(path: Path, solver: Solver, state: State) -> Resumed:
     except (KeyError, TypeError, ValueError):
         raise _refused(path, "its header is damaged (the root search)") from None
     return Resumed(resumed, header["nodes"], float(header["seconds"]), header["runs"])
+
+
+def _layouts() -> dict[int, int]:
+    """Each table layout this solver reads, and the bytes of its entries."""
+    from hexarena.bots.brains import _solvecore
+
+    return {_solvecore.LAYOUT: _solvecore.ENTRY_BYTES, _solvecore.NARROW_LAYOUT: _solvecore.NARROW_ENTRY_BYTES}
 
 
 def _refused(path: Path, why: str) -> CheckpointRefused:

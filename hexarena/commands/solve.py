@@ -55,7 +55,7 @@ def solve(
     """
     from hexarena.bots.brains import checkpoint as checkpoints
     from hexarena.bots.brains import table_memory
-    from hexarena.bots.brains.solver import ENTRY_BYTES, START_ENTRIES, Solver, compiled, table_entries_for
+    from hexarena.bots.brains.solver import START_ENTRIES, Solver, compiled, table_bytes, table_entries_for
     from hexarena.bots.errors import CheckpointRefused, SolverTimeout
     from hexarena.protocol.board import make_board
     from hexarena.protocol.errors import BoardError
@@ -86,11 +86,11 @@ def solve(
         except CheckpointRefused as exc:
             _fail(str(exc), 2)
         entries, start = header["max_entries"], header["entries"]
-        mib = -(-entries * header["entry_bytes"] // 2**20)
+        mib = -(-table_bytes(entries, len(board.lines)) // 2**20)
         sizing = "the checkpoint's"
     else:
         mib = memory if memory is not None else table_memory.default_mib(available, state.free_count())
-        entries = table_entries_for(mib)
+        entries = table_entries_for(mib, len(board.lines))
         start = START_ENTRIES
         sizing = "--memory" if memory is not None else table_memory.RULE
     if memory is not None and available is not None and memory > available:
@@ -157,7 +157,7 @@ def solve(
         save()
     nodes = before_nodes + solution.nodes
     cpu = before_seconds + time.process_time() - cpu_start
-    table = {"table_mib": round(entries * ENTRY_BYTES / 2**20, 1), "table_max_entries": entries,
+    table = {"table_mib": round(table_bytes(entries, len(board.lines)) / 2**20, 1), "table_max_entries": entries,
              "table_entries": solver.core.entries if solver.core is not None else len(solver.table),
              "table_sizing": sizing, "table_filled": solver.core.filled if solver.core is not None else len(solver.table)}
     if as_json:

@@ -13,7 +13,8 @@ import pytest
 
 from hexarena.bots.brains import table_memory
 from hexarena.bots.brains.checkpoint import MAGIC
-from hexarena.bots.brains.solver import compiled
+from hexarena.bots.brains.solver import START_ENTRIES, compiled, table_entries_for
+from hexarena.protocol.board import make_board
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "hexarena", "solve"]
@@ -42,8 +43,10 @@ def test_json_says_how_the_table_was_sized():
     default = json.loads(run("2x2", "--json").stdout)
     assert default["table_sizing"].startswith("1/4 of MemAvailable") and default["table_entries"] >= 16
     given = json.loads(run("2x2", "--json", "--memory", "20").stdout)
-    assert (given["table_sizing"], given["table_max_entries"]) == ("--memory", 20 * 2**20 // 24 // 4 * 4)
-    assert given["table_entries"] == given["table_max_entries"]  # smaller than the first size: all of it
+    lines = len(make_board("2x2").lines)  # 19: the narrow table, 64-byte buckets of five 12-byte entries
+    assert (given["table_sizing"], given["table_max_entries"]) == ("--memory", 20 * 2**20 // 64 * 5)
+    assert table_entries_for(20, lines) == 20 * 2**20 // 64 * 5 and table_entries_for(20) == 20 * 2**20 // 24 // 4 * 4
+    assert given["table_entries"] == START_ENTRIES // 5 * 5  # the first size (whole buckets); it grows as it fills
     assert given["value"] == default["value"] == -2
 
 
@@ -71,7 +74,7 @@ def damage(path: Path, how: str) -> None:
     elif how == "format":
         data = data.replace(b'"format":1', b'"format":9', 1)
     elif how == "layout":
-        data = data.replace(b'"layout":2', b'"layout":7', 1)
+        data = bytearray(re.sub(rb'"layout":[0-9]+', b'"layout":7', bytes(data), count=1))
     elif how == "header":
         data[len(MAGIC) + 3] = ord("}")
     elif how == "field kind":
@@ -89,10 +92,10 @@ def damage(path: Path, how: str) -> None:
     ("truncated", "(truncated or damaged)"),
     ("table", "its table is damaged (CRC-32 mismatch)"),
     ("format", "written in checkpoint format 9; this solver reads format 1 only"),
-    ("layout", "its table has layout 7 of 24-byte entries"),
+    ("layout", "its table has layout 7 of 12-byte entries"),
     ("header", "its header is damaged"),
     ("field kind", "its header is damaged (runs of the wrong kind)"),
-    ("table size", "its header is damaged (a table of 699048 entries growing to 8; the solver's is 16 to 2**36)"),
+    ("table size", "its header is damaged (a table of 1048575 entries growing to 8; the solver's is 16 to 2**36)"),
     ("not a checkpoint", "not a solver checkpoint"),
 ])
 def test_a_checkpoint_that_cannot_be_resumed_is_refused_in_one_line_and_kept(tmp_path: Path, how: str, message: str):
@@ -111,6 +114,23 @@ def test_a_checkpoint_that_cannot_be_resumed_is_refused_in_one_line_and_kept(tmp
     restarted = run(*args, "--restart", "--json")
     assert restarted.returncode == 0 and json.loads(restarted.stdout)["runs"] == 1
     assert header_of(path)["position"]["misere"] is (how == "other position")
+
+
+@needs_c
+def test_a_checkpoint_of_the_older_wide_table_is_refused_for_a_board_of_up_to_64_lines(tmp_path: Path):
+    """Before the narrow table, every board's checkpoint had layout 2 (24-byte entries): such a file of hexagons
+    2x2 (19 lines, now layout 3) is whole and of the right position, and is refused in one line, not misread."""
+    path = tmp_path / "old.ckpt"
+    assert run("2x2", "--memory", "16", "--checkpoint", str(path)).returncode == 0
+    header = header_of(path)
+    assert (header["layout"], header["entry_bytes"]) == (3, 12)
+    header.update(layout=2, entry_bytes=24, entries=2**20 - 4, max_entries=2**20 - 4)  # whole buckets of 4
+    path.write_bytes(MAGIC + json.dumps(header).encode() + b"\n" + bytes(header["entries"] * 24))
+    before = path.read_bytes()
+    done = run("2x2", "--checkpoint", str(path))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "its table has layout 2; this solver's for this board is layout 3 (written by an older solver" in done.stderr
+    assert path.read_bytes() == before
 
 
 def test_a_checkpoint_in_a_folder_that_cannot_be_written_is_refused_before_solving(tmp_path: Path):

@@ -437,3 +437,22 @@ def test_cli_bad_input_is_one_line_and_exit_2(args, message):
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(not compiled(), reason="the C search is not built")
+@pytest.mark.parametrize("misere", [False, True], ids=["normal", "misere"])
+@pytest.mark.parametrize(("size", "layout"), [("3x3", 3), ("4x5", 2)])
+def test_the_narrow_and_the_wide_table_give_the_python_values(size, layout, misere):
+    """Boards of up to 64 lines keep 12-byte entries (five to a 64-byte bucket), larger ones 24-byte entries: both
+    tables, kept small enough that entries are replaced, give the pure-Python search's values and best lines in
+    positions of hexagons 3x3 (38 lines) and 4x5 with border (77 lines) with 12 free lines."""
+    rules = Rules(make_board(size), Options(2, misere, size == "4x5"))
+    in_c, in_python = Solver(rules, table_entries=64), Solver(rules, compiled=False)
+    assert (in_c.core.layout, in_c.core.entries) == (layout, 60 if layout == 3 else 64)
+    rng = random.Random(3)
+    for _ in range(4):
+        state = rules.start()
+        while state.free_count() > 12:
+            state = state.apply(rng.choice(state.legal_moves())).state
+        a, b = in_c.solve(state), in_python.solve(state)
+        assert (a.value, a.best) == (b.value, b.best)
