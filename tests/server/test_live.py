@@ -618,7 +618,7 @@ def test_a_spectator_who_comes_just_after_the_end_sees_the_final_position(tmp_pa
     monkeypatch.setattr(served_site, "publish", lambda *args: gate.wait(60) and publish(*args))
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(home, [tmp_path / "live.toml"]), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+                                           log_level="warning", timeout_graceful_shutdown=5))  # as hexarena serve
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     events = EventReader(port)
