@@ -98,6 +98,7 @@ def damage(path: Path, how: str) -> None:
     ("table size", "its header is damaged (a table of 1048575 entries growing to 8; the solver's is 16 to 2**36)"),
     ("not a checkpoint", "not a solver checkpoint"),
 ])
+@pytest.mark.slow
 def test_a_checkpoint_that_cannot_be_resumed_is_refused_in_one_line_and_kept(tmp_path: Path, how: str, message: str):
     path = tmp_path / "solve.ckpt"
     assert run("2x2", "--memory", "16", "--checkpoint", str(path)).returncode == 0

@@ -192,6 +192,7 @@ def test_perfect_puts_a_share_of_its_bank_into_the_solve():
     assert brain.budget(three, 10_000, 10_000, False, 100) == move_budget(10_000, 10_000, 63, 3, False, False, 100)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bot", ["chains", "mcts", "perfect"])
 def test_bot_process_beats_random_in_a_short_match(bot):
     """The real bot: started by the referee, speaking the protocol, seats swapped."""
