@@ -152,17 +152,21 @@ def test_a_solve_stopped_by_a_signal_writes_its_checkpoint_and_a_rerun_finishes_
                              cwd=ROOT)
     try:
         progress = solve.stderr.readline()
-        assert " nodes, " in progress and " nodes/s, table " in progress and "% full, value in [" in progress
+        # "value in [low, high]" while the value is searched; "value V, best line L" once it is known (a fast machine)
+        assert " nodes, " in progress and " nodes/s, table " in progress and "% full, value " in progress
         solve.send_signal(sig)
         out, err = solve.communicate(timeout=300)
     finally:
         solve.kill()
+        solve.wait()
+        solve.stdout.close(), solve.stderr.close()  # a failed test's open pipe would fail a later test by its warning
     assert solve.returncode == status and out == ""
     last = err.strip().splitlines()[-1]
     assert last.startswith(f"hexarena: error: interrupted; checkpoint written to {path} (") and "Traceback" not in err
     header = header_of(path)
     assert header["runs"] == 1 and header["nodes"] > 0 and header["filled"] > 0
-    assert header["root"]["low"] < header["root"]["high"]  # stopped before the value was known
+    root = header["root"]  # stopped while the value was searched, or (a fast machine) while the best lines were
+    assert root["low"] < root["high"] or root["low"] == root["high"] == -2
     done = run(*args, "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
