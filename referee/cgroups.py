@@ -383,8 +383,7 @@ def sweep(parents) -> list[str]:
                 if not name.startswith(PREFIX) or not owner.isdigit() or _alive(int(owner)):
                     continue
                 folder = os.path.join(parent, name)
-                orphan = Cgroup([folder])
-                if orphan.kill() and orphan.remove():
+                if Cgroup([folder]).remove():  # kills what still runs in it first
                     removed.append(folder)
     return removed
 
