@@ -359,8 +359,11 @@ def _v2_ready(parent: str) -> str | None:
         return f"no {parent}"
     if "memory" not in available:
         return f"no memory controller delegated to {parent}"
-    with open(f"{parent}/cgroup.subtree_control") as file:
-        enabled = file.read().split()
+    try:
+        with open(f"{parent}/cgroup.subtree_control") as file:
+            enabled = file.read().split()
+    except OSError as exc:
+        return f"cannot read {parent}/cgroup.subtree_control: {exc.strerror}"
     wanted = [c for c in ("memory", "pids") if c in available and c not in enabled]
     if wanted:
         try:
