@@ -92,7 +92,7 @@ def _probe(parent: str) -> str | None:
     """Why a bot's cgroup cannot be made under ``parent`` (None: it can: one was made and removed)."""
     if not _is_cgroup(parent):
         return f"{parent} is not a cgroup" if os.path.isdir(parent) else f"no {parent}"
-    probe = os.path.join(parent, f"{PREFIX}probe-{os.getpid()}")
+    probe = os.path.join(parent, f"{PREFIX}{os.getpid()}-probe")  # named as a bot's: sweep removes a killed one's
     try:
         os.mkdir(probe)
     except FileExistsError:
