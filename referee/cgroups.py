@@ -92,7 +92,7 @@ def _probe(parent: str) -> str | None:
     """Why a bot's cgroup cannot be made under ``parent`` (None: it can: one was made and removed)."""
     if not _is_cgroup(parent):
         return f"{parent} is not a cgroup" if os.path.isdir(parent) else f"no {parent}"
-    probe = os.path.join(parent, f"{PREFIX}probe-{os.getpid()}")
+    probe = os.path.join(parent, f"{PREFIX}{os.getpid()}-probe")  # named as a bot's: sweep removes a killed one's
     try:
         os.mkdir(probe)
     except FileExistsError:
@@ -359,8 +359,11 @@ def _v2_ready(parent: str) -> str | None:
         return f"no {parent}"
     if "memory" not in available:
         return f"no memory controller delegated to {parent}"
-    with open(f"{parent}/cgroup.subtree_control") as file:
-        enabled = file.read().split()
+    try:
+        with open(f"{parent}/cgroup.subtree_control") as file:
+            enabled = file.read().split()
+    except OSError as exc:
+        return f"cannot read {parent}/cgroup.subtree_control: {exc.strerror}"
     wanted = [c for c in ("memory", "pids") if c in available and c not in enabled]
     if wanted:
         try:
@@ -383,8 +386,7 @@ def sweep(parents) -> list[str]:
                 if not name.startswith(PREFIX) or not owner.isdigit() or _alive(int(owner)):
                     continue
                 folder = os.path.join(parent, name)
-                orphan = Cgroup([folder])
-                if orphan.kill() and orphan.remove():
+                if Cgroup([folder]).remove():  # kills what still runs in it first
                     removed.append(folder)
     return removed
 

@@ -130,3 +130,17 @@ def test_the_cgroup_v2_kind_counts_cpu_kills_every_process_and_is_removed():
         launched.wait(10)
         assert group.remove() and not os.path.exists(folder)
     assert launched.returncode == -signal.SIGKILL
+
+
+def test_a_cgroup2_lookalike_without_subtree_control_is_a_reason_not_a_traceback(tmp_path):
+    """A root whose cgroup.controllers names the memory controller but whose referee's folder has no
+    cgroup.subtree_control (not the kernel's): find says why, as one line."""
+    own = cgroups._own_paths().get("")
+    if own is None:
+        pytest.skip("no cgroup2 line in /proc/self/cgroup")
+    parent = Path(os.path.normpath(f"{tmp_path}{own}"))
+    parent.mkdir(parents=True, exist_ok=True)
+    for folder in {tmp_path, parent}:
+        (folder / "cgroup.controllers").write_text("memory pids\n")
+    why = cgroups.find(str(tmp_path))
+    assert isinstance(why, str) and "cannot read" in why and "cgroup.subtree_control" in why, why
