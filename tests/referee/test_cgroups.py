@@ -76,7 +76,9 @@ def test_a_plain_folder_is_no_cgroup_root(tmp_path, monkeypatch):
     if "memory" in own:
         (tmp_path / ("memory" + own["memory"])).mkdir(parents=True)
     why = cgroups.find(str(tmp_path))
-    assert isinstance(why, str) and "is not a cgroup" in why or "no " in why, why
+    assert isinstance(why, str), why
+    # the folder named like our own cgroup is there but is a plain folder; without a v1 memory line, none is there
+    assert ("is not a cgroup" if "memory" in own else "no ") in why, why
     monkeypatch.setenv(cgroups.ROOT_ENV, str(tmp_path))
     assert cgroups.backend() is None and cgroups.unavailable() == why
 
