@@ -13,11 +13,11 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import PlainTextResponse
 
-from hexarena.leagues.results import definitions, store
+from hexarena.leagues.results import definitions
 from hexarena.leagues.site.logs import log_text, seat_log
 from hexarena.protocol.errors import ConfigError
-from hexarena.server.api_common import public, workspace
-from hexarena.server.api_read import NOT_FOUND
+from hexarena.server.api_common import workspace
+from hexarena.server.api_read import NOT_FOUND, game
 
 router = APIRouter(tags=["read"])
 
@@ -27,25 +27,19 @@ router = APIRouter(tags=["read"])
 def game_log(request: Request, game_id: str, seat: int) -> PlainTextResponse:
     """What one seat's bot wrote during a finished game (at most 256 KiB; the server's folders left out)."""
     ws = workspace(request)
-    try:
-        data = store.game_data(ws, game_id) if len(game_id) >= 4 else None
-    except ConfigError as exc:
-        raise HTTPException(404, public(str(exc).splitlines()[0])) from None
-    if data is None:
-        raise HTTPException(404, f"no finished game has the id {game_id!r} (ids are listed by "
-                                 "/api/leagues/NAME/games; at least 4 characters of one)")
-    game, seats = str(data.get("id")), data.get("seats") or []
-    if not 0 <= seat < len(seats):
-        raise HTTPException(404, f"game {game} has seats 0-{len(seats) - 1}, not {seat}")
-    row = ws.db.execute("SELECT league FROM games WHERE id = ?", (game,)).fetchone()
+    record = game(request, game_id)  # /api/games/{id}'s lookup: 404 for an unknown, ambiguous or garbled game
+    game_id = record.id
+    if not 0 <= seat < len(record.seats):
+        raise HTTPException(404, f"game {game_id} has seats 0-{len(record.seats) - 1}, not {seat}")
+    row = ws.db.execute("SELECT league FROM games WHERE id = ?", (game_id,)).fetchone()
     try:
         shown = row is not None and definitions.league_config(ws, row[0]).publish_logs
     except ConfigError:  # its league's definition is gone: nothing says its logs may be shown
         shown = False
     if not shown:
-        raise HTTPException(404, f"game {game}: its league does not publish its bots' logs (publish_logs = false)")
-    path = seat_log(ws.logs_dir / row[0], game, seat)
+        raise HTTPException(404, f"game {game_id}: its league does not publish its bots' logs (publish_logs = false)")
+    path = seat_log(ws.logs_dir / row[0], game_id, seat)
     text = None if path is None else log_text(path)
     if text is None:
-        raise HTTPException(404, f"game {game}: no log of seat {seat} was kept")
+        raise HTTPException(404, f"game {game_id}: no log of seat {seat} was kept")
     return PlainTextResponse(text, headers={"X-Content-Type-Options": "nosniff"})

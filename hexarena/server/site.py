@@ -39,7 +39,8 @@ from hexarena.server.events import EventHub
 DEBOUNCE = 0.2  # seconds a stored record waits for others before its league is published
 LIVE_SCRIPT = '<script src="../../live.js"></script>\n</head>'  # pages sit at /leagues/NAME/<page>
 # served pages only: the way back to the list of leagues, the first link of the page's header
-BACK_LINK = '<nav>\n    <a class="served-by" href="../../" title="every league on this server">← All leagues</a>'
+SERVED_BY = '<a class="served-by" href="../../" title="every league on this server">← All leagues</a>'
+BACK_LINK = f"<nav>\n    {SERVED_BY}"
 NO_CACHE = {"Cache-Control": "no-cache"}  # the files change as games end: always revalidate
 log = logging.getLogger("hexarena.server.site")
 
@@ -178,8 +179,7 @@ def _page(title: str, up: str, main: str, *, league: str = "") -> str:
     """A page of the server's own (the list of leagues, a league's waiting page) in the results site's look: its
     stylesheet and header. ``up``: the path from the page to the server's root ("" or "../../")."""
     brand = f'<a class="brand" href="./">⬡ {html.escape(league or "hexarena")}</a>'
-    nav = ('<a class="served-by" href="../../" title="every league on this server">← All leagues</a>' if league else
-           '<a class="here" href="./">Leagues</a><a href="docs">API (/docs)</a>')
+    nav = SERVED_BY if league else '<a class="here" href="./">Leagues</a><a href="docs">API (/docs)</a>'
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html.escape(title)}</title>'
             f'<link rel="icon" href="data:,"><link rel="stylesheet" href="{up}site.css"></head><body>'

@@ -79,3 +79,25 @@ def test_a_games_seat_log_is_served_as_text_and_everything_else_is_404(tmp_path,
         assert status == 404 and "does not publish its bots' logs (publish_logs = false)" in text
     finally:
         stop_server(server)
+
+
+def test_a_garbled_stored_game_is_404_in_one_line_not_an_internal_error(tmp_path):
+    from hexarena.leagues.workspace.home import Workspace
+
+    home = tmp_path / "home"
+    ws = Workspace(home)
+    columns = [row[1] for row in ws.db.execute("PRAGMA table_info(games)")]
+    for game, record in (("aaaa-list", "[1, 2]"), ("bbbb-seats", '{"id": "bbbb-seats", "seats": 5}')):
+        values = {column: "x" for column in columns} | {"id": game, "record": record}
+        ws.db.execute(f"INSERT INTO games ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+                      list(values.values()))
+    ws.db.commit()
+    ws.close()
+    server = start_server(home)
+    try:
+        for game in ("aaaa", "bbbb"):
+            status, kind, text = get(server, f"/api/games/{game}/logs/0")
+            assert (status, kind) == (404, "application/json"), text
+            assert "its stored record is garbled" in text
+    finally:
+        stop_server(server)
