@@ -232,7 +232,7 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
 
     # a referee on a thread of this process (one game at a time) shares its GIL: this work done first, it cannot
     # hold up the first game's clocks; else the executor starts first, so the bots start meanwhile
-    threaded = isinstance(executor, LocalExecutor) and executor.threaded(jobs)
+    threaded = executor.threaded(jobs)
     if threaded:
         prepare()
     # an executor written before observers takes the jobs alone

@@ -429,3 +429,14 @@ def test_a_run_stopped_by_ctrl_c_keeps_its_game_and_gives_the_workspace_back_its
             run_league(ws, league, progress=False, observer=StopAfterFirst())
         assert ws.db.execute("PRAGMA synchronous").fetchone()[0] == 2 and not ws.db.in_transaction
         assert len(store.played_ids(ws, "stopped")) == 1  # the stored game stays; the next run plays the rest
+
+
+def test_the_local_executor_says_it_plays_on_a_thread_exactly_when_its_pool_has_one_referee():
+    from hexarena.leagues.running.executors.local import LocalExecutor
+    from hexarena.referee.settings import RefereeSettings
+
+    settings = RefereeSettings()
+    assert LocalExecutor(settings, 1).threaded(["a", "b"])
+    assert LocalExecutor(settings, 2).threaded(["a"])  # a pool of its own: no more referees than games
+    assert not LocalExecutor(settings, 2).threaded(["a", "b"])
+    assert not LocalExecutor(settings, 2, keep=True).threaded(["a"])  # kept: ``concurrency`` referees for every run

@@ -207,6 +207,7 @@ def test_openings_command_writes_positions_and_replay_shows_them_pre_drawn(tmp_p
     ('name = "x"\nanalysis_budget = -1\n[[boards]]\nsize = "3x3"\n', "x.toml:2: analysis_budget: Input should be greater than or equal to 0, got -1"),
     ('name = "x"\nanalysis_budget = nan\n[[boards]]\nsize = "3x3"\n', "x.toml:2: analysis_budget: Input should be a finite number, got nan"),
     ('name = "x"\nreplay_host_stalls = "yes"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: replay_host_stalls: Input should be a valid boolean, got 'yes'"),
+    ('name = "x"\npublish_logs = "no"\n[[boards]]\nsize = "3x3"\n', "x.toml:2: publish_logs: Input should be a valid boolean, got 'no'"),
 ])
 def test_bad_league_files_are_one_line(text, message):
     with pytest.raises(ConfigError) as error:

@@ -30,6 +30,11 @@ class Executor(ABC):
         """ConfigError, before anything is stored or started, when these jobs cannot be played (e.g. no worker
         can seat their tables); nothing to check by default."""
 
+    def threaded(self, jobs: Sequence[Job]) -> bool:
+        """Whether ``run(jobs)`` plays on a thread of this process (sharing its GIL with the caller's work);
+        not by default."""
+        return False
+
     def status(self) -> str:
         """A few words for the progress display (e.g. workers and games in flight); empty by default."""
         return ""

@@ -41,9 +41,9 @@ class LocalExecutor(Executor):
         ``next``)."""
         if self.keep:
             if self._pool is None:
-                self._pool = _pool(self.settings, self.concurrency)
+                self._pool = _pool(self.settings, self._size(jobs))
             return _Finished(self._pool, self._pool.map(play_job, jobs, observer), owned=False)
-        pool = _pool(self.settings, min(self.concurrency, len(jobs)))
+        pool = _pool(self.settings, self._size(jobs))
         try:
             return _Finished(pool, pool.map(play_job, jobs, observer))
         except BaseException:
@@ -52,7 +52,11 @@ class LocalExecutor(Executor):
 
     def threaded(self, jobs: Sequence[Job]) -> bool:
         """Whether ``run(jobs)`` plays on a thread of this process (one referee), not in worker processes."""
-        return (self.concurrency if self.keep else min(self.concurrency, len(jobs))) <= 1
+        return self._size(jobs) <= 1
+
+    def _size(self, jobs: Sequence[Job]) -> int:
+        """The referees of the pool that plays ``jobs``: ``concurrency`` kept, else no more than the games."""
+        return self.concurrency if self.keep else min(self.concurrency, len(jobs))
 
     def close(self) -> None:
         """Stop the kept pool (nothing to do without ``keep``: each run's pool stops with its iterator)."""
