@@ -24,8 +24,8 @@ typedef unsigned __int128 u128;
 #define MAX_PERMS 8
 #define CHUNKS 16
 #define BUCKET 4 /* entries in a bucket of the wide table */
-#define NARROW_BUCKET 5
-#define HISTORY_CAP ((1ULL << 43) - 1) /* history counts past this order as equal (Solver.HISTORY_CAP) */ /* entries in a bucket (a 64-byte cache line) of the narrow table */
+#define NARROW_BUCKET 5 /* entries in a bucket (a 64-byte cache line) of the narrow table */
+#define HISTORY_CAP ((1ULL << 43) - 1) /* history counts past this order as equal (solver.HISTORY_CAP) */
 
 /* The wide table (boards of 65-128 lines, LAYOUT 2): buckets of four 24-byte entries. */
 typedef struct {
