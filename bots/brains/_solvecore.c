@@ -24,8 +24,8 @@ typedef unsigned __int128 u128;
 #define MAX_PERMS 8
 #define CHUNKS 16
 #define BUCKET 4 /* entries in a bucket of the wide table */
-#define NARROW_BUCKET 5
-#define HISTORY_CAP ((1ULL << 43) - 1) /* history counts past this order as equal (Solver.HISTORY_CAP) */ /* entries in a bucket (a 64-byte cache line) of the narrow table */
+#define NARROW_BUCKET 5 /* entries in a bucket (a 64-byte cache line) of the narrow table */
+#define HISTORY_CAP ((1ULL << 43) - 1) /* history counts past this order as equal (solver.HISTORY_CAP) */
 
 /* The wide table (boards of 65-128 lines, LAYOUT 2): buckets of four 24-byte entries. */
 typedef struct {
@@ -217,25 +217,36 @@ static inline uint64_t slot_of(const Core *c, u128 key) {
     return (uint64_t)(((u128)h * c->buckets) >> 64);
 }
 
-static Probe lookup(Core *c, u128 key) {
-    Probe probe = {0, 0, 0, 0};
-    uint64_t k0 = (uint64_t)key, k1 = (uint64_t)(key >> 64);
-    if (c->narrow) {
-        Narrow *bucket = ((NarrowBucket *)c->table)[slot_of(c, key)].entry;
-        for (int i = 0; i < NARROW_BUCKET; i++)
-            if (bucket[i].depth && bucket[i].k0 == k0) {
-                probe = (Probe){1, bucket[i].low, bucket[i].high, bucket[i].best};
-                break;
-            }
-        return probe;
+/* In a bucket of n entries: the key's entry (*found = 1), else (*found = 0) the slot a new entry takes: an empty one
+   or the one with the smallest subtree. One body for both tables; SAME tells whether an entry holds the key. */
+#define DEFINE_FIND(name, type, n, SAME)                                                                   \
+    static inline type *name(type *bucket, uint64_t k0, uint64_t k1, int *found) {                        \
+        type *target = bucket;                                                                            \
+        (void)k1;                                                                                         \
+        for (int i = 0; i < n; i++) {                                                                     \
+            if (bucket[i].depth && SAME(bucket[i])) {                                                     \
+                *found = 1;                                                                               \
+                return &bucket[i];                                                                        \
+            }                                                                                             \
+            if (bucket[i].depth < target->depth) target = &bucket[i];                                     \
+        }                                                                                                 \
+        *found = 0;                                                                                       \
+        return target;                                                                                    \
     }
-    Entry *bucket = (Entry *)c->table + slot_of(c, key) * BUCKET;
-    for (int i = 0; i < BUCKET; i++)
-        if (bucket[i].depth && bucket[i].k0 == k0 && bucket[i].k1 == k1) {
-            probe = (Probe){1, bucket[i].low, bucket[i].high, bucket[i].best};
-            break;
-        }
-    return probe;
+#define SAME_NARROW(e) ((e).k0 == k0)
+#define SAME_WIDE(e) ((e).k0 == k0 && (e).k1 == k1)
+DEFINE_FIND(find_narrow, Narrow, NARROW_BUCKET, SAME_NARROW)
+DEFINE_FIND(find_wide, Entry, BUCKET, SAME_WIDE)
+
+static Probe lookup(Core *c, u128 key) {
+    uint64_t k0 = (uint64_t)key, k1 = (uint64_t)(key >> 64);
+    int found;
+    if (c->narrow) {
+        Narrow *e = find_narrow(((NarrowBucket *)c->table)[slot_of(c, key)].entry, k0, k1, &found);
+        return found ? (Probe){1, e->low, e->high, e->best} : (Probe){0, 0, 0, 0};
+    }
+    Entry *e = find_wide((Entry *)c->table + slot_of(c, key) * BUCKET, k0, k1, &found);
+    return found ? (Probe){1, e->low, e->high, e->best} : (Probe){0, 0, 0, 0};
 }
 
 /* The table: zeroed anonymous memory, in 2 MiB pages where the kernel offers them (transparent huge pages:
@@ -258,28 +269,15 @@ static void table_free(Core *c) {
    with `keep` (when a grown table takes back the old one's entries), never over an entry of as large a subtree. */
 static void place(Core *c, u128 key, int low, int high, int best, int depth1, int keep) {
     uint64_t k0 = (uint64_t)key, k1 = (uint64_t)(key >> 64);
+    int found;
     if (c->narrow) {
-        Narrow *bucket = ((NarrowBucket *)c->table)[slot_of(c, key)].entry, *target = bucket;
-        for (int i = 0; i < NARROW_BUCKET; i++) {
-            if (bucket[i].depth && bucket[i].k0 == k0) {
-                target = &bucket[i];
-                break;
-            }
-            if (bucket[i].depth < target->depth) target = &bucket[i];
-        }
+        Narrow *target = find_narrow(((NarrowBucket *)c->table)[slot_of(c, key)].entry, k0, k1, &found);
         if (keep && target->depth >= depth1) return;
         if (!target->depth) c->filled++;
         *target = (Narrow){k0, (int8_t)low, (int8_t)high, (uint8_t)best, (uint8_t)depth1};
         return;
     }
-    Entry *bucket = (Entry *)c->table + slot_of(c, key) * BUCKET, *target = bucket;
-    for (int i = 0; i < BUCKET; i++) {
-        if (bucket[i].depth && bucket[i].k0 == k0 && bucket[i].k1 == k1) {
-            target = &bucket[i];
-            break;
-        }
-        if (bucket[i].depth < target->depth) target = &bucket[i];
-    }
+    Entry *target = find_wide((Entry *)c->table + slot_of(c, key) * BUCKET, k0, k1, &found);
     if (keep && target->depth >= depth1) return;
     if (!target->depth) c->filled++;  /* grown at a quarter full: few buckets overflow before */
     *target = (Entry){k0, k1, (int8_t)low, (int8_t)high, (uint8_t)best, (uint8_t)depth1};

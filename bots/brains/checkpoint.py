@@ -139,8 +139,13 @@ def read_header(path: Path) -> tuple[dict, int]:
     if layouts.get(layout) != entry_bytes:
         known = " or ".join(f"layout {number} of {size}-byte entries" for number, size in layouts.items())
         raise _refused(path, f"its table has layout {layout} of {entry_bytes}-byte entries; this solver's is {known}")
+    lines = NARROW_LINES if layout == _solvecore.NARROW_LAYOUT else NARROW_LINES + 1
+    per = _solvecore.NARROW_BUCKET if layout == _solvecore.NARROW_LAYOUT else 4
+    if entries % per or header["max_entries"] % per:
+        raise _refused(path, f"its header is damaged (a table of {entries} entries growing to "
+                             f"{header['max_entries']}, not whole buckets of {per})")
     start = len(MAGIC) + len(line)
-    expected = start + table_bytes(entries, NARROW_LINES if layout == _solvecore.NARROW_LAYOUT else NARROW_LINES + 1)
+    expected = start + table_bytes(entries, lines)
     size = path.stat().st_size
     if size != expected:
         raise _refused(path, f"{size:,} bytes, its header says {expected:,} (truncated or damaged)")

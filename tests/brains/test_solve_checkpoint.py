@@ -81,6 +81,8 @@ def damage(path: Path, how: str) -> None:
         data = data.replace(b'"runs":1', b'"runs":"1"', 1)
     elif how == "table size":
         data = bytearray(re.sub(rb'"max_entries":[0-9]+', b'"max_entries":8', bytes(data), count=1))
+    elif how == "part of a bucket":  # the same table bytes (1048575 -> 1048576 entries, buckets of 5)
+        data = data.replace(b'"entries":1048575', b'"entries":1048576', 1)
     elif how == "not a checkpoint":
         data = bytearray(b"hello\n" * 100)
     path.write_bytes(bytes(data))
@@ -96,6 +98,7 @@ def damage(path: Path, how: str) -> None:
     ("header", "its header is damaged"),
     ("field kind", "its header is damaged (runs of the wrong kind)"),
     ("table size", "its header is damaged (a table of 1048575 entries growing to 8; the solver's is 16 to 2**36)"),
+    ("part of a bucket", "its header is damaged (a table of 1048576 entries growing to 1310720, not whole buckets of 5)"),
     ("not a checkpoint", "not a solver checkpoint"),
 ])
 @pytest.mark.slow
