@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from hexarena.referee.clock import Deadline
     from hexarena.referee.hub import Hub
 
-INBOX_LIMIT = 100  # messages kept from a bot between its turns; more is a fault (§6.4)
+INBOX_LIMIT = 100  # unrequested messages allowed from a bot between two of its replies; more is a fault (§6.4)
 
 
 def is_info(data: bytes) -> bool:
@@ -48,6 +48,9 @@ class ZmqSeat:
         self._sent = 0.0  # time.perf_counter() when the last TURN left: think times count from it
         self._inbox: deque[Received] = deque()
         self._flooded = False  # sent more unrequested messages than INBOX_LIMIT
+        # unrequested messages read since the bot's last reply: counted as read, not as queued, so a flood is one
+        # fault however the referee's reads interleave with the bot's sends
+        self._unrequested = 0
         self._notes: list[str] = []  # the INFO texts of the outstanding request (§4.8)
         self._notes_dropped = 0  # those past codec.INFO_PER_MOVE
         self._notes_ignored = 0  # INFO ignored while this request was outstanding; logged one by one up to a limit
@@ -134,7 +137,7 @@ class ZmqSeat:
         inbox = self._inbox
         while True:
             if self._flooded:  # checked on every pass: a flood that fills the inbox mid-turn drops the reply too
-                self._flooded = False  # one fault per flood: under the substitute policy the bot plays on
+                self._flooded, self._unrequested = False, 0  # one fault per flood: the bot may play on (substitute)
                 inbox.clear()
                 raise BotFault("malformed_message", f"more than {INBOX_LIMIT} messages between turns (§6.4)")
             if not inbox:
@@ -161,9 +164,10 @@ class ZmqSeat:
                 continue
             number, line = move
             if number == self._outstanding:
-                self._outstanding = None
+                self._outstanding, self._unrequested = None, 0
                 return line, received.at - self._sent
             if 0 < number < self._outstanding:
+                self._count_unrequested()
                 self.note(f"late reply {codec.Move(number, line).to_text()!r} ignored (§6.2)")
                 continue
             raise BotFault("wrong_request", f"MOVE echoes id {number}, the request was {self._outstanding} (§6.3)")
@@ -182,6 +186,7 @@ class ZmqSeat:
             self._keep_note(message)
             return None
         if isinstance(message, codec.Hello):
+            self._count_unrequested()
             self.note("a second HELLO on an authenticated connection ignored (§3.3)")
             return None
         if not isinstance(message, codec.Move):
@@ -190,6 +195,7 @@ class ZmqSeat:
 
     def _keep_note(self, info: codec.Info) -> None:
         if info.id != self._outstanding:
+            self._count_unrequested()
             self._ignore_note(f"INFO for request {info.id} ignored: the request is {self._outstanding} (§4.8)")
         elif len(self._notes) < codec.INFO_PER_MOVE:
             self._notes.append(info.text)
@@ -202,6 +208,11 @@ class ZmqSeat:
         self._notes_ignored += 1
         if self._notes_ignored <= codec.INFO_PER_MOVE:
             self.note(why)
+
+    def _count_unrequested(self) -> None:
+        self._unrequested += 1
+        if self._unrequested > INBOX_LIMIT:
+            self._flooded = True
 
     def take_notes(self) -> list[str]:
         """The INFO texts of the request just answered (§4.8); the log counts those dropped past the limit."""

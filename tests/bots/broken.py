@@ -3,7 +3,7 @@
 It plays random lines, and commits FAULT at its first TURN of any game whose id starts
 with "fault", so the test can check that the same bot, restarted, plays the next game.
 ``no_connection`` sleeps instead of connecting (only on its first launch when
-BROKEN_MARKER names a file it can create, or is "launched"); ``spawner`` never faults but starts children that
+BROKEN_MARKER names a file it can create, or is "launched"); ``trickle`` floods slowly; ``spawner`` never faults but starts children that
 try to outlive it; ``second_hello`` says HELLO again before its MOVE; ``chatty_end`` writes a
 line on stderr after each END. With BROKEN_PIDS set, the bot writes its pid (and its children's) there
 if it can (in the sandbox it cannot, and its pids are its namespace's: tests find a bot's processes by
@@ -74,6 +74,12 @@ def main(fault: str) -> None:
         if fault == "flood" and game.id not in flooded:  # once a game: the answer, then 200 copies
             flooded.add(game.id)
             for _ in range(200):
+                connection.send(codec.Move(game.clock.id, line))
+        if fault == "trickle" and game.id not in flooded:  # the answer, then 150 copies spread over ~0.2 s, so
+            flooded.add(game.id)  # the referee reads them as they come and its inbox never holds 100 at once
+            connection.send(codec.Move(game.clock.id, line))
+            for _ in range(150):
+                time.sleep(0.001)
                 connection.send(codec.Move(game.clock.id, line))
         if fault == "wrong_request":
             connection.send(codec.Move(game.clock.id + 1000, line))

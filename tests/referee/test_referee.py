@@ -154,6 +154,13 @@ def test_a_bot_that_floods_the_referee_is_a_malformed_message(make_referee):
     assert "more than 100 messages" in record.result.forfeits[0].detail
 
 
+def test_a_flood_read_as_it_comes_is_counted_all_the_same(make_referee):
+    """150 unrequested MOVEs a millisecond apart: the referee reads each as it arrives, never 100 at once."""
+    record = make_referee().play([bot("trickle"), RANDOM], BoardConfig(size="2x2"), game_id="fault-t", seed=1)
+    assert (record.result.termination, record.result.offender) == ("malformed_message", 0)
+    assert "more than 100 messages" in record.result.forfeits[0].detail
+
+
 def test_a_flood_is_one_fault_and_under_the_substitute_policy_the_bot_plays_on(make_referee):
     record = make_referee(fault_policy="substitute").play([bot("flood"), RANDOM], BoardConfig(size="2x2"),
                                                           game_id="fault-f2", seed=1)
