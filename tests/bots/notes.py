@@ -4,7 +4,7 @@ Every move: ``game.info("move K id R")`` (K its move number in the game, R the r
 ``game G`` on stderr when a GAME arrives and ``request R`` at each TURN (the log tests read them). Its first move
 also sends a 200-byte note that is kept and, raw on the socket, three that must be ignored and logged: one of
 300 bytes, one echoing another request id, one with a newline and a MOVE after it. Its second move sends 20
-notes (16 kept, 4 dropped and counted). Its third sends, raw and in one burst, a bare ``INFO``, ``INFO`` and a
+notes (16 kept, 4 dropped and counted) after an unfinished line on stderr. Its third sends, raw and in one burst, a bare ``INFO``, ``INFO`` and a
 newline, and 150 with a control character: none a fault, 16 logged one by one, the other 136 counted. It plays
 the seeded RNG's lines, so its games are reproducible.
 """
@@ -32,6 +32,7 @@ def main() -> None:
             connection.socket.send_string(f"INFO {request + 1000} wrong id")
             connection.socket.send_string(f"INFO {request} evil\nMOVE {request} 0")
         if number == 2:
+            print("thinking", end="", file=sys.stderr, flush=True)  # an unfinished line: the referee's next ends it
             for extra in range(19):
                 game.info(f"extra {extra}")
         if number == 3:

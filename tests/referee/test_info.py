@@ -43,6 +43,7 @@ def test_the_notes_of_a_real_bot_are_in_its_record_and_the_hostile_ones_only_in_
     for move, request in marks:
         section = log.split(f"--- hexarena: move {move}, TURN {request}\n")[1].split("--- hexarena: move ")[0]
         assert f"\nrequest {request}\n" in "\n" + section, section
+    assert "\nthinking\n--- hexarena: " in log  # the bot's unfinished line, ended before the referee's next line
     assert "\n\n" not in log  # a referee line starts a line of its own, with no blank line before it
     # the record's JSON keeps them; a move without notes has no "info" key (older records look the same)
     data = json.loads(record.model_dump_json())
