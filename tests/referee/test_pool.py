@@ -193,10 +193,10 @@ def test_workers_and_their_bots_die_with_a_killed_pool_process(tmp_path):
 
 
 def mark_and_wait(referee: Referee, item: tuple) -> int:
-    """A worker's item (picklable: this module is on the worker's path): mark its start, take 0.3 s."""
+    """A worker's item (picklable: this module is on the worker's path): mark its start, take 1 s."""
     folder, number = item
     (Path(folder) / str(number)).touch()
-    time.sleep(0.3)
+    time.sleep(1)
     return number
 
 
@@ -207,5 +207,7 @@ def test_close_stops_a_worker_before_the_item_it_holds_ahead(tmp_path, monkeypat
     pool = RefereeProcessPool(OPTIONS, 1)
     results = pool.map(mark_and_wait, [(str(tmp_path), n) for n in range(10)])
     assert next(results) == 0
-    pool.close()  # item 1 was in play, item 2 held ahead: it does not start
+    # item 1 in play (the worker may still be between items when result 0 arrives), item 2 held ahead
+    wait_for(lambda: (tmp_path / "1").exists(), 30, "item 1's start")
+    pool.close()  # item 2 does not start
     assert sorted(int(p.name) for p in tmp_path.iterdir()) == [0, 1]
