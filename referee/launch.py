@@ -116,6 +116,7 @@ class BotProcess:
         self._log: BinaryIO | None = None
         self._log_path: Path | None = None
         self._last_output = 0.0  # time.monotonic() of the last output read
+        self.silent = True  # nothing read from its output since it started (``switch_log`` does not wait for it)
         self.ended_at: float | None = None  # when the last END was sent, until the next game's log opens
         self._logged = 0
         self._skipped = 0
@@ -213,6 +214,7 @@ class BotProcess:
                 self.open_fds.discard(fd)
                 return False
             self._last_output = time.monotonic()
+            self.silent = False
             if fd == self.stderr:
                 self.stderr_tail = (self.stderr_tail + chunk)[-self.TAIL:]
             self._write(chunk)
@@ -267,9 +269,15 @@ class BotProcess:
         What it writes in answer to the last game's END belongs to the last game's log: when an END was sent
         (``ended``), the output is first read until the pipes have been quiet for ``QUIET`` seconds (at most
         ``SETTLE`` seconds after the END), so the answer reaches the old log however fast the next game began.
+        A bot that has written nothing since it started (``silent``, after what waits in its pipes is read) is
+        not waited for: the quiet spell would cost each game of a fast league ``QUIET`` seconds for nothing. The
+        one line of such a bot that could land in the next game's log is its very first output, if that answers
+        an END and comes after the next GAME left; from then on it is waited for like any bot that writes.
         """
         if self.ended_at is not None and self._log_path is not None:  # no log kept: nothing to settle
-            self.settle()
+            self.drain()
+            if not self.silent:
+                self.settle()
         self.ended_at = None
         self.open_log(path)
 
