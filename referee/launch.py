@@ -132,6 +132,7 @@ class BotProcess:
         self.limit_hit: str | None = None  # which limit the watchdog stopped it for
         self.tree = ProcessTree(self.pid)  # its sandbox's processes and threads: memory and CPU time without a cgroup
         self._cgroup_cpu = cgroup is not None and cgroup.cpu_ns() is not None
+        self._cpu_ns = cgroup.cpu_ns if self._cgroup_cpu else self.tree.cpu_ns  # read twice a move: bound once
         self.watchdog = Watchdog.shared()
         self.watchdog.watch(self)
 
@@ -357,7 +358,7 @@ class BotProcess:
     def cpu_ms(self) -> float:
         """CPU time (user + system) the bot's whole process tree has used so far, in ms: its cgroup's count where
         it has one (one read), else its threads' (``referee/usage.py``)."""
-        return (self.cgroup.cpu_ns() if self._cgroup_cpu else self.tree.cpu_ns()) / 1e6
+        return self._cpu_ns() / 1e6
 
     @property
     def peak_bytes(self) -> int:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import collections
 import ctypes
+import gc
 import logging
 import multiprocessing.connection
 import os
@@ -257,6 +258,9 @@ def _serve(connection: Connection, parent: int) -> None:
                 connection.send((task[0], "failed", _picklable(exc)))
             return
         with referee:
+            # what is loaded now (modules, the referee) lives as long as the worker: out of the collector's way, so
+            # that the full collections the games' garbage brings walk only what the games made
+            gc.freeze()
             for number, work, observed, item in _tasks(connection):
                 try:
                     result = work(referee, item, _Forward(connection, number)) if observed else work(referee, item)
