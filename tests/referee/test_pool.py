@@ -207,5 +207,8 @@ def test_close_stops_a_worker_before_the_item_it_holds_ahead(tmp_path, monkeypat
     pool = RefereeProcessPool(OPTIONS, 1)
     results = pool.map(mark_and_wait, [(str(tmp_path), n) for n in range(10)])
     assert next(results) == 0
+    # item 1 starts as item 0's result leaves: close while it is in play (the worker may have been waiting for its
+    # items, not starting up, when they came: the pool's process walks /usr first)
+    wait_for(lambda: (tmp_path / "1").exists(), 10, "item 1 started")
     pool.close()  # item 1 was in play, item 2 held ahead: it does not start
     assert sorted(int(p.name) for p in tmp_path.iterdir()) == [0, 1]
