@@ -310,7 +310,7 @@ def main() -> None:
                 command = [python, "-m", "hexarena", "league", "run", str(leagues[code]),
                            "--home", str(tmp / f"home-{code}")]
                 row[f"league {code}"], row[f"cpu league {code}"] = measured(
-                    code, lambda wrap, command=command, env=env: timed(command, wrap, env=env, cwd=tmp))
+                    code, lambda wrap, command=command, env=env, tmp=tmp: timed(command, wrap, env=env, cwd=tmp))
         rows.append(row)
         ratios = [] if args.leagues_only else [
             f"match {c} {row[f'match {c}']:.2f} s ({row[f'match {c}'] / row['floor']:.2f}x)" for c in codes]

@@ -41,11 +41,11 @@ from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from hexarena.protocol.errors import HexarenaError
+from hexarena.referee.errors import WorkerLost
 from hexarena.referee.observers import tell
 from hexarena.referee.referee import Referee
 from hexarena.referee.sandbox import LINKED_ENV, linked_out
 from hexarena.referee.settings import RefereeSettings
-from hexarena.referee.errors import WorkerLost
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
