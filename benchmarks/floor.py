@@ -14,7 +14,9 @@ records, no logs, no clocks beyond a deadline per move, no fault policy beyond "
 
 The driver alternates, round by round: the minimal referee, ``hexarena match`` (whole process),
 two minimal referees side by side, ``hexarena league run`` at concurrency 2 (SQLite included), and
-prints each round's wall times and ratios, then the medians. ``match`` and ``league run`` run twice a
+prints each round's wall times and ratios, then the medians. The CPU each run takes (``cpu`` in the lines) is
+counted in a cgroup of its own where the machine lets one be made (``CpuGroup``: a league's sandboxed bots
+included), else from its reaped children. ``match`` and ``league run`` run twice a
 round: today's code and the ``--baseline-ref`` commit's (``benchmarks/baseline.py``), taking turns
 going first. The ratio is the figure: absolute times
 on these shared machines are not.
@@ -123,26 +125,99 @@ def minimal_referee(games: int, size: str, seed: int = 1) -> float:
 
 
 def children_cpu() -> float:
-    """CPU seconds of every finished child process and its reaped descendants (bots included): on a shared
-    machine the CPU a run takes moves less than its wall time."""
+    """CPU seconds of every finished child process and its reaped descendants: on a shared machine the CPU a run
+    takes moves less than its wall time. Sandboxed bots are not counted (their sandbox is killed, not reaped
+    down the tree): ``CpuGroup`` counts them where it can."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(command: list[str], **kwargs) -> float:
-    """Wall seconds of a command; run it in a folder without our packages (``-m`` puts the working folder first)."""
+class CpuGroup:
+    """A cgroup of this process's own that counts the CPU time of whatever runs in it and below it: a league's
+    bots too, whose cgroups the referee makes under its own (``referee/cgroups.py``), and whose time the
+    ``RUSAGE_CHILDREN`` count of ``children_cpu`` never sees. cgroup v1's cpuacct, else cgroup2's cpu.stat;
+    ``CpuGroup.make()`` is None where neither can be made (then ``children_cpu`` is the count)."""
+
+    def __init__(self, folder: Path, v1: bool) -> None:
+        self.folder, self.v1 = folder, v1
+
+    @classmethod
+    def make(cls, tag: str) -> CpuGroup | None:
+        own = {}
+        with open("/proc/self/cgroup") as file:
+            for line in file:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                for controller in controllers.split(",") if controllers else [""]:
+                    own[controller] = path
+        for root, controller, v1 in (("/sys/fs/cgroup/cpuacct", "cpuacct", True), ("/sys/fs/cgroup", "", False)):
+            if controller not in own or not Path(root, "cgroup.procs").exists():
+                continue
+            folder = Path(root + own[controller], f"floor-{os.getpid()}-{tag}")
+            try:
+                folder.mkdir(exist_ok=True)
+            except OSError:
+                continue
+            group = cls(folder, v1)
+            if group.seconds() is not None:
+                return group
+            folder.rmdir()
+        return None
+
+    def wrap(self, command: list[str]) -> list[str]:
+        """``command``, run from a shell that first moves itself into this group."""
+        return ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self.folder / "cgroup.procs"), *command]
+
+    def seconds(self) -> float | None:
+        try:
+            if self.v1:
+                return int((self.folder / "cpuacct.usage").read_text()) / 1e9
+            stat = dict(line.split() for line in (self.folder / "cpu.stat").read_text().splitlines())
+            return int(stat["usage_usec"]) / 1e6
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def remove(self) -> None:
+        for _ in range(200):  # the last processes may take a moment to leave
+            try:
+                self.folder.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.01)
+
+
+def measured(tag: str, run) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of ``run(wrap)``, which starts its processes with ``wrap(command)``: counted in
+    a ``CpuGroup`` of their own (bots included), else by ``children_cpu``."""
+    group = CpuGroup.make(tag)
+    before = children_cpu()
     began = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs)
+    run(group.wrap if group is not None else list)
+    wall = time.perf_counter() - began
+    if group is None:
+        return wall, children_cpu() - before
+    cpu = group.seconds()
+    group.remove()
+    return wall, cpu
+
+
+def timed(command: list[str], wrap=list, **kwargs) -> float:
+    """Wall seconds of a command; run it in a folder without our packages (``-m`` puts the working folder first).
+    ``wrap``: what starts it (a ``CpuGroup``'s, to count its CPU)."""
+    began = time.perf_counter()
+    subprocess.run(wrap(command), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs)
     return time.perf_counter() - began
 
 
-def two_minimal_referees(games: int, size: str, side_by_side: int = 2) -> float:
+def two_minimal_referees(games: int, size: str, side_by_side: int = 2, wrap=list) -> float:
     """Two floors side by side (as two processes), each half the games: the league's floor at concurrency 2
-    (``side_by_side``: as many floors, each its share of the games, for a league at that concurrency)."""
+    (``side_by_side``: as many floors, each its share of the games, for a league at that concurrency; ``wrap``:
+    what starts each, as ``timed``'s)."""
     began = time.perf_counter()
     script = f"import sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); import floor; " \
              f"floor.minimal_referee({games // side_by_side}, {size!r})"
-    runs = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(side_by_side)]
+    runs = [subprocess.Popen(wrap([sys.executable, "-c", script])) for _ in range(side_by_side)]
     for run in runs:
         if run.wait() != 0:
             raise SystemExit("floor: a minimal referee failed")
@@ -202,6 +277,12 @@ def main() -> None:
     if args.baseline_ref != "none":
         codes["old"] = (str(baseline.baseline_python(args.baseline_ref)), baseline.environment())
         print(f"old: {args.baseline_ref} ({codes['old'][0]}); new: this worktree ({ROOT})", flush=True)
+    probe = CpuGroup.make("probe")
+    print("CPU counted " + (f"in a cgroup of each run's own ({probe.folder.parent}): bots in the sandbox included"
+                            if probe is not None else "from reaped children: sandboxed bots' CPU NOT included"),
+          flush=True)
+    if probe is not None:
+        probe.remove()
     rows = []
     for number in range(1, args.rounds + 1):
         order = list(codes) if number % 2 else list(codes)[::-1]  # old and new take turns going first
@@ -220,17 +301,16 @@ def main() -> None:
                 row[f"match {code}"] = timed([python, "-m", "hexarena", "match", bot, bot,
                                               "--size", args.size, "--games", str(args.games), "--time", "1s",
                                               "--seed", "1"], env=env, cwd=tmp)
-            cpu = children_cpu()
-            row["two floors"] = two_minimal_referees(args.games, args.size, args.concurrency)
-            row["cpu two floors"] = children_cpu() - cpu
+            row["two floors"], row["cpu two floors"] = measured(
+                "floors", lambda wrap: two_minimal_referees(args.games, args.size, args.concurrency, wrap))
             if args.two_matches:
                 row["two matches"] = two_matches(sys.executable, args.games, args.size, tmp, None)
             for code in order:
                 python, env = codes[code]
-                cpu = children_cpu()
-                row[f"league {code}"] = timed([python, "-m", "hexarena", "league", "run", str(leagues[code]),
-                                               "--home", str(tmp / f"home-{code}")], env=env, cwd=tmp)
-                row[f"cpu league {code}"] = children_cpu() - cpu
+                command = [python, "-m", "hexarena", "league", "run", str(leagues[code]),
+                           "--home", str(tmp / f"home-{code}")]
+                row[f"league {code}"], row[f"cpu league {code}"] = measured(
+                    code, lambda wrap, command=command, env=env, tmp=tmp: timed(command, wrap, env=env, cwd=tmp))
         rows.append(row)
         ratios = [] if args.leagues_only else [
             f"match {c} {row[f'match {c}']:.2f} s ({row[f'match {c}'] / row['floor']:.2f}x)" for c in codes]

@@ -115,6 +115,7 @@ class Cgroup:
         self.folders = folders
         self._fds: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._cpu: int | None = None  # the CPU counter's descriptor once open: read twice a move, with no lock
 
     def _read(self, path: str) -> bytes:
         with self._lock:
@@ -125,6 +126,14 @@ class Cgroup:
                 except OSError:
                     return b""
         return _pread(fd)
+
+    def _read_cpu(self, path: str) -> bytes:
+        """``_read`` of the CPU counter, whose descriptor is kept apart once open (the game loop's per-move read)."""
+        if self._cpu is None:
+            data = self._read(path)
+            self._cpu = self._fds.get(path)
+            return data
+        return _pread(self._cpu)
 
     def enter_script(self) -> str:
         """The start of a shell script that moves the shell itself into this cgroup (each hierarchy's), each step
@@ -154,7 +163,7 @@ class Cgroup:
         """Kill what is left, close the counters, remove the cgroup's folders; False if one stayed (busy)."""
         self.kill(seconds / 2)
         with self._lock:
-            fds, self._fds = self._fds, {}
+            fds, self._fds, self._cpu = self._fds, {}, None
         for fd in fds.values():
             os.close(fd)
         end, left = time.monotonic() + seconds, list(self.folders)
@@ -190,6 +199,7 @@ class CgroupV1(Cgroup):
     def __init__(self, memory: str, pids: str | None, cpuacct: str | None) -> None:
         super().__init__([folder for folder in (memory, pids, cpuacct) if folder is not None])
         self.memory, self.pids, self.cpuacct = memory, pids, cpuacct
+        self._usage = f"{cpuacct}/cpuacct.usage" if cpuacct is not None else None
         self.counts_processes = pids is not None
 
     def limit(self, limits: Limits) -> None:
@@ -201,7 +211,7 @@ class CgroupV1(Cgroup):
             _write(f"{self.pids}/pids.max", str(limits.processes + SANDBOX_TASKS))
 
     def cpu_ns(self) -> int | None:
-        data = self._read(f"{self.cpuacct}/cpuacct.usage") if self.cpuacct is not None else b""
+        data = self._read_cpu(self._usage) if self._usage is not None else b""
         return int(data) if data.strip() else None
 
     def peak_bytes(self) -> int | None:
@@ -222,6 +232,7 @@ class CgroupV2(Cgroup):
     def __init__(self, folder: str) -> None:
         super().__init__([folder])
         self.folder = folder
+        self._stat = f"{folder}/cpu.stat"
         self.counts_processes = os.path.exists(f"{folder}/pids.max")
 
     def limit(self, limits: Limits) -> None:
@@ -235,7 +246,7 @@ class CgroupV2(Cgroup):
             _write(f"{self.folder}/pids.max", str(limits.processes + SANDBOX_TASKS))
 
     def cpu_ns(self) -> int | None:
-        data = self._read(f"{self.folder}/cpu.stat")
+        data = self._read_cpu(self._stat)
         return _field(data, b"usage_usec") * 1000 if data else None
 
     def peak_bytes(self) -> int | None:

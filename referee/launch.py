@@ -116,10 +116,14 @@ class BotProcess:
         self._log: BinaryIO | None = None
         self._log_path: Path | None = None
         self._last_output = 0.0  # time.monotonic() of the last output read
+        self.silent = True  # nothing read from its output since it started (``switch_log`` does not wait for it)
         self.ended_at: float | None = None  # when the last END was sent, until the next game's log opens
         self._logged = 0
         self._skipped = 0
         self._mid_line = False  # the log's last byte is not a line break: a referee line starts on a new one
+        self._held: list[str] = []  # TURN marks not written yet: they go out before the next output, note or close
+        self._waiting = select.poll()  # the output pipes: whether anything waits in them, in one system call
+        self._polled: set[int] = set()
         self._namespace: str | None = None  # the sandbox's pid namespace ("" if none), found on the first signal
         # the whole bot's memory (every process of its tree): its cgroup's, in the kernel, or the referee's watchdog
         self.cgroup = cgroup
@@ -128,6 +132,7 @@ class BotProcess:
         self.limit_hit: str | None = None  # which limit the watchdog stopped it for
         self.tree = ProcessTree(self.pid)  # its sandbox's processes and threads: memory and CPU time without a cgroup
         self._cgroup_cpu = cgroup is not None and cgroup.cpu_ns() is not None
+        self._cpu_ns = cgroup.cpu_ns if self._cgroup_cpu else self.tree.cpu_ns  # read twice a move: bound once
         self.watchdog = Watchdog.shared()
         self.watchdog.watch(self)
 
@@ -213,6 +218,7 @@ class BotProcess:
                 self.open_fds.discard(fd)
                 return False
             self._last_output = time.monotonic()
+            self.silent = False
             if fd == self.stderr:
                 self.stderr_tail = (self.stderr_tail + chunk)[-self.TAIL:]
             self._write(chunk)
@@ -227,7 +233,8 @@ class BotProcess:
         if self._log is None and self._log_path is not None:
             try:
                 self._log_path.parent.mkdir(parents=True, exist_ok=True)
-                # unbuffered: the file is current whenever someone reads it (output comes in 64 KiB chunks)
+                # unbuffered: the bot's output is in the file as soon as it is read (it comes in 64 KiB chunks);
+                # the TURN marks held after it follow at its next output, a referee line, or the game's end
                 self._log = open(self._log_path, "ab", buffering=0)  # noqa: SIM115 -- open until close_log
             except OSError:
                 self._log_path = None
@@ -240,6 +247,8 @@ class BotProcess:
             return
         if self._file() is None:
             return
+        if self._held:
+            self._write_held()
         room = max(0, self.limits.log_bytes - self._logged)
         try:
             self._log.write(data[:room])
@@ -267,9 +276,15 @@ class BotProcess:
         What it writes in answer to the last game's END belongs to the last game's log: when an END was sent
         (``ended``), the output is first read until the pipes have been quiet for ``QUIET`` seconds (at most
         ``SETTLE`` seconds after the END), so the answer reaches the old log however fast the next game began.
+        A bot that has written nothing since it started (``silent``, after what waits in its pipes is read) is
+        not waited for: the quiet spell would cost each game of a fast league ``QUIET`` seconds for nothing. The
+        one line of such a bot that could land in the next game's log is its very first output, if that answers
+        an END and comes after the next GAME left; from then on it is waited for like any bot that writes.
         """
         if self.ended_at is not None and self._log_path is not None:  # no log kept: nothing to settle
-            self.settle()
+            self.drain()
+            if not self.silent:
+                self.settle()
         self.ended_at = None
         self.open_log(path)
 
@@ -296,17 +311,37 @@ class BotProcess:
         after what the bot wrote before it (read first)."""
         if self._file() is not None:
             self.drain()
-            start = "\n" if self._mid_line else ""  # after a bot's unfinished line
-            with contextlib.suppress(OSError):
-                self._log.write(f"{start}--- hexarena: {text}\n".encode())
-                self._mid_line = False
+            self._hold(text)
+            self._write_held()
+
+    def _hold(self, text: str) -> None:
+        start = "\n" if self._mid_line else ""  # after a bot's unfinished line
+        self._held.append(f"{start}--- hexarena: {text}\n")
+        self._mid_line = False
+
+    def _write_held(self) -> None:
+        held, self._held = "".join(self._held), []
+        with contextlib.suppress(OSError):
+            self._log.write(held.encode())
 
     def mark_turn(self, move: int, request: int) -> None:
         """The line ``--- hexarena: move K, TURN R`` before the TURN leaves (``MOVE_MARK``): what the bot wrote
         before it is read first, so the lines after it are what the bot wrote from then on (the replay viewer
-        opens a seat's log there). Nothing without a log."""
-        if self._log_path is not None:
-            self.note(MOVE_MARK.format(move=move, request=request))
+        opens a seat's log there). Nothing without a log.
+
+        The line is held, not written: it goes out before the bot's next output, the next referee line, or when
+        the log closes (the game's end), so the log reads the same; a bot that writes nothing costs no write per
+        move. Whether output waits in the pipes is one poll, not a read of each pipe."""
+        if self._log_path is not None and self._file() is not None:
+            if self.open_fds != self._polled:
+                for fd in self._polled - self.open_fds:
+                    self._waiting.unregister(fd)
+                for fd in self.open_fds - self._polled:
+                    self._waiting.register(fd, select.POLLIN)
+                self._polled = set(self.open_fds)
+            if self._polled and self._waiting.poll(0):
+                self.drain()
+            self._hold(MOVE_MARK.format(move=move, request=request))
 
     def close_log(self) -> None:
         if self._log_path is not None:
@@ -314,13 +349,16 @@ class BotProcess:
         if self._log is not None:
             if self._skipped:
                 self.note(f"{self._skipped} more bytes of output not kept (log cap {self.limits.log_bytes})")
+            elif self._held:
+                self._write_held()
             self._log.close()
         self._log, self._log_path, self._logged, self._skipped, self._mid_line = None, None, 0, 0, False
+        self._held = []
 
     def cpu_ms(self) -> float:
         """CPU time (user + system) the bot's whole process tree has used so far, in ms: its cgroup's count where
         it has one (one read), else its threads' (``referee/usage.py``)."""
-        return (self.cgroup.cpu_ns() if self._cgroup_cpu else self.tree.cpu_ns()) / 1e6
+        return self._cpu_ns() / 1e6
 
     @property
     def peak_bytes(self) -> int:

@@ -18,12 +18,12 @@ from helpers import FAST, ROOT, Recorder, processes_with, survivors_of_a_killed,
 from hexarena.leagues.running.jobs import Job, play_job
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.clock import TimeControl
-from hexarena.referee.seats.inprocess import InProcessSpec
-from hexarena.referee.seats.process import BotSpec
-from hexarena.referee.pool import RefereePool, RefereeProcessPool, referee_pool
 from hexarena.referee.errors import WorkerLost
+from hexarena.referee.pool import RefereePool, RefereeProcessPool, referee_pool
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
+from hexarena.referee.seats.inprocess import InProcessSpec
+from hexarena.referee.seats.process import BotSpec
 from hexarena.referee.settings import RefereeSettings
 
 FIRST_FREE = InProcessSpec("first", lambda game, state: state.legal_moves()[0])

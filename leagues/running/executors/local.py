@@ -18,7 +18,6 @@ from hexarena.leagues.running.jobs import Job, play_job
 from hexarena.referee.game import GameObserver
 from hexarena.referee.pool import referee_pool
 from hexarena.referee.record import GameRecord
-from hexarena.referee.sandbox import linked_out
 from hexarena.referee.settings import RefereeSettings
 
 
@@ -41,9 +40,9 @@ class LocalExecutor(Executor):
         ``next``)."""
         if self.keep:
             if self._pool is None:
-                self._pool = _pool(self.settings, self._size(jobs))
+                self._pool = referee_pool(self.settings, self._size(jobs))
             return _Finished(self._pool, self._pool.map(play_job, jobs, observer), owned=False)
-        pool = _pool(self.settings, self._size(jobs))
+        pool = referee_pool(self.settings, self._size(jobs))
         try:
             return _Finished(pool, pool.map(play_job, jobs, observer))
         except BaseException:
@@ -63,15 +62,6 @@ class LocalExecutor(Executor):
         if self._pool is not None:
             self._pool, pool = None, self._pool
             pool.close()
-
-
-def _pool(settings: RefereeSettings, size: int):
-    """``referee_pool``; for worker processes of sandboxed bots, what the files of ``/usr`` link to outside it is
-    found here first (``sandbox.linked_out``: 0.25 s of CPU), so that the workers inherit it instead of each
-    walking ``/usr`` while the others' games want the cores."""
-    if settings.sandboxed and size > 1:
-        linked_out()
-    return referee_pool(settings, size)
 
 
 class _Finished(Iterator[GameRecord]):
