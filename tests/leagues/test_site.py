@@ -20,7 +20,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from helpers import GREEDY, RANDOM, ROOT, console_errors, fixture_home, league_file, needs_browser, replay_url
+from helpers import (GREEDY, RANDOM, ROOT, chunk_games, console_errors, fixture_home, league_file, needs_browser,
+                     replay_url, site_records)
 
 from hexarena.leagues.results import definitions, store
 from hexarena.leagues.schedule.config import parse_league
@@ -334,7 +335,7 @@ def test_standings_markdown_matches_the_golden_file(records):
     assert text == GOLDEN.read_text(encoding="utf-8")
 
 
-def test_standings_csv_json_and_games_jsonl(site, records):
+def test_standings_csv_json_and_every_record_once_in_the_chunks(site, records):
     with open(site / "standings.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert sorted(row["bot"] for row in rows) == sorted(BOTS)
@@ -344,8 +345,8 @@ def test_standings_csv_json_and_games_jsonl(site, records):
     assert data["league"] == "demo" and data["facts"]["games"] == len(records)
     assert [s["bot"] for s in data["standings"]] == [row["bot"] for row in rows]
     assert all(s["elo_low"] < s["elo"] < s["elo_high"] for s in data["standings"])
-    lines = (site / "games.jsonl").read_text().splitlines()
-    assert [GameRecord.model_validate_json(line) for line in lines] == records
+    assert site_records(site) == sorted(records, key=lambda r: r.id)  # each record once: a line of its chunk
+    assert not (site / "games.jsonl").exists()
     assert (site / "standings.md").read_text() == GOLDEN.read_text(encoding="utf-8")
 
 
@@ -376,10 +377,14 @@ def test_publish_command_writes_the_site_and_the_files(workspace, tmp_path, reco
     done = hexarena("publish", "demo", "--out", str(out), "--home", str(workspace))
     assert done.returncode == 0, done.stderr
     for name in ("index.html", "games.html", "replay.html", "standings.md", "standings.csv", "standings.json",
-                 "games.jsonl", "data/games.js", "static/replay.js", "static/site.css"):
+                 "data/games.js", "static/replay.js", "static/site.css"):
         assert (out / name).is_file(), name
     assert [p.name for p in (out / "games").iterdir()] == ["chunk-0.js"]  # up to GAMES_PER_CHUNK games a chunk
-    assert len((out / "games.jsonl").read_text().splitlines()) == len(records)
+    assert len(site_records(out)) == len(records)
+    record = next(r for r in records if r.result.termination == "completed")  # the site's copy, for the terminal
+    done = hexarena("replay", record.id, "--file", str(out), "--delay", "0")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == f"result: {summary(record)} · completed"
 
 
 @pytest.mark.parametrize("league, out, message", [
@@ -463,12 +468,28 @@ def test_publishing_again_removes_only_the_files_the_last_publish_wrote(records,
     kept = [r for r in records if BOTS[3] not in r.seats]  # a bot and its games leave the league
     write_site(out, compute("demo", kept))
     assert not (out / odd).exists() and (out / "index.html").is_file()
-    chunk = (out / "games" / "chunk-0.js").read_text()
-    assert all(f'"{stem}":' in chunk for stem in game_files(kept).values()) and '"' + odd_game + '":' not in chunk
+    assert set(chunk_games(out)) == set(game_files(kept).values()) and odd_game not in chunk_games(out)
     assert {name: (out / name).read_text() for name in mine} == mine  # the user's own files stay
     assert (tmp_path / "victim.txt").read_text() == "outside the site"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging folder left
     assert "notes.txt" not in json.loads((out / ".hexarena-site.json").read_text())["files"]
+
+
+def test_a_site_published_with_a_games_jsonl_loses_it_at_its_next_publish_and_keeps_the_users_files(records,
+                                                                                                   tmp_path):
+    """Sites of earlier releases had every record twice: in games.jsonl and in the chunks. The next publish
+    writes each record once (the chunks) and removes the old copy, as it removes any file it wrote and no
+    longer writes; a games.jsonl the user put there (not in the manifest) stays."""
+    out = tmp_path / "site"
+    write_site(out, compute("demo", records))
+    listed = json.loads((out / ".hexarena-site.json").read_text())
+    (out / "games.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in records))  # as the old release did
+    (out / ".hexarena-site.json").write_text(json.dumps({**listed, "files": [*listed["files"], "games.jsonl"]}))
+    write_site(out, compute("demo", records))
+    assert not (out / "games.jsonl").exists() and site_records(out) == sorted(records, key=lambda r: r.id)
+    (out / "games.jsonl").write_text("mine\n")
+    write_site(out, compute("demo", records))
+    assert (out / "games.jsonl").read_text() == "mine\n"
 
 
 def test_publish_takes_a_league_file_and_defaults_to_home_site_name(workspace, tmp_path, records):
@@ -478,7 +499,7 @@ def test_publish_takes_a_league_file_and_defaults_to_home_site_name(workspace, t
     assert done.returncode == 0, done.stderr
     site = workspace / "site" / "demo"
     assert str(site / "index.html") in done.stdout
-    assert len((site / "games.jsonl").read_text().splitlines()) == len(records)
+    assert len(site_records(site)) == len(records)
 
 
 def test_the_site_shows_no_absolute_paths_of_the_organisers_machine(records, tmp_path):
@@ -673,7 +694,7 @@ def test_publishing_over_an_older_site_removes_its_per_game_files(records, tmp_p
 
 @pytest.mark.slow
 @needs_browser
-def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):
+def test_league_records_the_sites_copy_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):
     from hexarena.leagues.results import store
     from hexarena.leagues.schedule.config import load_league
     from hexarena.leagues.results.report import game_files
@@ -681,7 +702,6 @@ def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(
     from hexarena.leagues.registry.snapshot import source_hash
     from hexarena.leagues.running.runner import run_league
     from hexarena.leagues.workspace.home import Workspace
-    from hexarena.referee.record import GameRecord
 
     with Workspace(tmp_path / "new") as ws:
         run_league(ws, load_league(league_file(tmp_path / "v.toml", "versions", [RANDOM, GREEDY])), progress=False)
@@ -689,8 +709,8 @@ def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(
         publish(ws, "versions", tmp_path / "site")
     versions = {name: f"{name}@{source_hash(ROOT / 'bots' / name)[:10]}" for name in ("random", "greedy")}
     assert [r.versions for r in records] == [[versions[s] for s in r.seats] for r in records] and len(records) == 2
-    exported = [GameRecord.model_validate_json(line) for line in (tmp_path / "site" / "games.jsonl").read_text().splitlines()]
-    assert [r.versions for r in exported] == [r.versions for r in records]
+    exported = site_records(tmp_path / "site")
+    assert [r.versions for r in exported] == [r.versions for r in sorted(records, key=lambda r: r.id)]
     browser.get(replay_url(tmp_path / "site", records[0], game_files(records)))
     shown = [e.text for e in browser.find_elements("css selector", "#scores li")]
     assert [line.split("\n")[0] for line in shown] == [
@@ -731,11 +751,11 @@ def test_a_game_stored_while_the_site_is_published_is_in_the_next_publish_only(r
         publish.publish(ws, "demo", tmp_path / "out")
     standings = json.loads((tmp_path / "out" / "standings.json").read_text())
     assert standings["facts"]["games"] == len(records) - 1
-    assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == len(records) - 1
+    assert len(site_records(tmp_path / "out")) == len(records) - 1
     monkeypatch.setattr(publish, "write_site", writing)
     with Workspace(home) as ws:
         publish.publish(ws, "demo", tmp_path / "out")
-    assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == len(records)
+    assert len(site_records(tmp_path / "out")) == len(records)
 
 
 def test_the_site_shows_the_account_that_submitted_a_bot_not_its_manifests_author(tmp_path):
