@@ -241,12 +241,19 @@ def game_ids(ws: Workspace, league: str) -> list[str]:
     return [r[0] for r in _rows(ws, f"SELECT g.id {SCHEDULED} ORDER BY s.position", (league,))]
 
 
-def faulty_records(ws: Workspace, league: str) -> list[GameRecord]:
+def faulty_records(ws: Workspace, league: str, *, moves: bool = True) -> list[GameRecord]:
     """The records of the current schedule's games with a fault or a host stall (any seat's), in schedule
-    order; garbled ones are left out (``stored_games`` warns of them)."""
-    return _parsed(_rows(ws, f"SELECT g.id, g.record {SCHEDULED} AND g.id IN (SELECT game FROM results"
-                             " WHERE faults > 0 OR fault_host_stall > 0) ORDER BY s.position", (league,)),
-                   league, warn=False)
+    order; garbled ones are left out (``stored_games`` warns of them). ``moves`` False: each without its moves
+    (``moves == []``; most of a record, and a tenth of the time to read it), for what needs only its faults."""
+    rows = _rows(ws, f"SELECT g.id, g.record {SCHEDULED} AND g.id IN (SELECT game FROM results"
+                     " WHERE faults > 0 OR fault_host_stall > 0) ORDER BY s.position", (league,))
+    return _parsed(rows if moves else [(game, _without_moves(text)) for game, text in rows], league, warn=False)
+
+
+def _without_moves(text: str) -> str:
+    """A stored record's JSON with an empty moves list (where ``_read_record`` finds them; else as it is)."""
+    start, end = text.find(MOVES), text.rfind(RESULT)
+    return text if start < 0 or end < start else f"{text[:start]}{MOVES}]{text[end:]}"
 
 
 def think_times(ws: Workspace, league: str, bot: str, games: int) -> list[float]:

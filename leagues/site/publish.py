@@ -346,7 +346,7 @@ def write_game_data(out: Path, league: LeagueReport) -> dict:
         label = board_of(configs, data)[1]
         result, seats, stem = data["result"], data["seats"], league.files[data["id"]]
         seen.add(data, label)
-        about = _about(heads, label, seats, result)
+        about, row_head, row_tail = _about(heads, label, seats, result, bot_index)
         if analysis := league.analyses.get(data["id"]):
             about += f',"analysis":{json.dumps(analysis, separators=(",", ":"))}'
         if logged_games and (logged := write_game_logs(out, league.logs_dir, data["id"], stem, seats)):
@@ -354,9 +354,7 @@ def write_game_data(out: Path, league: LeagueReport) -> dict:
         chunks.add(stem, text, about)
         # the list's row but for its file stem, date and configuration, as JSON text: a few hundred bytes a
         # game less than the row as lists (a million games' rows are held until they are sorted)
-        rows.append((data.get("started") or "", data["id"], label, json.dumps(
-            [[bot_index[b] for b in seats], result["scores"], result["placements"], result["termination"],
-             data["moves"], result.get("offender")], separators=(",", ":"), ensure_ascii=False)[1:-1]))
+        rows.append((data.get("started") or "", data["id"], label, f"{row_head}{data['moves']}{row_tail}"))
     chunks.close()
     labels = sorted({label for _, label in configs.values()})
     config_index = {c: i for i, c in enumerate(labels)}
@@ -375,19 +373,26 @@ def write_game_data(out: Path, league: LeagueReport) -> dict:
     return seen.facts()
 
 
-def _about(heads: dict[tuple, str], label: str, seats: list[str], result: dict) -> str:
-    """What a game's entry in its chunk says beside its record: ``"config_label":…,"summary":…``; the same for
-    every game of the same board, seats and result, so it is made once for them (``heads``, kept bounded)."""
+def _about(heads: dict[tuple, tuple[str, str, str]], label: str, seats: list[str], result: dict,
+           bot_index: dict[str, int]) -> tuple[str, str, str]:
+    """What a game's entry in its chunk says beside its record, ``"config_label":…,"summary":…``, and its row of
+    the games list but for the moves, the JSON before and after them (``[0,1],[9,7],[1,2],"completed",`` and
+    ``,null``); the same for every game of the same board, seats and result, so they are made once for them
+    (``heads``, kept bounded)."""
     key = (label, tuple(seats), tuple(result["scores"]), tuple(result["placements"]), result["termination"],
            result.get("offender"))
-    head = heads.get(key)
-    if head is None:
+    found = heads.get(key)
+    if found is None:
         if len(heads) > 100_000:
             heads.clear()
         said = result_summary(seats, result["scores"], result["placements"], result["termination"],
                               result.get("offender"))
-        head = heads[key] = f'"config_label":{_js_string(label)},"summary":{_js_string(said)}'
-    return head
+        row = json.dumps([[bot_index[b] for b in seats], result["scores"], result["placements"], result["termination"],
+                          0, result.get("offender")], separators=(",", ":"), ensure_ascii=False)[1:-1]
+        head, _, tail = row.rpartition(",0,")
+        found = heads[key] = (f'"config_label":{_js_string(label)},"summary":{_js_string(said)}', head + ",",
+                              "," + tail)
+    return found
 
 
 _js_string = json.encoder.encode_basestring  # a str as a JSON (and JS) string literal, without json.dumps' overhead
@@ -422,8 +427,6 @@ class Chunks:
         """One game: its file stem, its record's JSON (one line) and the JSON members the viewer shows beside it
         (``"config_label":…,"summary":…``, ``"analysis"``, ``"logs"``)."""
         k = zlib.crc32(stem.encode()) % self.count
-        if "`" in record or "${" in record:
-            record = record.replace("`", "\\u0060").replace("${", "\\u0024{")
         lines = self.lines[k]
         self.games[k].append(f'["{stem}",{{"line":{len(lines)},{about}}}]')  # a stem is [A-Za-z0-9_.-]: no escape
         lines.append(record)
@@ -434,7 +437,10 @@ class Chunks:
     def _flush(self, k: int) -> None:
         if not self.lines[k]:
             return
-        block = "".join((self.START, "\n".join(self.lines[k]), "\n`, [", ",".join(self.games[k]), "]]);\n"))
+        records = "\n".join(self.lines[k])
+        if "`" in records or "$" in records:  # looked for in a block's records at once (each a quick memchr)
+            records = records.replace("`", "\\u0060").replace("${", "\\u0024{")
+        block = "".join((self.START, records, "\n`, [", ",".join(self.games[k]), "]]);\n"))
         with open(self.folder / f"chunk-{k}.js", "a" if self.started[k] else "w", encoding="utf-8") as handle:
             handle.write(block)
         self.started[k] = True
