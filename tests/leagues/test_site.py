@@ -677,6 +677,33 @@ def test_games_in_many_chunks_and_the_list_in_parts_load_from_file_urls(browser,
     assert console_errors(browser) == []
 
 
+@pytest.mark.slow
+@needs_browser
+def test_a_record_with_backticks_dollar_braces_and_line_separators_in_its_texts_is_one_line_of_its_chunk(
+        browser, records, tmp_path, monkeypatch):
+    """A chunk holds its records as the lines of a raw template string (``publish.Chunks``): what a bot wrote
+    (here its notes on a move, ``INFO``) that would end the template or run code in it is written as JSON
+    escapes, so the viewer shows it as it was sent, the site's records read back equal to the stored ones,
+    and a block boundary (here every few games) changes nothing."""
+    nasty = ["`${window.pwned = 1}`", "back\\slash ` tick $ {x} ${", "line\u2028sep\u2029ara\ntor é 日本 </script>"]
+    games = []
+    for n, record in enumerate(records[:30]):
+        moves = [record.moves[0].model_copy(update={"info": nasty}), *record.moves[1:]] if n % 3 == 0 else record.moves
+        games.append(record.model_copy(update={"moves": moves}))
+    monkeypatch.setattr(publish, "GAMES_PER_CHUNK", 10)
+    monkeypatch.setattr(publish.Chunks, "FLUSH", 2000)  # several blocks a chunk
+    write_site(tmp_path, compute("demo", games))
+    chunks = [p.read_text(encoding="utf-8") for p in (tmp_path / "games").glob("chunk-*.js")]
+    assert len(chunks) == 3 and max(c.count(publish.Chunks.START) for c in chunks) > 1
+    assert site_records(tmp_path) == sorted(games, key=lambda r: r.id)
+    files = game_files(games)
+    for record in games[:9:3]:
+        browser.get(replay_url(tmp_path, record, files, move=1))
+        wait_text(browser, "counter", f"Move 1 / {len(record.moves)}")
+        assert [li.get_attribute("textContent") for li in browser.find_elements("css selector", "#notes li")] == nasty
+    assert browser.execute_script("return window.pwned === undefined") and console_errors(browser) == []
+
+
 def test_publishing_over_an_older_site_removes_its_per_game_files(records, tmp_path):
     out = tmp_path / "site"
     (out / "games").mkdir(parents=True)
