@@ -339,7 +339,7 @@ def write_game_data(out: Path, league: LeagueReport) -> dict:
     configs: dict[tuple, tuple[BoardConfig, str]] = {}  # a record's config → it validated, and its label
     seen = Facts()
     rows = []
-    heads: dict[tuple, str] = {}
+    heads: dict[tuple, tuple[str, str, str]] = {}
     chunks = Chunks(out / "games", max(1, -(-league.count // GAMES_PER_CHUNK)))
     logged_games = league.logs_dir is not None and bool(log_names(league.logs_dir))  # no log at all: none looked up
     for text, data in league.games():
