@@ -111,11 +111,12 @@ def read_file(path: Path, game_id: str) -> GameRecord:
 
 def record_lines(path: Path) -> Iterator[tuple[str, str]]:
     """``(file:line, text)`` of each record line of a games.jsonl file (every line), of a site's chunk (its lines
-    that start with ``{``: ``hexarena.leagues.site.publish.Chunks``) or of a site folder (its chunks')."""
+    that start with ``{``: ``hexarena.leagues.site.publish.Chunks``) or of a site folder (its chunks', or the
+    games.jsonl that sites of earlier releases had)."""
     from hexarena.leagues.site.publish import chunk_files
 
-    if path.is_dir():
-        files = chunk_files(path)
+    if path.is_dir():  # a site of an earlier release has its records in a games.jsonl (its chunks are not lines)
+        files = [path / "games.jsonl"] if (path / "games.jsonl").is_file() else chunk_files(path)
         if not files:
             raise ConfigError(f"--file {path}: a folder but no published site (no games/chunk-*.js in it)")
     else:

@@ -420,6 +420,8 @@ def test_replay_command_reads_a_games_file_and_steps_on_enter(tmp_path, records)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("[Enter] next move") == 3  # the third answer was q: the rest plays through
     assert f"forfeits: {record.result.forfeits[0].reason}" in done.stdout
+    older = hexarena("replay", record.id, "--file", str(tmp_path), "--delay", "0")  # a site of an earlier release
+    assert older.returncode == 0 and f"forfeits: {record.result.forfeits[0].reason}" in older.stdout, older.stderr
 
 
 @pytest.mark.parametrize("args, message", [
@@ -430,11 +432,13 @@ def test_replay_command_reads_a_games_file_and_steps_on_enter(tmp_path, records)
     (["replay", "g00000", "--delay", "-1", "--file", "{games}"], "--delay"),
     (["replay", "g00000", "--file", "{seatless}"], "seats do not match"),
     (["replay", "g00000", "--file", "{illegal}"], "its moves do not replay"),
+    (["replay", "g00000", "--file", "{folder}"], "a folder but no published site"),
 ])
 def test_replay_command_bad_input_is_one_line_and_exit_2(tmp_path, records, args, message):
     paths = {"games": tmp_path / "games.jsonl", "missing": tmp_path / "missing.jsonl",
              "garbage": tmp_path / "garbage.jsonl", "seatless": tmp_path / "seatless.jsonl",
-             "illegal": tmp_path / "illegal.jsonl"}
+             "illegal": tmp_path / "illegal.jsonl", "folder": tmp_path / "folder"}
+    paths["folder"].mkdir()
     paths["games"].write_text(records[0].model_dump_json() + "\n")
     game = records[0]
     paths["seatless"].write_text(game.model_copy(update={"seats": game.seats[:1]}).model_dump_json() + "\n")
