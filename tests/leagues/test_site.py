@@ -496,6 +496,26 @@ def test_a_site_published_with_a_games_jsonl_loses_it_at_its_next_publish_and_ke
     assert (out / "games.jsonl").read_text() == "mine\n"
 
 
+def test_a_stored_record_written_over_several_lines_is_one_line_of_its_chunk(records, tmp_path):
+    """A record the store holds as JSON with line breaks (written by another tool: hexarena writes one line) is
+    still one line of its chunk, so it reads back and the games after it keep their lines."""
+    import sqlite3
+
+    home = tmp_path / "home"
+    league = parse_league('name = "demo"\nplayers = 2\n[[boards]]\nsize = "3x3"\n')
+    with Workspace(home) as ws:
+        definitions.save_schedule(ws, league, [ScheduledGame(r.id, r.config, tuple(r.seats), r.seed or 0, n)
+                                               for n, r in enumerate(records)])
+        for record in records:
+            store.save_game(ws, "demo", record)
+    with sqlite3.connect(home / "hexarena.db") as db:
+        db.execute("UPDATE games SET record = ? WHERE id = ?",
+                   (json.dumps(json.loads(records[0].model_dump_json()), indent=2).replace("\n", "\r\n"), records[0].id))
+    with Workspace(home) as ws:
+        publish.publish(ws, "demo", tmp_path / "out")
+    assert site_records(tmp_path / "out") == sorted(records, key=lambda r: r.id)
+
+
 def test_publish_takes_a_league_file_and_defaults_to_home_site_name(workspace, tmp_path, records):
     league_file = tmp_path / "demo.toml"
     league_file.write_text('name = "demo"\nplayers = 2\n[[boards]]\nsize = "3x3"\n')
