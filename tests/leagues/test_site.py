@@ -387,6 +387,21 @@ def test_publish_command_writes_the_site_and_the_files(workspace, tmp_path, reco
     assert done.stdout.strip().splitlines()[-1] == f"result: {summary(record)} · completed"
 
 
+def test_league_export_writes_every_stored_record_a_line_in_schedule_order(workspace, tmp_path, records):
+    """The games.jsonl a site no longer carries, made on demand from the store."""
+    out = tmp_path / "games.jsonl"
+    done = hexarena("league", "export", "demo", "--out", str(out), "--home", str(workspace))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"wrote {len(records)} game records to {out}\n"
+    assert [GameRecord.model_validate_json(line) for line in out.read_text().splitlines()] == records
+    for args, message in ((["nosuch", "--out", str(out)], "no league named 'nosuch'"),
+                          (["demo", "--out", str(tmp_path)], "is a folder")):
+        refused = hexarena("league", "export", *args, "--home", str(workspace))
+        assert refused.returncode == 2 and refused.stdout == "" and refused.stderr.count("\n") == 1
+        assert message in refused.stderr
+    assert len(out.read_text().splitlines()) == len(records)  # a refused export leaves the file as it was
+
+
 @pytest.mark.parametrize("league, out, message", [
     ("nosuch", "x", "no league named 'nosuch'"),
     ("demo", "a-file", "exists and is not a folder"),
