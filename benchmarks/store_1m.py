@@ -154,9 +154,11 @@ def measured(command: list[str], env: dict[str, str]) -> tuple[float, float, flo
     return float(wall), float(cpu), int(rss_kib) / 2**20
 
 
-def site_size(folder: Path) -> tuple[int, int]:
-    files = [p for p in folder.rglob("*") if p.is_file()]
-    return len(files), sum(p.stat().st_size for p in files)
+def site_size(folder: Path) -> tuple[int, int, Path, int]:
+    """The site's file count, total size, and its largest file and that file's size (every file is bounded)."""
+    sizes = {p: p.stat().st_size for p in folder.rglob("*") if p.is_file()}
+    largest = max(sizes, key=sizes.__getitem__)
+    return len(sizes), sum(sizes.values()), largest.relative_to(folder), sizes[largest]
 
 
 def main() -> None:
@@ -190,9 +192,9 @@ def main() -> None:
         if not args.skip_publish:
             site = home / "site-out"
             wall, cpu, rss = measured([*hexarena, "publish", LEAGUE, "--home", str(home), "--out", str(site)], env)
-            files, size = site_size(site)
+            files, size, largest, most = site_size(site)
             print(f"  publish        {wall:7.2f} s wall {cpu:7.2f} s CPU  {rss:5.2f} GiB peak RSS  {files:,} files, "
-                  f"{size / 1e6:,.0f} MB", flush=True)
+                  f"{size / 1e6:,.0f} MB, the largest {largest} ({most / 1e6:,.1f} MB)", flush=True)
             if not args.keep:
                 shutil.rmtree(site, ignore_errors=True)
     finally:

@@ -289,6 +289,30 @@ def replay_url(site: Path, record, files: dict[str, str], move: int | None = Non
     return url + (f"&move={move}" if move is not None else "")
 
 
+def site_records(site: Path) -> list:
+    """The GameRecords a published site holds (its chunks' record lines, ``publish.read_site``), by id."""
+    from hexarena.leagues.site.publish import read_site
+    from hexarena.referee.record import GameRecord
+
+    return sorted((GameRecord.model_validate_json(text) for text in read_site(site)), key=lambda r: r.id)
+
+
+def chunk_games(site: Path) -> dict[str, dict]:
+    """Each game of a site's chunks by its file stem: what the viewer shows beside the record (``config_label``,
+    ``summary``, ``analysis``, ``logs``) and the record, ``"record"``, parsed from its own line
+    (``leagues/site/publish.py``'s ``Chunks``: blocks ``push([String.raw`<lines>`, [[stem, {line, ...}], ...]])``)."""
+    from hexarena.leagues.site.publish import Chunks
+
+    found = {}
+    for path in (site / "games").glob("chunk-*.js"):
+        for block in path.read_text(encoding="utf-8").split(Chunks.START)[1:]:
+            at = block.rindex("\n`, [")
+            lines = block[:at].split("\n")
+            for stem, about in json.loads(block[at + 4:block.rindex("]);")]):
+                found[stem] = {**about, "record": json.loads(lines[about["line"]])}
+    return found
+
+
 def lying_zip(real: int, declared: int, method: int = zipfile.ZIP_DEFLATED) -> bytes:
     """A zip whose entry ``big`` inflates to ``real`` zero bytes but declares ``declared`` (issue 31 item 2)."""
     buffer = io.BytesIO()

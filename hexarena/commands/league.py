@@ -1,4 +1,5 @@
-"""``hexarena league run FILE | table NAME | status NAME`` and ``hexarena demo``: round-robin leagues."""
+"""``hexarena league run FILE | table NAME | status NAME | export NAME --out FILE`` and ``hexarena demo``: round-robin
+leagues."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from hexarena.protocol.errors import ConfigError
 DEMO = Path(leagues.__file__).resolve().parent / "demo.toml"
 TABLES = ("all", "standings", "crosstable", "ratings")
 
-league_app = typer.Typer(help="Round-robin leagues: run a league file, print its tables, show its progress.",
+league_app = typer.Typer(help="Round-robin leagues: run a league file, print its tables, show its progress, export "
+                              "its records.",
                          no_args_is_help=True)
 
 
@@ -225,6 +227,31 @@ def status(
         show_adaptive(to_play.adaptive, terminal_format("auto"))
 
 
+def export(
+    name: Annotated[str, typer.Argument(help="the league's name (or its file)")],
+    out: Annotated[Path, typer.Option("--out", help="the file to write: one game record a line", show_default=False)],
+    home: HomeOption = None,
+) -> None:
+    """Every stored game record of a league, one JSON object a line, in schedule order: the games.jsonl that sites
+    of earlier releases carried, made when you ask for it (a site holds each record once, in its chunks). As on
+    the site, fault details name no folder of this machine."""
+    from hexarena.leagues.results import definitions, store
+    from hexarena.leagues.results.report import stripped
+    from hexarena.leagues.workspace.files import check_out_file, new_file
+    from hexarena.leagues.workspace.home import Workspace
+
+    name = league_name(name)
+    check_out_file(out)
+    written = 0
+    with Workspace(home) as ws:
+        definitions.league_config(ws, name)  # an unknown league: its one-line error, before the file is made
+        with new_file(out) as tmp, ws.reading(), open(tmp, "w", encoding="utf-8") as handle:
+            for text, _ in stripped(store.stored_games(ws, name)):
+                handle.write(text + "\n")
+                written += 1
+    print(f"wrote {written} game records to {out}")
+
+
 def league_name(text: str) -> str:
     """A league name, or the name inside a league file when ``text`` is one."""
     if text.endswith(".toml"):
@@ -265,5 +292,6 @@ def register(app: typer.Typer) -> None:
     league_app.command("run")(run)
     league_app.command("table")(table)
     league_app.command("status")(status)
+    league_app.command("export")(export)
     app.add_typer(league_app, name="league")
     app.command("demo")(demo)

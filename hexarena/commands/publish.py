@@ -1,4 +1,4 @@
-"""``hexarena publish NAME --out DIR``: a league's static results site, standings files and games.jsonl."""
+"""``hexarena publish NAME --out DIR``: a league's static results site and standings files."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def publish(
             out = ws.site_dir / name
         index = write_site(ws, name, out)
     print(f"wrote {index}")
-    print(f"      {', '.join(str(out / f) for f in ('standings.md', 'standings.csv', 'standings.json', 'games.jsonl'))}")
+    print(f"      {', '.join(str(out / f) for f in ('standings.md', 'standings.csv', 'standings.json'))}")
 
 
 def register(app: typer.Typer) -> None:

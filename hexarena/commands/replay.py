@@ -27,7 +27,8 @@ CLEAR = "\x1b[H\x1b[J"
 def replay(
     game_id: Annotated[str, typer.Argument(help="the game's id (as in the games list of a published league)")],
     home: HomeOption = None,
-    file: Annotated[Path | None, typer.Option("--file", help="read the game from a games.jsonl file, not the store",
+    file: Annotated[Path | None, typer.Option("--file", help="read the game from a games.jsonl file or a published "
+                                                             "site's folder, not the store",
                                               show_default=False)] = None,
     delay: Annotated[float | None, typer.Option(help="seconds between moves [default: 0.5]", min=0,
                                                 show_default=False)] = None,
@@ -83,21 +84,21 @@ def result_line(record: GameRecord) -> str:
 
 
 def read_file(path: Path, game_id: str) -> GameRecord:
-    """The record with ``game_id`` (or the one record whose id starts with it) in a JSON-lines file of records."""
+    """The record with ``game_id`` (or the one record whose id starts with it) in a JSON-lines file of records,
+    or in a published site (``path`` its folder, or one of its games/chunk-*.js)."""
     found: list[tuple[dict, str]] = []  # records whose id starts with game_id
     try:
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    data = json.loads(line)
-                except json.JSONDecodeError:
-                    raise ConfigError(f"{path}:{number}: not a JSON game record") from None
-                if isinstance(data, dict) and data.get("id") == game_id:
-                    return validate(data, f"{path}:{number}")
-                if isinstance(data, dict) and str(data.get("id", "")).startswith(game_id) and len(found) < 2:
-                    found.append((data, f"{path}:{number}"))
+        for where, line in record_lines(path):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError:
+                raise ConfigError(f"{where}: not a JSON game record") from None
+            if isinstance(data, dict) and data.get("id") == game_id:
+                return validate(data, where)
+            if isinstance(data, dict) and str(data.get("id", "")).startswith(game_id) and len(found) < 2:
+                found.append((data, where))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"--file {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     if len(found) == 1 and game_id:
@@ -108,6 +109,26 @@ def read_file(path: Path, game_id: str) -> GameRecord:
     raise ConfigError(f"game {game_id!r} is not in {path}")
 
 
+def record_lines(path: Path) -> Iterator[tuple[str, str]]:
+    """``(file:line, text)`` of each record line of a games.jsonl file (every line), of a site's chunk (its lines
+    that start with ``{``: ``hexarena.leagues.site.publish.Chunks``) or of a site folder (its chunks', or the
+    games.jsonl that sites of earlier releases had)."""
+    from hexarena.leagues.site.publish import chunk_files
+
+    if path.is_dir():  # a site of an earlier release has its records in a games.jsonl (its chunks are not lines)
+        files = [path / "games.jsonl"] if (path / "games.jsonl").is_file() else chunk_files(path)
+        if not files:
+            raise ConfigError(f"--file {path}: a folder but no published site (no games/chunk-*.js in it)")
+    else:
+        files = [path]
+    for file in files:
+        with open(file, encoding="utf-8") as handle:
+            chunk = file.suffix == ".js"
+            for number, line in enumerate(handle, start=1):
+                if not chunk or line.startswith("{"):
+                    yield f"{file}:{number}", line
+
+
 def read_store(home: Path | None, game_id: str) -> GameRecord:
     """The stored record of a game of any league in the workspace."""
     from hexarena.leagues.results.store import game_data
@@ -116,7 +137,8 @@ def read_store(home: Path | None, game_id: str) -> GameRecord:
     with Workspace(home) as ws:
         data = game_data(ws, game_id)
     if data is None:
-        raise ConfigError(f"game {game_id!r} is not in the workspace {ws.home} (or give --file games.jsonl)")
+        raise ConfigError(f"game {game_id!r} is not in the workspace {ws.home} (or give --file with a published site's"
+                          " folder or a games.jsonl)")
     return validate(data, f"game {game_id}")
 
 

@@ -119,17 +119,19 @@ def _records(texts: Iterable[str]) -> Iterable[GameRecord]:
 def costliest_moves(ws: Workspace, analyses: dict[str, dict]) -> dict[str, list[dict]]:
     """Each bot's costliest moves over ``analyses`` (losing moves first, then by cost): ``{"game", "move" (its
     index), "line", "cost", "losing"}``, at most ``COSTLIEST`` a bot."""
+    costly = [(game, i, c) for game, analysis in analyses.items() for i, c in enumerate(analysis.get("costs", [])) if c]
     found: dict[str, list[dict]] = {}
-    for game, analysis in analyses.items():
-        costly = {i: c for i, c in enumerate(analysis.get("costs", [])) if c}
-        if not costly:
-            continue
-        rows = ws.db.execute("SELECT m.number, m.line, r.bot FROM moves m JOIN results r ON r.game = m.game"
-                             " AND r.seat = m.seat WHERE m.game = ?", (game,))
-        for number, line, bot in rows:
-            if number in costly:
-                found.setdefault(bot, []).append({"game": game, "move": number, "line": line, "cost": costly[number],
-                                                  "losing": number == analysis.get("losing_move")})
+    if not costly:
+        return found
+    where = {(game, number): (line, bot) for game, number, line, bot in ws.db.execute(  # one query, not one a game
+        "SELECT m.game, m.number, m.line, r.bot FROM json_each(?) j JOIN moves m ON m.game = json_extract(j.value, '$[0]')"
+        " AND m.number = json_extract(j.value, '$[1]') JOIN results r ON r.game = m.game AND r.seat = m.seat",
+        (json.dumps([[game, number] for game, number, _ in costly]),))}
+    for game, number, cost in costly:
+        if (game, number) in where:
+            line, bot = where[game, number]
+            found.setdefault(bot, []).append({"game": game, "move": number, "line": line, "cost": cost,
+                                              "losing": number == analyses[game].get("losing_move")})
     for bot, moves in found.items():
         moves.sort(key=lambda m: (not m["losing"], -m["cost"], m["game"], m["move"]))
         del moves[COSTLIEST:]

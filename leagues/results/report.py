@@ -51,7 +51,7 @@ class LeagueReport:
     standings: pd.DataFrame  # tables.standings joined with ratings.ratings (elo, elo_low, elo_high, los)
     head_to_head: pd.DataFrame  # tables.head_to_head
     configs: list[tuple[str, pd.DataFrame]]  # (configuration label, its standings)
-    faulty: list[GameRecord]  # the games with a fault, without absolute paths
+    faulty: list[GameRecord]  # the games with a fault, without absolute paths (from a store: without their moves)
     think: dict[str, list[float]]  # bot → think times of its own timed moves (its last THINK_GAMES games from a store)
     timed: dict[str, tuple[int, float]]  # bot → (own timed moves, their total ms) over every game
     think_games: int | None = None  # THINK_GAMES when ``think`` may cover only that many games per bot
@@ -106,12 +106,11 @@ def _stored_view(ws: Workspace, league: str) -> LeagueReport:
     bots = sorted(tally.sums["bot"].astype(str).unique())
     ids = store.game_ids(ws, league)
     sums = tally.sums.groupby(tally.sums["bot"].astype(str))[["moves", "think_ms"]].sum()
-    faulty = [without_paths(r) for r in store.faulty_records(ws, league)]
-    parsed = {r.id: r for r in faulty}
+    faulty = [without_paths(r) for r in store.faulty_records(ws, league, moves=False)]  # the bot pages: faults only
     logs_dir = ws.logs_dir / league if config.publish_logs else None  # publish_logs = false: no log is shown
     site = tabled(league, tally, config.flag_threshold, description=description, logs_dir=logs_dir,
                   count=int(tally.games.loc[tally.games["seat"] == 0, "weight"].sum()),
-                  games=lambda: stripped(store.stored_games(ws, league), parsed),
+                  games=lambda: stripped(store.stored_games(ws, league)),
                   files=dict(zip(ids, unique_stems(ids))),
                   faulty=faulty,
                   think={bot: store.think_times(ws, league, bot, THINK_GAMES) for bot in bots},
@@ -141,12 +140,13 @@ def strip_paths(text: str) -> str:
     return ABSOLUTE_DIRS.sub("", text)
 
 
-def stripped(games: Iterator[tuple[str, dict]], parsed: dict[str, GameRecord]) -> Iterator[tuple[str, dict]]:
-    """Stored games without absolute paths: a game with faults is read as a GameRecord and its details stripped
-    (``parsed``: such games by id, read and stripped already)."""
+def stripped(games: Iterator[tuple[str, dict]]) -> Iterator[tuple[str, dict]]:
+    """Stored games without absolute paths: a game with a fault whose detail names a folder is read as a
+    GameRecord and its details stripped (the others are passed on as they are)."""
     for text, data in games:
-        if data["result"].get("forfeits"):
-            record = parsed.get(data["id"]) or without_paths(GameRecord.model_validate_json(text))
+        forfeits = data["result"].get("forfeits")
+        if forfeits and any(ABSOLUTE_DIRS.search(str(f.get("detail") or "")) for f in forfeits if isinstance(f, dict)):
+            record = without_paths(GameRecord.model_validate_json(text))
             text = record.model_dump_json()
             data = {**data, "result": record.result.model_dump(mode="json")}
         yield text, data
@@ -229,8 +229,14 @@ def unique_stems(names: list[str]) -> list[str]:
     """Safe file names, made distinct case-insensitively (two ids may only differ in case or in unsafe chars)."""
     joined = "\n".join(names)
     if names and joined.count("\n") == len(names) - 1:  # no newline in a name: one substitution for them all
-        safe = [name.lstrip(".") or "_" if name[:1] in (".", "") else name for name in UNSAFE.sub("_", joined).split("\n")]
-        if len({name.lower() for name in safe}) == len(safe):  # none alike: nothing to number
+        edges = f"\n{joined}\n"
+        if UNSAFE.search(joined) is None and "\n." not in edges and "\n\n" not in edges:  # all safe already
+            safe, lowered = list(names), joined.lower()
+        else:
+            safe = [name.lstrip(".") or "_" if name[:1] in (".", "") else name
+                    for name in UNSAFE.sub("_", joined).split("\n")]
+            lowered = "\n".join(safe).lower()
+        if len(set(lowered.split("\n"))) == len(safe):  # none alike: nothing to number
             return safe
     seen: set[str] = set()
     result = []

@@ -1,6 +1,7 @@
 """The bots' logs of each game, as the site and the server show them, and where each move is in them.
 
     seat_log(logs_dir, game_id, seat)       the referee's log of one seat of one game, or None
+    log_names(logs_dir)                     the file names in the logs folder, sorted (listed once while it stays)
     log_text(path)                          its text as anyone may read it: at most ``PUBLISHED_BYTES``, no paths
     write_game_logs(out, logs_dir, game_id, stem, seats)    site/logs/<stem>.js: the game's logs; the seats written
     move_lines(text)                        move number → the line (from 1) of its mark in a seat's log
@@ -37,7 +38,7 @@ def seat_log(logs_dir: Path | None, game_id: str, seat: int) -> Path | None:
     last attempt: a replaced one is ``<game>.stalled<n>.seat…``), or None."""
     if logs_dir is None:
         return None
-    names = _log_names(logs_dir)
+    names = log_names(logs_dir)
     prefix = f"{game_id.replace('/', '_')}.seat{seat}."
     found = itertools.takewhile(lambda name: name.startswith(prefix), names[bisect.bisect_left(names, prefix):])
     for name in found:
@@ -46,7 +47,7 @@ def seat_log(logs_dir: Path | None, game_id: str, seat: int) -> Path | None:
     return None
 
 
-def _log_names(logs_dir: Path) -> list[str]:
+def log_names(logs_dir: Path) -> list[str]:
     """The file names in ``logs_dir``, sorted; listed once while the folder stays as it is (a big league's site
     asks for thousands of logs)."""
     try:

@@ -20,14 +20,20 @@ This module writes the site and nothing else: what it shows is the league's ``Le
                            the game: games/chunk-<k>.js, k = crc32(file) mod the number of chunks (one
                            chunk per ``GAMES_PER_CHUNK`` games, so a million games are 1,000 files, and a
                            link needs no index); the board geometry per configuration is data/boards.js
+    site/games/            the chunks: the site's one copy of each record, one a line (``Chunks``;
+                           ``read_site`` reads them back, ``grep -h '^{' games/chunk-*.js`` too)
     site/static/           the stylesheet and the two scripts (nothing is loaded from the network)
-    site/standings.md, standings.csv, standings.json, games.jsonl (every record, one JSON a line)
+    site/standings.md, standings.csv, standings.json
     site/.hexarena-site.json  the files written: the next publish removes those it no longer writes
                            (and nothing else: a user's own files in the folder stay)
 
 The site needs no server: data files are scripts that assign a global, because browsers refuse
-``fetch`` (and HTTP ranges) on ``file://``; a chunk holds each game's record as a JSON string, so loading
-one parses only that game. Everything a bot named is escaped (bots are untrusted).
+``fetch`` (and HTTP ranges) on ``file://``; a chunk holds its records as the lines of a raw template string,
+so loading one parses only that game's line. Everything a bot named is escaped (bots are untrusted).
+
+Each record is written once, as the store holds it: no ``games.jsonl`` beside the site (before, it was a second
+copy of every record in one file, 2.4 GB for a million games; a site published then loses it at its next
+publish, as any file the new site does not write). The chunks are bounded files that are JSON lines too.
 
 A big store's site is written in one pass over its records (``LeagueReport.games``: the store's
 ``stored_games``), with the tables from the store's tally; nothing holds every record at once.
@@ -40,6 +46,7 @@ import os
 import shutil
 import zlib
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -47,7 +54,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from hexarena.leagues.workspace.files import check_out_folder
 from hexarena.leagues.site import charts
-from hexarena.leagues.site.logs import seat_log, write_game_logs
+from hexarena.leagues.site.logs import log_names, seat_log, write_game_logs
 from hexarena.leagues.results import definitions
 from hexarena.leagues.results.analyses import costliest_moves, league_analyses
 from hexarena.leagues.results.tables import csv_text
@@ -323,33 +330,31 @@ def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
 
 def write_game_data(out: Path, league: LeagueReport) -> dict:
     """games/chunk-<k>.js (the records, by crc32 of their file stem), data/games.js and data/games-<k>.js
-    (the list, newest first), data/boards.js (each configuration's geometry), logs/<file>.js (each game's bot
-    logs, ``logs.write_game_logs``) and games.jsonl (every record),
-    in one pass over ``league.games()``; returns the facts of what it wrote (``facts``)."""
+    (the list, newest first), data/boards.js (each configuration's geometry) and logs/<file>.js (each game's bot
+    logs, ``logs.write_game_logs``), in one pass over ``league.games()``; returns the facts of what it wrote
+    (``facts``)."""
     bots = league.standings["bot"].tolist()
     bots.sort()
     bot_index = {b: i for i, b in enumerate(bots)}
     configs: dict[tuple, tuple[BoardConfig, str]] = {}  # a record's config → it validated, and its label
     seen = Facts()
     rows = []
-    heads: dict[tuple, str] = {}
+    heads: dict[tuple, tuple[str, str, str]] = {}
     chunks = Chunks(out / "games", max(1, -(-league.count // GAMES_PER_CHUNK)))
-    with open(out / "games.jsonl", "w", encoding="utf-8", buffering=1 << 20) as jsonl:
-        for text, data in league.games():
-            jsonl.write(text + "\n")
-            label = board_of(configs, data)[1]
-            result, seats, stem = data["result"], data["seats"], league.files[data["id"]]
-            seen.add(data, label)
-            analysis = league.analyses.get(data["id"])
-            extra = f',"analysis":{json.dumps(analysis, separators=(",", ":"))}' if analysis else ""
-            if logged := write_game_logs(out, league.logs_dir, data["id"], stem, seats):  # the seats with a log
-                extra += f',"logs":{json.dumps(logged, separators=(",", ":"))}'
-            chunks.add(stem, f"{_head(heads, label, seats, result)}{text}{extra}}}")
-            # the list's row but for its file stem, date and configuration, as JSON text: a few hundred bytes a
-            # game less than the row as lists (a million games' rows are held until they are sorted)
-            rows.append((data.get("started") or "", data["id"], label, json.dumps(
-                [[bot_index[b] for b in seats], result["scores"], result["placements"], result["termination"],
-                 data["moves"], result.get("offender")], separators=(",", ":"), ensure_ascii=False)[1:-1]))
+    logged_games = league.logs_dir is not None and bool(log_names(league.logs_dir))  # no log at all: none looked up
+    for text, data in league.games():
+        label = board_of(configs, data)[1]
+        result, seats, stem = data["result"], data["seats"], league.files[data["id"]]
+        seen.add(data, label)
+        about, row_head, row_tail = _about(heads, label, seats, result, bot_index)
+        if analysis := league.analyses.get(data["id"]):
+            about += f',"analysis":{json.dumps(analysis, separators=(",", ":"))}'
+        if logged_games and (logged := write_game_logs(out, league.logs_dir, data["id"], stem, seats)):
+            about += f',"logs":{json.dumps(logged, separators=(",", ":"))}'  # the seats with a log
+        chunks.add(stem, text, about)
+        # the list's row but for its file stem, date and configuration, as JSON text: a few hundred bytes a
+        # game less than the row as lists (a million games' rows are held until they are sorted)
+        rows.append((data.get("started") or "", data["id"], label, f"{row_head}{data['moves']}{row_tail}"))
     chunks.close()
     labels = sorted({label for _, label in configs.values()})
     config_index = {c: i for i, c in enumerate(labels)}
@@ -368,55 +373,100 @@ def write_game_data(out: Path, league: LeagueReport) -> dict:
     return seen.facts()
 
 
-def _head(heads: dict[tuple, str], label: str, seats: list[str], result: dict) -> str:
-    """A game's entry of its chunk up to its record: ``{"config_label":…,"summary":…,"record":``; the same for
-    every game of the same board, seats and result, so it is made once for them (``heads``, kept bounded)."""
+def _about(heads: dict[tuple, tuple[str, str, str]], label: str, seats: list[str], result: dict,
+           bot_index: dict[str, int]) -> tuple[str, str, str]:
+    """What a game's entry in its chunk says beside its record, ``"config_label":…,"summary":…``, and its row of
+    the games list but for the moves, the JSON before and after them (``[0,1],[9,7],[1,2],"completed",`` and
+    ``,null``); the same for every game of the same board, seats and result, so they are made once for them
+    (``heads``, kept bounded)."""
     key = (label, tuple(seats), tuple(result["scores"]), tuple(result["placements"]), result["termination"],
            result.get("offender"))
-    head = heads.get(key)
-    if head is None:
+    found = heads.get(key)
+    if found is None:
         if len(heads) > 100_000:
             heads.clear()
         said = result_summary(seats, result["scores"], result["placements"], result["termination"],
                               result.get("offender"))
-        head = heads[key] = f'{{"config_label":{_js_string(label)},"summary":{_js_string(said)},"record":'
-    return head
+        row = json.dumps([[bot_index[b] for b in seats], result["scores"], result["placements"], result["termination"],
+                          0, result.get("offender")], separators=(",", ":"), ensure_ascii=False)[1:-1]
+        head, _, tail = row.rpartition(",0,")
+        found = heads[key] = (f'"config_label":{_js_string(label)},"summary":{_js_string(said)}', head + ",",
+                              "," + tail)
+    return found
 
 
 _js_string = json.encoder.encode_basestring  # a str as a JSON (and JS) string literal, without json.dumps' overhead
 
 
 class Chunks:
-    """The files games/chunk-<k>.js, each ``window.HEXARENA_CHUNK = {"<stem>": "<game JSON>", ...};``: a game
-    goes to chunk crc32(stem) mod ``count`` (replay.js computes the same), written in bounded buffers."""
+    """The files games/chunk-<k>.js, the site's only copy of each record: a game goes to chunk crc32(stem) mod
+    ``count`` (replay.js computes the same). A chunk is written in blocks of a bounded size, each one statement::
 
-    FLUSH = 1 << 18  # characters buffered per chunk before they are appended to its file
+        (window.HEXARENA_CHUNK = window.HEXARENA_CHUNK || []).push([String.raw`
+        {"id":"g1",...the record as stored...}
+        {"id":"g2",...}
+        `, [["<stem of g1>",{"line":0,"config_label":…,"summary":…,"analysis":…,"logs":[…]}],…]]);
+
+    Each record is one line of its own, as the store holds it (a JSON object, so a line that starts with ``{``;
+    no other line of a chunk does): ``read_site`` (and ``grep -h '^{' games/chunk-*.js``) reads them back as JSON
+    lines, and the viewer parses only the line of its game. In a raw template nothing of JSON is an escape: only
+    a backtick and ``${`` would end or break it, which can only be in a JSON string, where they are written as
+    the JSON escapes ``\\u0060`` and ``\\u0024{``."""
+
+    FLUSH = 1 << 18  # characters buffered per chunk before they are appended to its file as a block
+    START = "(window.HEXARENA_CHUNK = window.HEXARENA_CHUNK || []).push([String.raw`\n"
 
     def __init__(self, folder: Path, count: int) -> None:
         self.folder, self.count = folder, count
-        self.buffers: list[list[str]] = [[] for _ in range(count)]
+        self.lines: list[list[str]] = [[] for _ in range(count)]  # a block's records
+        self.games: list[list[str]] = [[] for _ in range(count)]  # a block's ``["<stem>",{…}]`` entries
         self.sizes = [0] * count
         self.started = [False] * count
 
-    def add(self, stem: str, game_json: str) -> None:
+    def add(self, stem: str, record: str, about: str) -> None:
+        """One game: its file stem, its record's JSON (one line) and the JSON members the viewer shows beside it
+        (``"config_label":…,"summary":…``, ``"analysis"``, ``"logs"``)."""
         k = zlib.crc32(stem.encode()) % self.count
-        entry = f"{_js_string(stem)}:{_js_string(game_json)}"
-        self.buffers[k].append(entry)
-        self.sizes[k] += len(entry)
+        if "\n" in record or "\r" in record:  # JSON written with line breaks (not by hexarena): one line of it
+            record = json.dumps(json.loads(record), separators=(",", ":"), ensure_ascii=False)
+        lines = self.lines[k]
+        self.games[k].append(f'["{stem}",{{"line":{len(lines)},{about}}}]')  # a stem is [A-Za-z0-9_.-]: no escape
+        lines.append(record)
+        self.sizes[k] += len(record)
         if self.sizes[k] > self.FLUSH:
             self._flush(k)
 
-    def _flush(self, k: int, end: str = "") -> None:
-        head = "" if self.started[k] else "window.HEXARENA_CHUNK = {\n"
-        body = ",\n".join(self.buffers[k])
+    def _flush(self, k: int) -> None:
+        if not self.lines[k]:
+            return
+        records = "\n".join(self.lines[k])
+        if "`" in records or "$" in records:  # looked for in a block's records at once (each a quick memchr)
+            records = records.replace("`", "\\u0060").replace("${", "\\u0024{")
+        block = "".join((self.START, records, "\n`, [", ",".join(self.games[k]), "]]);\n"))
         with open(self.folder / f"chunk-{k}.js", "a" if self.started[k] else "w", encoding="utf-8") as handle:
-            handle.write(head + ("," if self.started[k] and body else "") + body + end)
-        self.started[k] = self.started[k] or bool(body)
-        self.buffers[k], self.sizes[k] = [], 0
+            handle.write(block)
+        self.started[k] = True
+        self.lines[k], self.games[k], self.sizes[k] = [], [], 0
 
     def close(self) -> None:
         for k in range(self.count):
-            self._flush(k, "\n};\n")
+            self._flush(k)
+            if not self.started[k]:  # no game fell into it: an empty chunk all the same (the viewer loads it)
+                (self.folder / f"chunk-{k}.js").write_text("window.HEXARENA_CHUNK = window.HEXARENA_CHUNK || [];\n",
+                                                         encoding="utf-8")
+
+
+def chunk_files(site: str | Path) -> list[Path]:
+    """A published site's chunks (games/chunk-*.js), in the order of their numbers."""
+    return sorted(Path(site, "games").glob("chunk-*.js"), key=lambda p: (len(p.name), p.name))
+
+
+def read_site(site: str | Path) -> Iterator[str]:
+    """The records of a published site, one JSON text each (the lines of its chunks that start with ``{``,
+    ``Chunks``), chunk by chunk: what a ``games.jsonl`` of the league holds, in another order."""
+    for path in chunk_files(site):
+        with open(path, encoding="utf-8") as handle:
+            yield from (line.rstrip("\n") for line in handle if line.startswith("{"))
 
 
 def _write_js(path: Path, name: str, value: object) -> None:
@@ -424,7 +474,7 @@ def _write_js(path: Path, name: str, value: object) -> None:
                     encoding="utf-8")
 
 
-# ---- standings.md / .csv / .json and games.jsonl ---------------------------------------------------
+# ---- standings.md / .csv / .json ------------------------------------------------------------------------
 
 def standings_markdown(league: LeagueReport) -> str:
     """The standings as a GitHub Markdown table, with the 95% interval and fault counts."""

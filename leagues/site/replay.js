@@ -1,5 +1,5 @@
 // The replay viewer: loads ONE game from the one chunk that holds it (games/chunk-<k>.js sets
-// window.HEXARENA_CHUNK, so it works from file://; only that game's JSON string is parsed)
+// window.HEXARENA_CHUNK, so it works from file://; only that game's line of JSON is parsed)
 // and draws it as SVG. Cell ownership is recomputed from the geometry and the seat of each move, so the
 // final scores shown are an independent check of the record's result.
 (function () {
@@ -296,13 +296,22 @@
     return (crc ^ 0xffffffff) >>> 0;
   }
 
-  function open(chunk, file) {
-    const entry = chunk && Object.prototype.hasOwnProperty.call(chunk, file) ? chunk[file] : undefined;
-    if (entry === undefined) return fail("No such game in this site: " + file);
+  // A chunk is a list of blocks [records, entries]: records a text of one record's JSON a line (after a first
+  // empty line), entries [stem, {line, config_label, summary, analysis, logs}] (leagues/site/publish.py's Chunks).
+  function open(blocks, file) {
+    let found, text;
+    for (const [records, entries] of blocks || []) {
+      const entry = entries.find((e) => e[0] === file);
+      if (entry) {
+        found = entry[1];
+        text = records.split("\n")[found.line + 1];
+        break;
+      }
+    }
+    if (found === undefined) return fail("No such game in this site: " + file);
     let game;
     try {
-      const found = JSON.parse(entry);
-      game = Object.assign(found.record, { config_label: found.config_label, summary: found.summary,
+      game = Object.assign(JSON.parse(text), { config_label: found.config_label, summary: found.summary,
         analysis: found.analysis || null, logs: found.logs || [], file });
     } catch (error) {
       return fail("The data of game " + file + " is garbled: publish the league again.");

@@ -4,7 +4,7 @@ import re
 import subprocess
 
 import pytest
-from helpers import HEXARENA
+from helpers import HEXARENA, site_records
 
 
 @pytest.mark.slow
@@ -23,7 +23,7 @@ def test_demo_league_runs_prints_its_table_and_publishes_the_site(tmp_path):
     assert rows[-1][1] == "random"  # the reference bots are all stronger than random moves
     site = home / "site" / "demo"  # publish's default too: HOME/site/NAME
     assert (site / "index.html").is_file() and (site / "standings.md").is_file()
-    assert len((site / "games.jsonl").read_text().splitlines()) == int(played[1])
+    assert len(site_records(site)) == int(played[1])
 
     again = subprocess.run([*HEXARENA, "demo", "--home", str(home)], capture_output=True, text=True, check=False, timeout=300)
     assert again.returncode == 0

@@ -199,6 +199,7 @@ COMMANDS = {
               "--restart", "--progress"],
     "league table": ["--by", "--format", "--table"],
     "league status": [],
+    "league export": ["--out"],
     "league run": ["--concurrency"],
     "replay": ["--delay", "--file", "--step"],
     "publish": ["--out"],

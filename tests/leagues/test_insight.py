@@ -10,7 +10,7 @@ import sqlite3
 import subprocess
 
 import pytest
-from helpers import HEXARENA, bot, console_errors, league_file, make_workspace, needs_browser
+from helpers import HEXARENA, bot, chunk_games, console_errors, league_file, make_workspace, needs_browser
 
 from hexarena.leagues.results.report import compute
 from hexarena.leagues.site.publish import write_site
@@ -48,9 +48,9 @@ def test_publish_analyses_every_game_once_and_ships_the_analysis_with_its_record
     site, home, analyses, ids, _ = published
     assert sorted(analyses) == sorted(ids) and len(ids) == 4
     assert all(a["solved_positions"] == len(a["values"]) for a in analyses.values())  # small boards: all solved
-    chunks = "".join(path.read_text() for path in (site / "games").glob("chunk-*.js"))
-    for text in re.findall(r'^"[^"]+":(".*")', chunks.replace("{\n", "\n"), re.MULTILINE):
-        entry = json.loads(json.loads(text))
+    games = chunk_games(site)
+    assert sorted(entry["record"]["id"] for entry in games.values()) == sorted(ids)
+    for entry in games.values():
         assert entry["analysis"] == analyses[entry["record"]["id"]]
     # a second publish analyses nothing again: the stored rows stay as they were
     done = subprocess.run([*HEXARENA, "publish", "tiny", "--out", str(site), "--home", str(home)],
@@ -91,7 +91,7 @@ def test_the_viewer_draws_the_values_marks_the_losing_move_and_shows_notes_as_te
 @needs_browser
 def test_a_real_bots_notes_reach_its_record_its_replay_and_hexarena_replay(browser, make_referee, tmp_path):
     """The notes bot (tests/bots/notes.py) in a real game: its INFO texts are in the record, the published
-    viewer shows each move's as text, and ``hexarena replay`` on the site's games.jsonl prints them."""
+    viewer shows each move's as text, and ``hexarena replay`` on the site's folder prints them."""
     record = make_referee().play([bot("notes"), bot("random")], BoardConfig(size="2x2"), game_id="noted-1", seed=5)
     said = [(k + 1, move.info) for k, move in enumerate(record.moves) if move.info]
     assert said and said[0] == (1, ["é" * 100, "move 1 id 1"])  # its first move's notes, the bad ones left out
@@ -101,7 +101,7 @@ def test_a_real_bots_notes_reach_its_record_its_replay_and_hexarena_replay(brows
         browser.get((site / "replay.html").as_uri() + f"?game=noted-1&move={move}")
         assert [li.text for li in browser.find_elements("css selector", "#notes li")] == notes
     assert console_errors(browser) == []
-    done = subprocess.run([*HEXARENA, "replay", "noted-1", "--file", str(site / "games.jsonl"), "--delay", "0"],
+    done = subprocess.run([*HEXARENA, "replay", "noted-1", "--file", str(site), "--delay", "0"],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert f"A notes notes: {'é' * 100}\n" in done.stdout and "A notes notes: move 1 id 1\n" in done.stdout

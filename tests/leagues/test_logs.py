@@ -12,12 +12,11 @@ import re
 import subprocess
 
 import pytest
-from helpers import HEXARENA, console_errors, league_file, make_workspace, needs_browser
+from helpers import HEXARENA, chunk_games, console_errors, league_file, make_workspace, needs_browser, site_records
 
 from hexarena.leagues.registry.reference import REFERENCE_AUTHOR
 from hexarena.leagues.registry.submit import submit
 from hexarena.leagues.site.logs import move_lines
-from hexarena.referee.record import GameRecord
 
 TALKER = '''import sys
 from hexarena.protocol.client import run_bot
@@ -53,7 +52,7 @@ def league(tmp_path_factory):
     path.write_text("analysis_budget = 0\n" + path.read_text())
     run(home, "league", "run", str(path))
     run(home, "publish", "tiny", "--out", str(root / "site"))
-    games = [GameRecord.model_validate_json(line) for line in (root / "site" / "games.jsonl").read_text().splitlines()]
+    games = site_records(root / "site")
     return root / "site", home, {record.id: record for record in games}, path
 
 
@@ -67,11 +66,11 @@ def site_logs(site, stem: str) -> dict:
 def test_every_turn_is_marked_in_the_seats_log_and_publish_copies_each_games_logs(league):
     site, _, records, _ = league
     assert len(records) == 2
-    chunks = "".join(path.read_text() for path in (site / "games").glob("chunk-*.js"))
+    games = chunk_games(site)
     for record in records.values():
         logs = site_logs(site, record.id)  # these ids are their own file stems
         assert logs["game"] == record.id and sorted(logs["seats"]) == ["0", "1"]
-        assert '\\"logs\\":[0,1]' in chunks
+        assert games[record.id]["logs"] == [0, 1]
         for seat, entry in logs["seats"].items():
             text, own = entry["text"], [k + 1 for k, move in enumerate(record.moves) if move.seat == int(seat)]
             assert entry["bot"] == record.seats[int(seat)]
@@ -148,6 +147,5 @@ def test_a_league_that_keeps_its_logs_private_publishes_none(league, tmp_path):
     run(home, "league", "run", str(private))  # every game played: the file's new option is stored
     run(home, "publish", "tiny", "--out", str(tmp_path / "site"))
     assert not list((tmp_path / "site").glob("logs/*")) and list((site / "logs").glob("*.js"))
-    chunks = "".join(p.read_text() for p in (tmp_path / "site" / "games").glob("chunk-*.js"))
-    assert '\\"logs\\"' not in chunks
+    assert chunk_games(tmp_path / "site") and not any("logs" in entry for entry in chunk_games(tmp_path / "site").values())
     run(home, "league", "run", str(path))  # the module's other tests see the league as it was

@@ -20,7 +20,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from helpers import GREEDY, RANDOM, ROOT, console_errors, fixture_home, league_file, needs_browser, replay_url
+from helpers import (GREEDY, RANDOM, ROOT, chunk_games, console_errors, fixture_home, league_file, needs_browser,
+                     replay_url, site_records)
 
 from hexarena.leagues.results import definitions, store
 from hexarena.leagues.schedule.config import parse_league
@@ -334,7 +335,7 @@ def test_standings_markdown_matches_the_golden_file(records):
     assert text == GOLDEN.read_text(encoding="utf-8")
 
 
-def test_standings_csv_json_and_games_jsonl(site, records):
+def test_standings_csv_json_and_every_record_once_in_the_chunks(site, records):
     with open(site / "standings.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert sorted(row["bot"] for row in rows) == sorted(BOTS)
@@ -344,8 +345,8 @@ def test_standings_csv_json_and_games_jsonl(site, records):
     assert data["league"] == "demo" and data["facts"]["games"] == len(records)
     assert [s["bot"] for s in data["standings"]] == [row["bot"] for row in rows]
     assert all(s["elo_low"] < s["elo"] < s["elo_high"] for s in data["standings"])
-    lines = (site / "games.jsonl").read_text().splitlines()
-    assert [GameRecord.model_validate_json(line) for line in lines] == records
+    assert site_records(site) == sorted(records, key=lambda r: r.id)  # each record once: a line of its chunk
+    assert not (site / "games.jsonl").exists()
     assert (site / "standings.md").read_text() == GOLDEN.read_text(encoding="utf-8")
 
 
@@ -376,10 +377,29 @@ def test_publish_command_writes_the_site_and_the_files(workspace, tmp_path, reco
     done = hexarena("publish", "demo", "--out", str(out), "--home", str(workspace))
     assert done.returncode == 0, done.stderr
     for name in ("index.html", "games.html", "replay.html", "standings.md", "standings.csv", "standings.json",
-                 "games.jsonl", "data/games.js", "static/replay.js", "static/site.css"):
+                 "data/games.js", "static/replay.js", "static/site.css"):
         assert (out / name).is_file(), name
     assert [p.name for p in (out / "games").iterdir()] == ["chunk-0.js"]  # up to GAMES_PER_CHUNK games a chunk
-    assert len((out / "games.jsonl").read_text().splitlines()) == len(records)
+    assert len(site_records(out)) == len(records)
+    record = next(r for r in records if r.result.termination == "completed")  # the site's copy, for the terminal
+    done = hexarena("replay", record.id, "--file", str(out), "--delay", "0")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == f"result: {summary(record)} · completed"
+
+
+def test_league_export_writes_every_stored_record_a_line_in_schedule_order(workspace, tmp_path, records):
+    """The games.jsonl a site no longer carries, made on demand from the store."""
+    out = tmp_path / "games.jsonl"
+    done = hexarena("league", "export", "demo", "--out", str(out), "--home", str(workspace))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"wrote {len(records)} game records to {out}\n"
+    assert [GameRecord.model_validate_json(line) for line in out.read_text().splitlines()] == records
+    for args, message in ((["nosuch", "--out", str(out)], "no league named 'nosuch'"),
+                          (["demo", "--out", str(tmp_path)], "is a folder")):
+        refused = hexarena("league", "export", *args, "--home", str(workspace))
+        assert refused.returncode == 2 and refused.stdout == "" and refused.stderr.count("\n") == 1
+        assert message in refused.stderr
+    assert len(out.read_text().splitlines()) == len(records)  # a refused export leaves the file as it was
 
 
 @pytest.mark.parametrize("league, out, message", [
@@ -415,6 +435,8 @@ def test_replay_command_reads_a_games_file_and_steps_on_enter(tmp_path, records)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("[Enter] next move") == 3  # the third answer was q: the rest plays through
     assert f"forfeits: {record.result.forfeits[0].reason}" in done.stdout
+    older = hexarena("replay", record.id, "--file", str(tmp_path), "--delay", "0")  # a site of an earlier release
+    assert older.returncode == 0 and f"forfeits: {record.result.forfeits[0].reason}" in older.stdout, older.stderr
 
 
 @pytest.mark.parametrize("args, message", [
@@ -425,11 +447,13 @@ def test_replay_command_reads_a_games_file_and_steps_on_enter(tmp_path, records)
     (["replay", "g00000", "--delay", "-1", "--file", "{games}"], "--delay"),
     (["replay", "g00000", "--file", "{seatless}"], "seats do not match"),
     (["replay", "g00000", "--file", "{illegal}"], "its moves do not replay"),
+    (["replay", "g00000", "--file", "{folder}"], "a folder but no published site"),
 ])
 def test_replay_command_bad_input_is_one_line_and_exit_2(tmp_path, records, args, message):
     paths = {"games": tmp_path / "games.jsonl", "missing": tmp_path / "missing.jsonl",
              "garbage": tmp_path / "garbage.jsonl", "seatless": tmp_path / "seatless.jsonl",
-             "illegal": tmp_path / "illegal.jsonl"}
+             "illegal": tmp_path / "illegal.jsonl", "folder": tmp_path / "folder"}
+    paths["folder"].mkdir()
     paths["games"].write_text(records[0].model_dump_json() + "\n")
     game = records[0]
     paths["seatless"].write_text(game.model_copy(update={"seats": game.seats[:1]}).model_dump_json() + "\n")
@@ -463,12 +487,48 @@ def test_publishing_again_removes_only_the_files_the_last_publish_wrote(records,
     kept = [r for r in records if BOTS[3] not in r.seats]  # a bot and its games leave the league
     write_site(out, compute("demo", kept))
     assert not (out / odd).exists() and (out / "index.html").is_file()
-    chunk = (out / "games" / "chunk-0.js").read_text()
-    assert all(f'"{stem}":' in chunk for stem in game_files(kept).values()) and '"' + odd_game + '":' not in chunk
+    assert set(chunk_games(out)) == set(game_files(kept).values()) and odd_game not in chunk_games(out)
     assert {name: (out / name).read_text() for name in mine} == mine  # the user's own files stay
     assert (tmp_path / "victim.txt").read_text() == "outside the site"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging folder left
     assert "notes.txt" not in json.loads((out / ".hexarena-site.json").read_text())["files"]
+
+
+def test_a_site_published_with_a_games_jsonl_loses_it_at_its_next_publish_and_keeps_the_users_files(records,
+                                                                                                   tmp_path):
+    """Sites of earlier releases had every record twice: in games.jsonl and in the chunks. The next publish
+    writes each record once (the chunks) and removes the old copy, as it removes any file it wrote and no
+    longer writes; a games.jsonl the user put there (not in the manifest) stays."""
+    out = tmp_path / "site"
+    write_site(out, compute("demo", records))
+    listed = json.loads((out / ".hexarena-site.json").read_text())
+    (out / "games.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in records))  # as the old release did
+    (out / ".hexarena-site.json").write_text(json.dumps({**listed, "files": [*listed["files"], "games.jsonl"]}))
+    write_site(out, compute("demo", records))
+    assert not (out / "games.jsonl").exists() and site_records(out) == sorted(records, key=lambda r: r.id)
+    (out / "games.jsonl").write_text("mine\n")
+    write_site(out, compute("demo", records))
+    assert (out / "games.jsonl").read_text() == "mine\n"
+
+
+def test_a_stored_record_written_over_several_lines_is_one_line_of_its_chunk(records, tmp_path):
+    """A record the store holds as JSON with line breaks (written by another tool: hexarena writes one line) is
+    still one line of its chunk, so it reads back and the games after it keep their lines."""
+    import sqlite3
+
+    home = tmp_path / "home"
+    league = parse_league('name = "demo"\nplayers = 2\n[[boards]]\nsize = "3x3"\n')
+    with Workspace(home) as ws:
+        definitions.save_schedule(ws, league, [ScheduledGame(r.id, r.config, tuple(r.seats), r.seed or 0, n)
+                                               for n, r in enumerate(records)])
+        for record in records:
+            store.save_game(ws, "demo", record)
+    with sqlite3.connect(home / "hexarena.db") as db:
+        db.execute("UPDATE games SET record = ? WHERE id = ?",
+                   (json.dumps(json.loads(records[0].model_dump_json()), indent=2).replace("\n", "\r\n"), records[0].id))
+    with Workspace(home) as ws:
+        publish.publish(ws, "demo", tmp_path / "out")
+    assert site_records(tmp_path / "out") == sorted(records, key=lambda r: r.id)
 
 
 def test_publish_takes_a_league_file_and_defaults_to_home_site_name(workspace, tmp_path, records):
@@ -478,7 +538,7 @@ def test_publish_takes_a_league_file_and_defaults_to_home_site_name(workspace, t
     assert done.returncode == 0, done.stderr
     site = workspace / "site" / "demo"
     assert str(site / "index.html") in done.stdout
-    assert len((site / "games.jsonl").read_text().splitlines()) == len(records)
+    assert len(site_records(site)) == len(records)
 
 
 def test_the_site_shows_no_absolute_paths_of_the_organisers_machine(records, tmp_path):
@@ -656,6 +716,33 @@ def test_games_in_many_chunks_and_the_list_in_parts_load_from_file_urls(browser,
     assert console_errors(browser) == []
 
 
+@pytest.mark.slow
+@needs_browser
+def test_a_record_with_backticks_dollar_braces_and_line_separators_in_its_texts_is_one_line_of_its_chunk(
+        browser, records, tmp_path, monkeypatch):
+    """A chunk holds its records as the lines of a raw template string (``publish.Chunks``): what a bot wrote
+    (here its notes on a move, ``INFO``) that would end the template or run code in it is written as JSON
+    escapes, so the viewer shows it as it was sent, the site's records read back equal to the stored ones,
+    and a block boundary (here every few games) changes nothing."""
+    nasty = ["`${window.pwned = 1}`", "back\\slash ` tick $ {x} ${", "line\u2028sep\u2029ara\ntor é 日本 </script>"]
+    games = []
+    for n, record in enumerate(records[:30]):
+        moves = [record.moves[0].model_copy(update={"info": nasty}), *record.moves[1:]] if n % 3 == 0 else record.moves
+        games.append(record.model_copy(update={"moves": moves}))
+    monkeypatch.setattr(publish, "GAMES_PER_CHUNK", 10)
+    monkeypatch.setattr(publish.Chunks, "FLUSH", 2000)  # several blocks a chunk
+    write_site(tmp_path, compute("demo", games))
+    chunks = [p.read_text(encoding="utf-8") for p in (tmp_path / "games").glob("chunk-*.js")]
+    assert len(chunks) == 3 and max(c.count(publish.Chunks.START) for c in chunks) > 1
+    assert site_records(tmp_path) == sorted(games, key=lambda r: r.id)
+    files = game_files(games)
+    for record in games[:9:3]:
+        browser.get(replay_url(tmp_path, record, files, move=1))
+        wait_text(browser, "counter", f"Move 1 / {len(record.moves)}")
+        assert [li.get_attribute("textContent") for li in browser.find_elements("css selector", "#notes li")] == nasty
+    assert browser.execute_script("return window.pwned === undefined") and console_errors(browser) == []
+
+
 def test_publishing_over_an_older_site_removes_its_per_game_files(records, tmp_path):
     out = tmp_path / "site"
     (out / "games").mkdir(parents=True)
@@ -673,7 +760,7 @@ def test_publishing_over_an_older_site_removes_its_per_game_files(records, tmp_p
 
 @pytest.mark.slow
 @needs_browser
-def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):
+def test_league_records_the_sites_copy_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):
     from hexarena.leagues.results import store
     from hexarena.leagues.schedule.config import load_league
     from hexarena.leagues.results.report import game_files
@@ -681,7 +768,6 @@ def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(
     from hexarena.leagues.registry.snapshot import source_hash
     from hexarena.leagues.running.runner import run_league
     from hexarena.leagues.workspace.home import Workspace
-    from hexarena.referee.record import GameRecord
 
     with Workspace(tmp_path / "new") as ws:
         run_league(ws, load_league(league_file(tmp_path / "v.toml", "versions", [RANDOM, GREEDY])), progress=False)
@@ -689,8 +775,8 @@ def test_league_records_games_jsonl_and_the_replay_page_name_each_seats_version(
         publish(ws, "versions", tmp_path / "site")
     versions = {name: f"{name}@{source_hash(ROOT / 'bots' / name)[:10]}" for name in ("random", "greedy")}
     assert [r.versions for r in records] == [[versions[s] for s in r.seats] for r in records] and len(records) == 2
-    exported = [GameRecord.model_validate_json(line) for line in (tmp_path / "site" / "games.jsonl").read_text().splitlines()]
-    assert [r.versions for r in exported] == [r.versions for r in records]
+    exported = site_records(tmp_path / "site")
+    assert [r.versions for r in exported] == [r.versions for r in sorted(records, key=lambda r: r.id)]
     browser.get(replay_url(tmp_path / "site", records[0], game_files(records)))
     shown = [e.text for e in browser.find_elements("css selector", "#scores li")]
     assert [line.split("\n")[0] for line in shown] == [
@@ -731,11 +817,11 @@ def test_a_game_stored_while_the_site_is_published_is_in_the_next_publish_only(r
         publish.publish(ws, "demo", tmp_path / "out")
     standings = json.loads((tmp_path / "out" / "standings.json").read_text())
     assert standings["facts"]["games"] == len(records) - 1
-    assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == len(records) - 1
+    assert len(site_records(tmp_path / "out")) == len(records) - 1
     monkeypatch.setattr(publish, "write_site", writing)
     with Workspace(home) as ws:
         publish.publish(ws, "demo", tmp_path / "out")
-    assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == len(records)
+    assert len(site_records(tmp_path / "out")) == len(records)
 
 
 def test_the_site_shows_the_account_that_submitted_a_bot_not_its_manifests_author(tmp_path):

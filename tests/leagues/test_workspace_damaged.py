@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURE, OLD_TABLE, cli
+from helpers import FIXTURE, OLD_TABLE, cli, site_records
 
 from hexarena.leagues.workspace import schema
 from hexarena.leagues.workspace.home import Workspace
@@ -120,7 +120,7 @@ def test_a_garbled_record_is_named_and_every_other_game_still_shows(home: Path, 
     assert status == 0, err
     assert err.startswith(f"hexarena: warning: game {GAME} of league tiny: its stored record is garbled (")
     assert err.count("\n") == 1
-    assert len((tmp_path / "site" / "games.jsonl").read_text().splitlines()) == 3
+    assert len(site_records(tmp_path / "site")) == 3
     status, out, err = cli(capsys, "replay", GAME, "--home", str(home))
     assert (status, out) == (2, "") and err.startswith(f"hexarena: error: game {GAME}: its stored record is garbled")
 
