@@ -98,6 +98,7 @@ class Workspace(Layout):
                 raise ConfigError(f"workspace database {self.database}: {'; '.join(wrong)}: {schema.RESTORE}")
             if not checked:
                 self._write_checked(stamp)
+            self._sound = True  # found sound at this open: what this connection writes keeps it so (``close``)
         except sqlite3.Error as exc:
             self.db.close()
             if is_out_of_space(exc):
@@ -110,7 +111,11 @@ class Workspace(Layout):
 
     # The page check (``PRAGMA quick_check``) reads the whole file: 12 s for a million games. It runs when the
     # file changed since the last clean check (size or modification time of the database, size of its WAL;
-    # every write transaction or checkpoint changes one of them), so reading commands after it are quick.
+    # every write transaction or checkpoint changes one of them), so reading commands after it are quick. A
+    # workspace found sound at its open and closed by us stamps the file as it leaves it: its own transactions
+    # (committed or rolled back by SQLite) damage nothing, so the next command after a league run or a publish
+    # does not read the whole file again. A process killed before its close, or a change by anything else, still
+    # leaves the stamp behind the file, and the next open checks it.
     CHECKED = ".hexarena-checked"  # in the home folder: the stamp of the database at its last clean check
 
     def _file_stamp(self) -> str:
@@ -177,6 +182,8 @@ class Workspace(Layout):
 
     def close(self) -> None:
         self.db.close()
+        if getattr(self, "_sound", False):
+            self._write_checked(self._file_stamp())
 
     def __enter__(self) -> Self:
         return self

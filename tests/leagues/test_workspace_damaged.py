@@ -157,7 +157,19 @@ def test_the_page_check_runs_again_only_after_the_file_changed(home: Path, monke
     for _ in range(3):
         Workspace(home).close()
     assert checked[1:] == [False, False]  # unchanged since the last clean check: only the tables and columns
-    with Workspace(home) as ws, ws.transaction() as db:
+    with Workspace(home) as ws, ws.transaction() as db:  # our own write, closed by us: the stamp follows it
         db.execute("INSERT INTO registry_meta (key, value) VALUES ('x', 'y')")
+    Workspace(home).close()
+    assert checked[-1] is False
+    outside = sqlite3.connect(home / "hexarena.db")  # a change by anything else: checked at the next open
+    with outside:
+        outside.execute("INSERT INTO registry_meta (key, value) VALUES ('z', 'y')")
+    outside.close()
+    Workspace(home).close()
+    assert checked[-1] is True
+    ws = Workspace(home)  # a process killed before its close leaves the stamp behind its writes
+    with ws.transaction() as db:
+        db.execute("INSERT INTO registry_meta (key, value) VALUES ('w', 'y')")
+    ws.db.close()
     Workspace(home).close()
     assert checked[-1] is True
