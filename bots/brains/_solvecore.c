@@ -283,6 +283,21 @@ static void place(Core *c, u128 key, int low, int high, int best, int depth1, in
     *target = (Entry){k0, k1, (int8_t)low, (int8_t)high, (uint8_t)best, (uint8_t)depth1};
 }
 
+/* Put every entry of `buckets` buckets of another table of this layout (of any size) into this one, none over an
+   entry of as large a subtree: how a table grows, and how a checkpoint's table is read into one of another size. */
+static void put_back(Core *c, const void *from, uint64_t buckets) {
+    for (uint64_t b = 0; b < buckets; b++)
+        for (int i = 0; i < c->bucket; i++) {
+            if (c->narrow) {
+                const Narrow *e = &((const NarrowBucket *)from)[b].entry[i];
+                if (e->depth) place(c, e->k0, e->low, e->high, e->best, e->depth, 1);
+            } else {
+                const Entry *e = (const Entry *)from + b * BUCKET + i;
+                if (e->depth) place(c, (u128)e->k1 << 64 | e->k0, e->low, e->high, e->best, e->depth, 1);
+            }
+        }
+}
+
 /* Double the table (up to max_buckets) and put every entry back: a table grows with the solve, so a small
    solve never pays for zeroing the gigabytes a large one may take. Where the memory cannot be had it stays. */
 static void grow(Core *c) {
@@ -296,16 +311,7 @@ static void grow(Core *c) {
     c->table = table;
     c->buckets = buckets;
     c->filled = 0;
-    for (uint64_t b = 0; b < old_buckets; b++)
-        for (int i = 0; i < c->bucket; i++) {
-            if (c->narrow) {
-                Narrow *e = &((NarrowBucket *)old)[b].entry[i];
-                if (e->depth) place(c, e->k0, e->low, e->high, e->best, e->depth, 1);
-            } else {
-                Entry *e = (Entry *)old + b * BUCKET + i;
-                if (e->depth) place(c, (u128)e->k1 << 64 | e->k0, e->low, e->high, e->best, e->depth, 1);
-            }
-        }
+    put_back(c, old, old_buckets);
     munmap(old, old_buckets * c->bucket_bytes);
 }
 
@@ -650,6 +656,21 @@ static PyObject *Core_table(Core *c, PyObject *Py_UNUSED(ignored)) {
     return PyMemoryView_FromMemory((char *)c->table, (Py_ssize_t)(c->buckets * c->bucket_bytes), PyBUF_WRITE);
 }
 
+/* absorb(buffer): put the entries of whole buckets of a table of this layout but another size (a checkpoint's,
+   read a part at a time) into this table, none over an entry of as large a subtree; returns the entries in use */
+static PyObject *Core_absorb(Core *c, PyObject *args) {
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "y*", &view)) return NULL;
+    if (view.len % (Py_ssize_t)c->bucket_bytes) {
+        PyErr_Format(PyExc_ValueError, "absorb: %zd bytes are not whole buckets of %zu", view.len, c->bucket_bytes);
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    put_back(c, view.buf, (uint64_t)view.len / c->bucket_bytes);
+    PyBuffer_Release(&view);
+    return PyLong_FromUnsignedLongLong(c->filled);
+}
+
 /* recount(): count the entries in use again (after the table was read back), and return the count */
 static PyObject *Core_recount(Core *c, PyObject *Py_UNUSED(ignored)) {
     uint64_t filled = 0;
@@ -718,6 +739,8 @@ static PyMethodDef Core_methods[] = {
     {"clear", (PyCFunction)Core_clear, METH_NOARGS, "forget the transposition table"},
     {"table", (PyCFunction)Core_table, METH_NOARGS, "the table's bytes, a writable memoryview"},
     {"recount", (PyCFunction)Core_recount, METH_NOARGS, "count the entries in use again; returns the count"},
+    {"absorb", (PyCFunction)Core_absorb, METH_VARARGS,
+     "absorb(buffer): put the entries of whole buckets of another table of this layout into this one"},
     {"probe", (PyCFunction)Core_probe, METH_VARARGS, "probe(low64, high64) -> (low, high, best line) or None"},
     {"set_tick", (PyCFunction)Core_set_tick, METH_VARARGS,
      "set_tick(callable or None, seconds): call it about every `seconds` while searching"},
