@@ -17,6 +17,11 @@ and ``seconds`` (CPU seconds) spent over all runs so far, ``runs``; ``table_crc3
 bytes: ``_crc`` below). Anything that does not match (magic, JSON, format, layout, position, size, CRC) refuses the file in one
 line (``CheckpointRefused``); nothing is ever written over a file that was refused.
 
+Each entry's last byte is its rank, the priority by which a full bucket gives up an entry: 1 + log2 of the nodes
+searched to prove it (``store`` in ``_solvecore.c``). Files written before that (the free lines + 1 there, on a
+like scale of 1-65) are read as they are, under the same layout number: a rank decides only which entry a full
+bucket drops, and every entry is a proven bound whatever its rank.
+
 A checkpoint goes on in a table of another size when the rerun gives ``--memory`` other than the one it was
 written with (``hexarena solve``): a table that has not grown to its most yet (it doubles at a quarter full) is read
 as it is and grows to the new most; one that has (it may be nearly full) is read a block at a time and each entry
