@@ -1,13 +1,15 @@
 """Check the solver's speed goals: every board with up to 20 free lines in under a second; or before/after.
 
     PYTHONPATH=. python3 benchmarks/solve_speed.py [--max-free 20] [--goal 1.0]
-    PYTHONPATH=. python3 benchmarks/solve_speed.py --before /work/solver-base [--rounds 2] [--long]
+    PYTHONPATH=. python3 benchmarks/solve_speed.py --before /work/solver-base [--rounds 2] [--long] [--memory MIB]
 
 With ``--before CHECKOUT`` (another checkout with its C search built in place, e.g. ``git worktree add
 /work/solver-base 21ebc33`` and its ``bots/brains/_solvecore.c`` compiled beside it), each position is solved by
 ``hexarena solve`` as a user types it, in a fresh process, by that checkout and by this one in turn (the order
 alternating each round), and the CPU seconds (user + system) of each process compared: the ratio before/after
-per position and round, with the spread over rounds. ``--long`` adds hexagons 3x3 as typed (minutes).
+per position and round, with the spread over rounds, and the nodes of each. ``--long`` adds hexagons 3x3 as typed
+(minutes). ``--memory MIB`` gives every solve that table (e.g. 16: the regime of the long rows, where the table
+fills and its replacement decides the nodes) instead of the machine-sized default.
 
 Solves the start position of every size (1-10 × 1-10), both geometries, with and
 without border, normal and misère, that has at most ``--max-free`` free lines, and
@@ -40,9 +42,10 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="compare with this checkout (its C search built in place)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--long", action="store_true", help="with --before: add hexagons 3x3 as typed")
+    parser.add_argument("--memory", type=int, help="with --before: --memory MIB for every solve")
     args = parser.parse_args()
     if args.before:
-        before_and_after(args.before, args.rounds, args.long)
+        before_and_after(args.before, args.rounds, args.long, args.memory)
         return
     runs = []
     for board, border in boards_with_few_free_lines(args.max_free):
@@ -93,6 +96,7 @@ POSITIONS = [
     ["2x4"],
     ["4x3", "--border", "--misere"],
     ["3x4", "--border", "--misere"],
+    ["3x5", "--border", "--misere", "--moves", "17,36,48,46,45,13,23"],  # a long row's position (22 free lines)
 ]
 HERE = Path(__file__).resolve().parents[1]
 
@@ -113,11 +117,12 @@ def cpu_of(checkout: Path, position: list[str]) -> tuple[float, str]:
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stdout
 
 
-def before_and_after(base: Path, rounds: int, long: bool) -> None:
+def before_and_after(base: Path, rounds: int, long: bool, memory: int | None = None) -> None:
     """Each position by ``base`` and by this checkout in turn, alternating; ratios of CPU seconds."""
     import json
 
-    positions = POSITIONS + ([["3x3"]] if long else [])
+    table = ["--memory", str(memory)] if memory else []
+    positions = [[*position, *table] for position in POSITIONS + ([["3x3"]] if long else [])]
     commit = subprocess.run(
         ["git", "-C", str(base), "rev-parse", "--short", "HEAD"], text=True, capture_output=True, check=False
     ).stdout.strip()
@@ -126,13 +131,14 @@ def before_and_after(base: Path, rounds: int, long: bool) -> None:
         f"as typed, {rounds} rounds"
     )
     for position in positions:
-        ratios, times = [], {"before": [], "after": []}
+        ratios, times, nodes = [], {"before": [], "after": []}, {}
         for round_ in range(rounds):
             order = [("before", base), ("after", HERE)]
             for name, checkout in order if round_ % 2 == 0 else order[::-1]:
                 seconds, out = cpu_of(checkout, position)
                 times[name].append(seconds)
                 result = json.loads(out)
+                nodes[name] = result["nodes"]
                 if name == "after":
                     after_value = result["value"]
                 else:
@@ -143,7 +149,8 @@ def before_and_after(base: Path, rounds: int, long: bool) -> None:
         before, after = statistics.median(times["before"]), statistics.median(times["after"])
         print(
             f"  hexarena solve {' '.join(position):32} value {after_value:+d}  before {before:7.2f} s  after "
-            f"{after:7.2f} s  ratio {statistics.median(ratios):5.2f}x{spread}",
+            f"{after:7.2f} s  ratio {statistics.median(ratios):5.2f}x{spread}; nodes {nodes['before']:,} -> "
+            f"{nodes['after']:,}",
             flush=True,
         )
 

@@ -17,6 +17,20 @@ and ``seconds`` (CPU seconds) spent over all runs so far, ``runs``; ``table_crc3
 bytes: ``_crc`` below). Anything that does not match (magic, JSON, format, layout, position, size, CRC) refuses the file in one
 line (``CheckpointRefused``); nothing is ever written over a file that was refused.
 
+Each entry's last byte is its rank, the priority by which a full bucket gives up an entry: 1 + log2 of the nodes
+searched to prove it (``store`` in ``_solvecore.c``). Files written before that (the free lines + 1 there, on a
+like scale of 1-65) are read as they are, under the same layout number: a rank decides only which entry a full
+bucket drops, and every entry is a proven bound whatever its rank.
+
+A checkpoint goes on in a table of another size when the rerun gives ``--memory`` other than the one it was
+written with (``hexarena solve``): a table that has not grown to its most yet (it doubles at a quarter full) is read
+as it is and grows to the new most; one that has (it may be nearly full) is read a block at a time and each entry
+put into a table of the new size at its own bucket there (the bucket depends on the table's size: ``slot_of`` in
+``_solvecore.c``), none over an entry of as large a subtree, so a bigger table keeps every entry and a smaller one
+those of the largest subtrees. The file's table is never held in memory beside the new one, and its CRC-32 is
+checked as it is read (a mismatch empties the table and refuses the file, as above). The next checkpoint is
+written with the new size.
+
 Blocks of the table that are all zero (never used) are left as holes of a sparse file, so a checkpoint of a
 small solve with a large table takes little disk. A file is written whole beside its name (``FILE.partial``), flushed to disk and then renamed, so a solve killed
 while writing leaves the previous checkpoint intact. Every stored entry is a proven bound, so a table written
@@ -108,8 +122,6 @@ def write(path: Path, solver: Solver, state: State, nodes: int, seconds: float, 
 
 def read_header(path: Path) -> tuple[dict, int]:
     """The header of the checkpoint at ``path`` and where its table starts; ``CheckpointRefused`` if damaged."""
-    from hexarena.bots.brains import _solvecore
-
     try:
         with open(path, "rb") as source:
             magic = source.read(len(MAGIC))
@@ -139,8 +151,7 @@ def read_header(path: Path) -> tuple[dict, int]:
     if layouts.get(layout) != entry_bytes:
         known = " or ".join(f"layout {number} of {size}-byte entries" for number, size in layouts.items())
         raise _refused(path, f"its table has layout {layout} of {entry_bytes}-byte entries; this solver's is {known}")
-    lines = NARROW_LINES if layout == _solvecore.NARROW_LAYOUT else NARROW_LINES + 1
-    per = _solvecore.NARROW_BUCKET if layout == _solvecore.NARROW_LAYOUT else 4
+    lines, per = _shape(layout)
     if entries % per or header["max_entries"] % per:
         raise _refused(path, f"its header is damaged (a table of {entries} entries growing to "
                              f"{header['max_entries']}, not whole buckets of {per})")
@@ -165,21 +176,24 @@ def read(path: Path, solver: Solver, state: State) -> Resumed:
     if header["layout"] != core.layout:
         raise _refused(path, f"its table has layout {header['layout']}; this solver's for this board is layout "
                              f"{core.layout} (written by an older solver: --restart to solve it again)")
-    view = core.table()
-    if core.entries != header["entries"]:  # pragma: no cover - the caller builds the solver from the header
-        raise ValueError("the solver's table is not the checkpoint's size")
-    with open(path, "rb") as source:
-        source.seek(start)
-        done = 0
-        while done < len(view):
-            got = source.readinto(view[done:done + _BLOCK])
-            if not got:
-                break
-            done += got
-    if done != len(view) or _crc(view) != header["table_crc32"]:
+    if core.entries == header["entries"]:
+        view = core.table()
+        with open(path, "rb") as source:
+            source.seek(start)
+            done = 0
+            while done < len(view):
+                got = source.readinto(view[done:done + _BLOCK])
+                if not got:
+                    break
+                done += got
+        whole = done == len(view) and _crc(view) == header["table_crc32"]
+        if whole:
+            core.recount()
+    else:
+        whole = _rehash(path, start, header, core)
+    if not whole:
         core.clear()
         raise _refused(path, "its table is damaged (CRC-32 mismatch)")
-    core.recount()
     root = header["root"]
     try:
         keeps = {int(key, 16): bool(value) for key, value in root["keeps"]}
@@ -187,6 +201,36 @@ def read(path: Path, solver: Solver, state: State) -> Resumed:
     except (KeyError, TypeError, ValueError):
         raise _refused(path, "its header is damaged (the root search)") from None
     return Resumed(resumed, header["nodes"], float(header["seconds"]), header["runs"])
+
+
+def _rehash(path: Path, start: int, header: dict, core) -> bool:
+    """Put the entries of the checkpoint's table into ``core``'s table of another size, a block at a time (no
+    second copy of the table in memory); whether the bytes read match the header's CRC-32."""
+    lines, per = _shape(header["layout"])
+    bucket, size = table_bytes(per, lines), table_bytes(header["entries"], lines)
+    crc, index, done, carry = 0, 0, 0, b""
+    with open(path, "rb") as source:
+        source.seek(start)
+        while done < size:
+            block = source.read(min(_BLOCK, size - done))
+            if not block:
+                return False
+            if block != _ZERO[:len(block)]:
+                crc = zlib.crc32(block, zlib.crc32(index.to_bytes(8, "little"), crc))
+            data = carry + block
+            cut = len(data) - len(data) % bucket
+            core.absorb(data[:cut])
+            carry = data[cut:]
+            index, done = index + 1, done + len(block)
+    return not carry and crc == header["table_crc32"]
+
+
+def _shape(layout: int) -> tuple[int, int]:
+    """A board size (in lines) that has this table layout, and the entries in one of its buckets."""
+    from hexarena.bots.brains import _solvecore
+
+    narrow = layout == _solvecore.NARROW_LAYOUT
+    return (NARROW_LINES, _solvecore.NARROW_BUCKET) if narrow else (NARROW_LINES + 1, 4)
 
 
 def _layouts() -> dict[int, int]:

@@ -3,7 +3,8 @@
 The C search's table takes ``bots/brains/table_memory.py``'s share of the machine by default (a quarter of
 MemAvailable, 16 MiB-16 GiB; ``--memory`` overrides). ``--checkpoint FILE`` writes the table and where the
 solve stands every ``--checkpoint-every`` seconds, on SIGINT/SIGTERM, at a timeout and at the end; the same
-command run again goes on from it (format: ``bots/brains/checkpoint.py``).
+command run again goes on from it (format: ``bots/brains/checkpoint.py``), in a table of the checkpoint's size,
+or of ``--memory``'s where it is given (a full table's entries are rehashed into the new one).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def solve(
         show_default=False)] = None,
     checkpoint: Annotated[Path | None, typer.Option(
         help="keep the table and search state in FILE (written at intervals, on SIGINT/SIGTERM and at the end); "
-             "run again with the same FILE to go on", metavar="FILE")] = None,
+             "run again with the same FILE to go on (with --memory: in a table of that size)", metavar="FILE")] = None,
     checkpoint_every: Annotated[float, typer.Option(help="seconds between checkpoints", min=5,
                                                     max=86_400)] = 600,
     restart: Annotated[bool, typer.Option("--restart", help="overwrite --checkpoint FILE instead of going on")] = False,
@@ -86,8 +87,15 @@ def solve(
         except CheckpointRefused as exc:
             _fail(str(exc), 2)
         entries, start = header["max_entries"], header["entries"]
-        mib = -(-table_bytes(entries, len(board.lines)) // 2**20)
         sizing = "the checkpoint's"
+        if memory is not None and table_entries_for(memory, len(board.lines)) != entries:
+            # another size: a table that has not reached its most yet (under a quarter full) is read as it is and
+            # grows to the new most; a full one is rehashed into a table of the new size
+            entries = table_entries_for(memory, len(board.lines))
+            sizing = "--memory"
+            if not start < header["max_entries"] or start > entries:
+                start, sizing = entries, "--memory, the checkpoint's table rehashed"
+        mib = -(-table_bytes(entries, len(board.lines)) // 2**20)
     else:
         mib = memory if memory is not None else table_memory.default_mib(available, state.free_count())
         entries = table_entries_for(mib, len(board.lines))

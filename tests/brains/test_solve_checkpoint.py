@@ -7,13 +7,14 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from hexarena.bots.brains import table_memory
 from hexarena.bots.brains.checkpoint import MAGIC
-from hexarena.bots.brains.solver import START_ENTRIES, compiled, table_entries_for
+from hexarena.bots.brains.solver import START_ENTRIES, Solver, compiled, table_entries_for
 from hexarena.protocol.board import make_board
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,3 +177,84 @@ def test_a_solve_stopped_by_a_signal_writes_its_checkpoint_and_a_rerun_finishes_
     assert (result["value"], result["best"], result["runs"]) == (-2, list(range(35)), 2)
     assert result["nodes"] > header["nodes"]
     assert header_of(path)["root"]["low"] == header_of(path)["root"]["high"] == -2
+
+
+def summary(done: subprocess.CompletedProcess) -> dict:
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    return {name: result[name] for name in ("value", "best", "nodes", "runs", "table_max_entries", "table_entries",
+                                             "table_sizing", "table_filled")}
+
+
+@needs_c
+@pytest.mark.parametrize(("size", "moves"), [("2x3", ""), ("4x5", ",".join(map(str, range(62))))],
+                         ids=["narrow 2x3", "wide 4x5 after 62 lines"])
+def test_a_checkpoint_goes_on_in_a_table_of_another_size_with_its_entries(tmp_path: Path, size: str, moves: str):
+    """A table grown to its most (hexagons 2x3 misère: 412,216 entries, a quarter of 16 MiB's) is rehashed into
+    the table --memory asks for, bigger or smaller, every entry kept: the solve answers from it at once."""
+    path = tmp_path / "solve.ckpt"
+    args = [size, "--misere", "--moves", moves, "--checkpoint", str(path), "--json"]
+    first = summary(run(*args, "--memory", "16"))
+    assert first["table_entries"] == first["table_max_entries"] == table_entries_for(16, len(make_board(size).lines))
+    for runs, mib in enumerate((64, 16, 64), start=2):
+        again = summary(run(*args, "--memory", str(mib)))
+        entries = table_entries_for(mib, len(make_board(size).lines))
+        assert again == {**first, "runs": runs, "table_max_entries": entries, "table_entries": entries,
+                         "table_sizing": "--memory, the checkpoint's table rehashed"}
+        header = header_of(path)
+        assert (header["entries"], header["max_entries"], header["filled"]) == (entries, entries, first["table_filled"])
+    assert summary(run(*args))["table_sizing"] == "the checkpoint's"  # no --memory: the checkpoint's size
+
+
+@needs_c
+def test_a_table_short_of_its_most_is_read_as_it_is_and_grows_to_the_new_memory(tmp_path: Path):
+    path = tmp_path / "solve.ckpt"
+    first = summary(run("2x3", "--memory", "16", "--checkpoint", str(path), "--json"))
+    assert first["table_entries"] < first["table_max_entries"]  # 71,912 entries: it never grew
+    again = summary(run("2x3", "--memory", "64", "--checkpoint", str(path), "--json"))
+    assert again == {**first, "runs": 2, "table_max_entries": table_entries_for(64, 27), "table_sizing": "--memory"}
+
+
+@needs_c
+def test_a_solve_stopped_in_a_full_table_goes_on_in_a_bigger_one(tmp_path: Path):
+    """Python's view: hexagons 2x3 misère in a table of 2,000 entries, stopped after 0.1 s, resumed from its
+    checkpoint in a table of 64 MiB (entries rehashed), ends with the value and best lines of a solve in one go."""
+    from hexarena.bots.brains import checkpoint
+    from hexarena.bots.errors import SolverTimeout
+    from hexarena.protocol.rules import Options, Rules
+
+    rules = Rules(make_board("2x3"), Options(2, True, False))
+    state = rules.start()
+    small = Solver(rules, table_entries=2000, start_entries=2000)
+    try:
+        small.solve(state, deadline=time.monotonic() + 0.1)
+    except SolverTimeout:
+        pass  # the usual case; a machine fast enough to finish leaves a finished root search
+    assert small.core.filled > 0 and small.root is not None
+    path = tmp_path / "small.ckpt"
+    checkpoint.write(path, small, state, small.core.nodes, 0.1, 1)
+    big = Solver(rules, table_entries=table_entries_for(64, 27), start_entries=table_entries_for(64, 27))
+    resumed = checkpoint.read(path, big, state)
+    assert big.core.filled == small.core.filled and resumed.root == small.root
+    assert resumed.nodes == small.core.nodes and resumed.runs == 1
+    whole = Solver(rules).solve(state)
+    goes_on = big.solve(state, resume=resumed.root)
+    assert (goes_on.value, goes_on.best) == (whole.value, whole.best) == (-2, whole.best)
+
+
+@needs_c
+@pytest.mark.parametrize("how", ["table", "memory"])
+def test_a_checkpoint_that_cannot_go_on_in_a_bigger_table_is_refused_in_one_line_and_kept(tmp_path: Path, how: str):
+    """A damaged table found while its entries are rehashed, or --memory more than the machine has: one line,
+    no traceback, and the file as it was."""
+    path = tmp_path / "solve.ckpt"
+    assert run("2x3", "--misere", "--memory", "16", "--checkpoint", str(path)).returncode == 0
+    if how == "table":
+        damage(path, "table")
+    before = path.read_bytes()
+    done = run("2x3", "--misere", "--memory", "64" if how == "table" else "65536", "--checkpoint", str(path))
+    assert done.returncode != 0 and done.stdout == "" and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert ("its table is damaged (CRC-32 mismatch)" if how == "table" else "cannot allocate --memory 65536") \
+        in done.stderr, done.stderr
+    assert path.read_bytes() == before
