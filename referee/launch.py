@@ -122,8 +122,9 @@ class BotProcess:
         self._skipped = 0
         self._mid_line = False  # the log's last byte is not a line break: a referee line starts on a new one
         self._held: list[str] = []  # TURN marks not written yet: they go out before the next output, note or close
-        self._waiting = select.poll()  # the output pipes: whether anything waits in them, in one system call
-        self._polled: set[int] = set()
+        self._waiting = select.poll()  # the open output pipes: whether anything waits in them, in one system call
+        for fd in self.open_fds:
+            self._waiting.register(fd, select.POLLIN)
         self._namespace: str | None = None  # the sandbox's pid namespace ("" if none), found on the first signal
         # the whole bot's memory (every process of its tree): its cgroup's, in the kernel, or the referee's watchdog
         self.cgroup = cgroup
@@ -215,7 +216,9 @@ class BotProcess:
             except OSError:
                 chunk = b""
             if not chunk:
-                self.open_fds.discard(fd)
+                if fd in self.open_fds:  # not yet if ``drain`` read it to its end first
+                    self.open_fds.remove(fd)
+                    self._waiting.unregister(fd)
                 return False
             self._last_output = time.monotonic()
             self.silent = False
@@ -295,14 +298,11 @@ class BotProcess:
         self.ended_at = time.monotonic()
 
     def settle(self) -> None:
-        poller = select.poll()
-        for fd in self.open_fds:
-            poller.register(fd, select.POLLIN)
         cap = self.ended_at + self.SETTLE
         while self.open_fds:
             now = time.monotonic()
             wait = min(max(self._last_output, self.ended_at) + self.QUIET, cap) - now
-            if wait <= 0 or not poller.poll(wait * 1000):
+            if wait <= 0 or not self._waiting.poll(wait * 1000):
                 break
             self.drain()
 
@@ -333,13 +333,7 @@ class BotProcess:
         the log closes (the game's end), so the log reads the same; a bot that writes nothing costs no write per
         move. Whether output waits in the pipes is one poll, not a read of each pipe."""
         if self._log_path is not None and self._file() is not None:
-            if self.open_fds != self._polled:
-                for fd in self._polled - self.open_fds:
-                    self._waiting.unregister(fd)
-                for fd in self.open_fds - self._polled:
-                    self._waiting.register(fd, select.POLLIN)
-                self._polled = set(self.open_fds)
-            if self._polled and self._waiting.poll(0):
+            if self.open_fds and self._waiting.poll(0):
                 self.drain()
             self._hold(MOVE_MARK.format(move=move, request=request))
 
