@@ -115,25 +115,18 @@ class Cgroup:
         self.folders = folders
         self._fds: dict[str, int] = {}
         self._lock = threading.Lock()
-        self._cpu: int | None = None  # the CPU counter's descriptor once open: read twice a move, with no lock
 
     def _read(self, path: str) -> bytes:
-        with self._lock:
-            fd = self._fds.get(path)
-            if fd is None:
-                try:
-                    fd = self._fds[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-                except OSError:
-                    return b""
+        fd = self._fds.get(path)  # once open, read with no lock: the CPU counter is read twice a move
+        if fd is None:
+            with self._lock:
+                fd = self._fds.get(path)
+                if fd is None:
+                    try:
+                        fd = self._fds[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                    except OSError:
+                        return b""
         return _pread(fd)
-
-    def _read_cpu(self, path: str) -> bytes:
-        """``_read`` of the CPU counter, whose descriptor is kept apart once open (the game loop's per-move read)."""
-        if self._cpu is None:
-            data = self._read(path)
-            self._cpu = self._fds.get(path)
-            return data
-        return _pread(self._cpu)
 
     def enter_script(self) -> str:
         """The start of a shell script that moves the shell itself into this cgroup (each hierarchy's), each step
@@ -163,7 +156,7 @@ class Cgroup:
         """Kill what is left, close the counters, remove the cgroup's folders; False if one stayed (busy)."""
         self.kill(seconds / 2)
         with self._lock:
-            fds, self._fds, self._cpu = self._fds, {}, None
+            fds, self._fds = self._fds, {}
         for fd in fds.values():
             os.close(fd)
         end, left = time.monotonic() + seconds, list(self.folders)
@@ -211,7 +204,7 @@ class CgroupV1(Cgroup):
             _write(f"{self.pids}/pids.max", str(limits.processes + SANDBOX_TASKS))
 
     def cpu_ns(self) -> int | None:
-        data = self._read_cpu(self._usage) if self._usage is not None else b""
+        data = self._read(self._usage) if self._usage is not None else b""
         return int(data) if data.strip() else None
 
     def peak_bytes(self) -> int | None:
@@ -246,7 +239,7 @@ class CgroupV2(Cgroup):
             _write(f"{self.folder}/pids.max", str(limits.processes + SANDBOX_TASKS))
 
     def cpu_ns(self) -> int | None:
-        data = self._read_cpu(self._stat)
+        data = self._read(self._stat)
         return _field(data, b"usage_usec") * 1000 if data else None
 
     def peak_bytes(self) -> int | None:
