@@ -98,7 +98,6 @@ class Workspace(Layout):
                 raise ConfigError(f"workspace database {self.database}: {'; '.join(wrong)}: {schema.RESTORE}")
             if not checked:
                 self._write_checked(stamp)
-            self._sound = True  # found sound at this open: what this connection writes keeps it so (``close``)
         except sqlite3.Error as exc:
             self.db.close()
             if is_out_of_space(exc):
@@ -182,8 +181,12 @@ class Workspace(Layout):
 
     def close(self) -> None:
         self.db.close()
-        if getattr(self, "_sound", False):
-            self._write_checked(self._file_stamp())
+        # every Workspace was found sound at its open (else ``__init__`` raised): what it wrote keeps it so
+        try:
+            stamp = self._file_stamp()
+        except OSError:  # the database removed meanwhile: nothing to stamp
+            return
+        self._write_checked(stamp)
 
     def __enter__(self) -> Self:
         return self

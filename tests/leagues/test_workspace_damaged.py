@@ -173,3 +173,10 @@ def test_the_page_check_runs_again_only_after_the_file_changed(home: Path, monke
     ws.db.close()
     Workspace(home).close()
     assert checked[-1] is True
+
+
+def test_a_workspace_whose_folder_went_while_it_was_open_closes_quietly(tmp_path: Path) -> None:
+    ws = Workspace(tmp_path / "gone")
+    shutil.rmtree(tmp_path / "gone")
+    ws.close()  # no stamp to write, and no traceback
+    assert not (tmp_path / "gone").exists()
