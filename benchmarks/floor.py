@@ -41,6 +41,7 @@ import baseline
 import zmq
 
 from hexarena.protocol.board import make_board
+from hexarena.referee.cgroups import _own_paths as own_cgroups
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = ROOT / "bots" / "random"
@@ -143,12 +144,7 @@ class CpuGroup:
 
     @classmethod
     def make(cls, tag: str) -> CpuGroup | None:
-        own = {}
-        with open("/proc/self/cgroup") as file:
-            for line in file:
-                _, controllers, path = line.rstrip("\n").split(":", 2)
-                for controller in controllers.split(",") if controllers else [""]:
-                    own[controller] = path
+        own = own_cgroups()
         for root, controller, v1 in (("/sys/fs/cgroup/cpuacct", "cpuacct", True), ("/sys/fs/cgroup", "", False)):
             if controller not in own or not Path(root, "cgroup.procs").exists():
                 continue
