@@ -347,7 +347,6 @@ class BotProcess:
                 self._write_held()
             self._log.close()
         self._log, self._log_path, self._logged, self._skipped, self._mid_line = None, None, 0, 0, False
-        self._held = []
 
     def cpu_ms(self) -> float:
         """CPU time (user + system) the bot's whole process tree has used so far, in ms: its cgroup's count where
