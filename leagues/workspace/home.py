@@ -15,6 +15,7 @@ a database written by a newer hexarena is refused), and ``transaction``. It hold
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -63,6 +64,10 @@ class Layout:
         return self.home / "site"
 
 
+# database file -> its stamp as this process last left it (None: changed by something else since)
+_LEFT: dict[Path, str | None] = {}
+
+
 class Workspace(Layout):
     """Paths (``Layout``) and the database connection of one workspace folder, its schema at ``schema.VERSION``.
 
@@ -98,6 +103,7 @@ class Workspace(Layout):
                 raise ConfigError(f"workspace database {self.database}: {'; '.join(wrong)}: {schema.RESTORE}")
             if not checked:
                 self._write_checked(stamp)
+            _LEFT[self.database] = stamp  # found sound just now (checked, or unchanged since the last check)
         except sqlite3.Error as exc:
             self.db.close()
             if is_out_of_space(exc):
@@ -111,10 +117,12 @@ class Workspace(Layout):
     # The page check (``PRAGMA quick_check``) reads the whole file: 12 s for a million games. It runs when the
     # file changed since the last clean check (size or modification time of the database, size of its WAL;
     # every write transaction or checkpoint changes one of them), so reading commands after it are quick. A
-    # workspace found sound at its open and closed by us stamps the file as it leaves it: its own transactions
-    # (committed or rolled back by SQLite) damage nothing, so the next command after a league run or a publish
-    # does not read the whole file again. A process killed before its close, or a change by anything else, still
-    # leaves the stamp behind the file, and the next open checks it.
+    # workspace found sound at its open follows the file through this process's own transactions (committed or
+    # rolled back by SQLite, they damage nothing: ``_LEFT``, shared by the process's workspaces of one file) and
+    # stamps it at a close, so the next command after a league run or a publish does not read the whole file
+    # again. Only while nothing else changed the file: a transaction or a close that finds the file other than
+    # this process left it (another process wrote, or something damaged it) stops the following until the next
+    # open's check, and a process killed before its close writes no stamp. Either way the next open checks.
     CHECKED = ".hexarena-checked"  # in the home folder: the stamp of the database at its last clean check
 
     def _file_stamp(self) -> str:
@@ -140,13 +148,17 @@ class Workspace(Layout):
         ``OutOfSpace`` naming the database (rolled back: it stays intact)."""
         try:
             self.db.execute("BEGIN IMMEDIATE")
+            ours = self._unchanged()  # the write lock is ours: nobody else writes until it ends
             try:
-                yield self.db
-            except BaseException:
-                if self.db.in_transaction:
-                    self.db.execute("ROLLBACK")
-                raise
-            self.db.execute("COMMIT")
+                try:
+                    yield self.db
+                except BaseException:
+                    if self.db.in_transaction:
+                        self.db.execute("ROLLBACK")
+                    raise
+                self.db.execute("COMMIT")
+            finally:
+                _LEFT[self.database] = self._file_stamp() if ours else None
         except sqlite3.Error as exc:  # a full disk leaves the database as it was: say so, in one line
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
@@ -179,14 +191,20 @@ class Workspace(Layout):
         with new_file(dest) as tmp, closing(sqlite3.connect(tmp)) as copy:
             self.db.backup(copy)
 
-    def close(self) -> None:
-        self.db.close()
-        # every Workspace was found sound at its open (else ``__init__`` raised): what it wrote keeps it so
+    def _unchanged(self) -> bool:
+        """Whether the file is as this process last left it (False once it was not, or it is gone)."""
         try:
-            stamp = self._file_stamp()
-        except OSError:  # the database removed meanwhile: nothing to stamp
-            return
-        self._write_checked(stamp)
+            return _LEFT.get(self.database) is not None and self._file_stamp() == _LEFT[self.database]
+        except OSError:
+            return False
+
+    def close(self) -> None:
+        ours = self._unchanged()
+        self.db.close()
+        if ours:  # the close's own checkpoint of the WAL is the last change: stamped as it leaves the file
+            with contextlib.suppress(OSError):
+                _LEFT[self.database] = stamp = self._file_stamp()
+                self._write_checked(stamp)
 
     def __enter__(self) -> Self:
         return self
