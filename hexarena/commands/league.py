@@ -64,7 +64,8 @@ def run(
     if dry_run:
         return show_dry_run(league, str(file), concurrency, home, replace)
     sandboxed = choose(no_sandbox or not league.sandbox, "--no-sandbox" if no_sandbox else f"sandbox = false in {file}")
-    play_and_show(league, str(file), concurrency, home, scheduler, replace, sandboxed)
+    # closed here, not at exit: the stamp it leaves spares the next command the whole file's check (Workspace.close)
+    play_and_show(league, str(file), concurrency, home, scheduler, replace, sandboxed).close()
 
 
 def show_dry_run(league, source: str, concurrency: int | None, home: Path | None, replace: bool) -> None:
@@ -119,8 +120,8 @@ def demo(
     if sandboxed and sandbox.path() is not None:  # the Quick start says which path this machine took
         print(f"hexarena: bots run in a sandbox: {sandbox.describe()}", file=sys.stderr)
     # hexarena's own file: a new release's wins
-    ws = play_and_show(league, str(DEMO), concurrency, home, replace=True, sandboxed=sandboxed)
-    index = publish(ws, league.name, out if out is not None else ws.site_dir / league.name)
+    with play_and_show(league, str(DEMO), concurrency, home, replace=True, sandboxed=sandboxed) as ws:
+        index = publish(ws, league.name, out if out is not None else ws.site_dir / league.name)
     print(f"results site: {index} (open it in a browser; the folder can go to any static host)", file=sys.stderr)
 
 

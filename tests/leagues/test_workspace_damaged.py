@@ -4,11 +4,12 @@ saying what is wrong and what to do; garbled rows named and skipped; ``hexarena 
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import FIXTURE, OLD_TABLE, cli, site_records
+from helpers import FIXTURE, HEXARENA, OLD_TABLE, cli, league_file, make_workspace, site_records
 
 from hexarena.leagues.workspace import schema
 from hexarena.leagues.workspace.home import Workspace
@@ -167,12 +168,38 @@ def test_the_page_check_runs_again_only_after_the_file_changed(home: Path, monke
     outside.close()
     Workspace(home).close()
     assert checked[-1] is True
+    ws = Workspace(home)  # a change by anything else while a workspace is open: that workspace stamps nothing
+    outside = sqlite3.connect(home / "hexarena.db")
+    with outside:
+        outside.execute("INSERT INTO registry_meta (key, value) VALUES ('v', 'y')")
+    outside.close()
+    with ws.transaction() as db:
+        db.execute("INSERT INTO registry_meta (key, value) VALUES ('u', 'y')")
+    ws.close()
+    Workspace(home).close()
+    assert checked[-1] is True
     ws = Workspace(home)  # a process killed before its close leaves the stamp behind its writes
     with ws.transaction() as db:
         db.execute("INSERT INTO registry_meta (key, value) VALUES ('w', 'y')")
     ws.db.close()
     Workspace(home).close()
     assert checked[-1] is True
+
+
+@pytest.mark.slow
+def test_the_command_after_a_league_run_does_not_check_the_pages_again(tmp_path: Path, monkeypatch) -> None:
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    league = league_file(tmp_path / "tiny.toml", "tiny", ["greedy", "random"])
+    done = subprocess.run([*HEXARENA, "league", "run", str(league), "--home", str(home)], capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    checked = []
+    problems = schema.problems
+    monkeypatch.setattr(schema, "problems", lambda db, pages=True: checked.append(pages) or problems(db, pages))
+    with Workspace(home) as ws:
+        assert ws.db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2  # it did write: games_per_pairing = 2
+    assert checked == [False]
 
 
 def test_a_workspace_whose_folder_went_while_it_was_open_closes_quietly(tmp_path: Path) -> None:
