@@ -463,7 +463,7 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
             if (value > alpha) {
                 alpha = value;
                 if (alpha >= beta) {
-                    c->history[moves[i].line] += (uint64_t)popcount(free) * popcount(free);
+                    if (c->misere) c->history[moves[i].line] += (uint64_t)popcount(free) * popcount(free);
                     break;
                 }
             }
