@@ -46,7 +46,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from hexarena.bots.brains.solver import NARROW_LINES, RootSearch, Solver, table_bytes
+from hexarena.bots.brains.solver import NARROW_LINES, RootSearch, Solver, _bucket, table_bytes
 from hexarena.bots.errors import CheckpointRefused
 from hexarena.protocol.rules import State
 
@@ -229,8 +229,8 @@ def _shape(layout: int) -> tuple[int, int]:
     """A board size (in lines) that has this table layout, and the entries in one of its buckets."""
     from hexarena.bots.brains import _solvecore
 
-    narrow = layout == _solvecore.NARROW_LAYOUT
-    return (NARROW_LINES, _solvecore.NARROW_BUCKET) if narrow else (NARROW_LINES + 1, 4)
+    lines = NARROW_LINES if layout == _solvecore.NARROW_LAYOUT else NARROW_LINES + 1
+    return lines, _bucket(lines)[0]
 
 
 def _layouts() -> dict[int, int]:
