@@ -25,6 +25,8 @@ typedef unsigned __int128 u128;
 #define CHUNKS 16
 #define BUCKET 4 /* entries in a bucket of the wide table */
 #define NARROW_BUCKET 5 /* entries in a bucket (a 64-byte cache line) of the narrow table */
+#define LAYOUT 2 /* the wide table's layout number in a checkpoint (_solvecore.LAYOUT) */
+#define NARROW_LAYOUT 3 /* the narrow table's (_solvecore.NARROW_LAYOUT) */
 #define HISTORY_CAP ((1ULL << 43) - 1) /* history counts past this order as equal (solver.HISTORY_CAP) */
 
 /* The wide table (boards of 65-128 lines, LAYOUT 2): buckets of four 24-byte entries. */
@@ -463,7 +465,7 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
             if (value > alpha) {
                 alpha = value;
                 if (alpha >= beta) {
-                    c->history[moves[i].line] += (uint64_t)popcount(free) * popcount(free);
+                    if (c->misere) c->history[moves[i].line] += (uint64_t)popcount(free) * popcount(free);
                     break;
                 }
             }
@@ -727,7 +729,9 @@ static PyObject *Core_get_max_entries(Core *c, void *Py_UNUSED(closure)) {
     return PyLong_FromUnsignedLongLong(c->max_buckets * c->bucket);
 }
 
-static PyObject *Core_get_layout(Core *c, void *Py_UNUSED(closure)) { return PyLong_FromLong(c->narrow ? 3 : 2); }
+static PyObject *Core_get_layout(Core *c, void *Py_UNUSED(closure)) {
+    return PyLong_FromLong(c->narrow ? NARROW_LAYOUT : LAYOUT);
+}
 
 static PyObject *Core_get_entry_bytes(Core *c, void *Py_UNUSED(closure)) {
     return PyLong_FromLong(c->narrow ? (long)sizeof(Narrow) : (long)sizeof(Entry));
@@ -809,9 +813,9 @@ PyMODINIT_FUNC PyInit__solvecore(void) {
     PyModule_AddIntConstant(m, "MAX_CELLS", MAX_CELLS);
     PyModule_AddIntConstant(m, "ENTRY_BYTES", sizeof(Entry));
     /* what a wide table's bytes mean (Entry, slot_of, BUCKET, place): a checkpoint of another layout is refused */
-    PyModule_AddIntConstant(m, "LAYOUT", 2);
+    PyModule_AddIntConstant(m, "LAYOUT", LAYOUT);
     /* boards of up to 64 lines: 12-byte entries, five in a 64-byte bucket (NarrowBucket) */
-    PyModule_AddIntConstant(m, "NARROW_LAYOUT", 3);
+    PyModule_AddIntConstant(m, "NARROW_LAYOUT", NARROW_LAYOUT);
     PyModule_AddIntConstant(m, "NARROW_ENTRY_BYTES", sizeof(Narrow));
     PyModule_AddIntConstant(m, "NARROW_BUCKET", NARROW_BUCKET);
     return m;

@@ -18,9 +18,11 @@ bytes: ``_crc`` below). Anything that does not match (magic, JSON, format, layou
 line (``CheckpointRefused``); nothing is ever written over a file that was refused.
 
 Each entry's last byte is its rank, the priority by which a full bucket gives up an entry: 1 + log2 of the nodes
-searched to prove it (``store`` in ``_solvecore.c``). Files written before that (the free lines + 1 there, on a
-like scale of 1-65) are read as they are, under the same layout number: a rank decides only which entry a full
-bucket drops, and every entry is a proven bound whatever its rank.
+searched to prove it (``store`` in ``_solvecore.c``). Files written before that (the free lines + 1 there: 1 to
+the board's lines + 1, up to 129 on layout 2) are read as they are, under the same layout number: a rank decides
+only which entry a full bucket drops, and every entry is a proven bound whatever its rank. The scales differ,
+though: a new entry's rank rarely passes 40 (2**40 nodes), so an old entry of more free lines than that is never
+given up for a new one.
 
 A checkpoint goes on in a table of another size when the rerun gives ``--memory`` other than the one it was
 written with (``hexarena solve``): a table that has not grown to its most yet (it doubles at a quarter full) is read
@@ -46,7 +48,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from hexarena.bots.brains.solver import NARROW_LINES, RootSearch, Solver, table_bytes
+from hexarena.bots.brains.solver import NARROW_LINES, RootSearch, Solver, _bucket, table_bytes
 from hexarena.bots.errors import CheckpointRefused
 from hexarena.protocol.rules import State
 
@@ -229,8 +231,8 @@ def _shape(layout: int) -> tuple[int, int]:
     """A board size (in lines) that has this table layout, and the entries in one of its buckets."""
     from hexarena.bots.brains import _solvecore
 
-    narrow = layout == _solvecore.NARROW_LAYOUT
-    return (NARROW_LINES, _solvecore.NARROW_BUCKET) if narrow else (NARROW_LINES + 1, 4)
+    lines = NARROW_LINES if layout == _solvecore.NARROW_LAYOUT else NARROW_LINES + 1
+    return lines, _bucket(lines)[0]
 
 
 def _layouts() -> dict[int, int]:

@@ -456,3 +456,17 @@ def test_the_narrow_and_the_wide_table_give_the_python_values(size, layout, mise
             state = state.apply(rng.choice(state.legal_moves())).state
         a, b = in_c.solve(state), in_python.solve(state)
         assert (a.value, a.best) == (b.value, b.best)
+
+
+@pytest.mark.skipif(not compiled(), reason="the C search is not built")
+@pytest.mark.parametrize(("size", "border"), [("3x3", False), ("4x5", True)], ids=["narrow", "wide"])
+def test_the_python_sizes_of_the_c_table_are_the_c_tables(size, border):
+    """``table_entries_for`` and ``table_bytes`` (what ``hexarena solve`` and a checkpoint count by) agree with the
+    C table's own buckets and bytes, on a board of each layout."""
+    from hexarena.bots.brains.solver import table_bytes, table_entries_for
+
+    rules = Rules(make_board(size), Options(2, False, border))
+    lines = len(rules.board.lines)
+    entries = table_entries_for(1, lines)
+    core = Solver(rules, table_entries=entries, start_entries=entries).core
+    assert core.entries == entries and len(core.table()) == table_bytes(entries, lines) <= 2**20
