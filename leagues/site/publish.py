@@ -424,11 +424,9 @@ class Chunks:
         self.started = [False] * count
 
     def add(self, stem: str, record: str, about: str) -> None:
-        """One game: its file stem, its record's JSON (one line) and the JSON members the viewer shows beside it
+        """One game: its file stem, its record's JSON (one line: ``report.stripped`` makes a stored one so) and the JSON members the viewer shows beside it
         (``"config_label":…,"summary":…``, ``"analysis"``, ``"logs"``)."""
         k = zlib.crc32(stem.encode()) % self.count
-        if "\n" in record or "\r" in record:  # JSON written with line breaks (not by hexarena): one line of it
-            record = json.dumps(json.loads(record), separators=(",", ":"), ensure_ascii=False)
         lines = self.lines[k]
         self.games[k].append(f'["{stem}",{{"line":{len(lines)},{about}}}]')  # a stem is [A-Za-z0-9_.-]: no escape
         lines.append(record)

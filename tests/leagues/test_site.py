@@ -511,9 +511,10 @@ def test_a_site_published_with_a_games_jsonl_loses_it_at_its_next_publish_and_ke
     assert (out / "games.jsonl").read_text() == "mine\n"
 
 
-def test_a_stored_record_written_over_several_lines_is_one_line_of_its_chunk(records, tmp_path):
+def test_a_stored_record_written_over_several_lines_is_one_line_of_its_chunk_and_of_an_export(records, tmp_path):
     """A record the store holds as JSON with line breaks (written by another tool: hexarena writes one line) is
-    still one line of its chunk, so it reads back and the games after it keep their lines."""
+    still one line of its chunk, so it reads back and the games after it keep their lines; and one line of
+    ``league export``'s JSON lines."""
     import sqlite3
 
     home = tmp_path / "home"
@@ -529,6 +530,9 @@ def test_a_stored_record_written_over_several_lines_is_one_line_of_its_chunk(rec
     with Workspace(home) as ws:
         publish.publish(ws, "demo", tmp_path / "out")
     assert site_records(tmp_path / "out") == sorted(records, key=lambda r: r.id)
+    done = hexarena("league", "export", "demo", "--out", str(tmp_path / "games.jsonl"), "--home", str(home))
+    assert done.returncode == 0, done.stderr
+    assert [GameRecord.model_validate_json(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()] == records
 
 
 def test_publish_takes_a_league_file_and_defaults_to_home_site_name(workspace, tmp_path, records):
