@@ -113,10 +113,13 @@ def record_lines(path: Path) -> Iterator[tuple[str, str]]:
     """``(file:line, text)`` of each record line of a games.jsonl file (every line), of a site's chunk
     (``hexarena.leagues.site.publish.chunk_records``) or of a site folder (its chunks', or the games.jsonl that
     sites of earlier releases had)."""
-    from hexarena.leagues.site.publish import chunk_files, chunk_records
+    from hexarena.leagues.site.publish import chunk_files, chunk_records, site_manifest
 
-    if path.is_dir():  # a site of an earlier release has its records in a games.jsonl (its chunks are not lines)
-        files = [path / "games.jsonl"] if (path / "games.jsonl").is_file() else chunk_files(path)
+    if path.is_dir():  # a site of an earlier release has its records in a games.jsonl (its chunks are not lines);
+        # a games.jsonl that no publish wrote (a user's own, say an export) does not hide a site's chunks
+        files = chunk_files(path)
+        if (path / "games.jsonl").is_file() and (not files or "games.jsonl" in site_manifest(path)):
+            files = [path / "games.jsonl"]
         if not files:
             raise ConfigError(f"--file {path}: a folder but no published site (no games/chunk-*.js in it)")
     else:

@@ -511,6 +511,8 @@ def test_a_site_published_with_a_games_jsonl_loses_it_at_its_next_publish_and_ke
     (out / "games.jsonl").write_text("mine\n")
     write_site(out, compute("demo", records))
     assert (out / "games.jsonl").read_text() == "mine\n"
+    done = hexarena("replay", records[0].id, "--file", str(out), "--delay", "0")  # the site's records, not the user's
+    assert done.returncode == 0, done.stderr
 
 
 def test_a_stored_record_written_over_several_lines_is_one_line_of_its_chunk_and_of_an_export(records, tmp_path):
