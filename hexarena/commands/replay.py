@@ -110,23 +110,26 @@ def read_file(path: Path, game_id: str) -> GameRecord:
 
 
 def record_lines(path: Path) -> Iterator[tuple[str, str]]:
-    """``(file:line, text)`` of each record line of a games.jsonl file (every line), of a site's chunk (its lines
-    that start with ``{``: ``hexarena.leagues.site.publish.Chunks``) or of a site folder (its chunks', or the
-    games.jsonl that sites of earlier releases had)."""
-    from hexarena.leagues.site.publish import chunk_files
+    """``(file:line, text)`` of each record line of a games.jsonl file (every line), of a site's chunk
+    (``hexarena.leagues.site.publish.chunk_records``) or of a site folder (its chunks', or the games.jsonl that
+    sites of earlier releases had)."""
+    from hexarena.leagues.site.publish import chunk_files, chunk_records, site_manifest
 
-    if path.is_dir():  # a site of an earlier release has its records in a games.jsonl (its chunks are not lines)
-        files = [path / "games.jsonl"] if (path / "games.jsonl").is_file() else chunk_files(path)
+    if path.is_dir():  # a site of an earlier release has its records in a games.jsonl (its chunks are not lines);
+        # a games.jsonl that no publish wrote (a user's own, say an export) does not hide a site's chunks
+        files = chunk_files(path)
+        if (path / "games.jsonl").is_file() and (not files or "games.jsonl" in site_manifest(path)):
+            files = [path / "games.jsonl"]
         if not files:
             raise ConfigError(f"--file {path}: a folder but no published site (no games/chunk-*.js in it)")
     else:
         files = [path]
     for file in files:
+        if file.suffix == ".js":
+            yield from ((f"{file}:{number}", text) for number, text in chunk_records(file))
+            continue
         with open(file, encoding="utf-8") as handle:
-            chunk = file.suffix == ".js"
-            for number, line in enumerate(handle, start=1):
-                if not chunk or line.startswith("{"):
-                    yield f"{file}:{number}", line
+            yield from ((f"{file}:{number}", line) for number, line in enumerate(handle, start=1))
 
 
 def read_store(home: Path | None, game_id: str) -> GameRecord:

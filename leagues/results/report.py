@@ -141,9 +141,13 @@ def strip_paths(text: str) -> str:
 
 
 def stripped(games: Iterator[tuple[str, dict]]) -> Iterator[tuple[str, dict]]:
-    """Stored games without absolute paths: a game with a fault whose detail names a folder is read as a
-    GameRecord and its details stripped (the others are passed on as they are)."""
+    """Stored games without absolute paths, each record's JSON one line: a game with a fault whose detail names a
+    folder is read as a GameRecord and its details stripped, a record stored with line breaks (written by another
+    tool: hexarena writes one line) is made one line (the site's chunks and ``league export`` are JSON lines);
+    the others are passed on as they are."""
     for text, data in games:
+        if "\n" in text or "\r" in text:
+            text = json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
         forfeits = data["result"].get("forfeits")
         if forfeits and any(ABSOLUTE_DIRS.search(str(f.get("detail") or "")) for f in forfeits if isinstance(f, dict)):
             record = without_paths(GameRecord.model_validate_json(text))

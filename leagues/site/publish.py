@@ -424,11 +424,9 @@ class Chunks:
         self.started = [False] * count
 
     def add(self, stem: str, record: str, about: str) -> None:
-        """One game: its file stem, its record's JSON (one line) and the JSON members the viewer shows beside it
+        """One game: its file stem, its record's JSON (one line: ``report.stripped`` makes a stored one so) and the JSON members the viewer shows beside it
         (``"config_label":…,"summary":…``, ``"analysis"``, ``"logs"``)."""
         k = zlib.crc32(stem.encode()) % self.count
-        if "\n" in record or "\r" in record:  # JSON written with line breaks (not by hexarena): one line of it
-            record = json.dumps(json.loads(record), separators=(",", ":"), ensure_ascii=False)
         lines = self.lines[k]
         self.games[k].append(f'["{stem}",{{"line":{len(lines)},{about}}}]')  # a stem is [A-Za-z0-9_.-]: no escape
         lines.append(record)
@@ -465,8 +463,13 @@ def read_site(site: str | Path) -> Iterator[str]:
     """The records of a published site, one JSON text each (the lines of its chunks that start with ``{``,
     ``Chunks``), chunk by chunk: what a ``games.jsonl`` of the league holds, in another order."""
     for path in chunk_files(site):
-        with open(path, encoding="utf-8") as handle:
-            yield from (line.rstrip("\n") for line in handle if line.startswith("{"))
+        yield from (text for _, text in chunk_records(path))
+
+
+def chunk_records(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, JSON text)`` of each record of one chunk: its lines that start with ``{`` (``Chunks``)."""
+    with open(path, encoding="utf-8") as handle:
+        yield from ((number, line.rstrip("\n")) for number, line in enumerate(handle, start=1) if line.startswith("{"))
 
 
 def _write_js(path: Path, name: str, value: object) -> None:

@@ -382,9 +382,10 @@ def test_publish_command_writes_the_site_and_the_files(workspace, tmp_path, reco
     assert [p.name for p in (out / "games").iterdir()] == ["chunk-0.js"]  # up to GAMES_PER_CHUNK games a chunk
     assert len(site_records(out)) == len(records)
     record = next(r for r in records if r.result.termination == "completed")  # the site's copy, for the terminal
-    done = hexarena("replay", record.id, "--file", str(out), "--delay", "0")
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == f"result: {summary(record)} · completed"
+    for where in (out, out / "games" / "chunk-0.js"):  # the site's folder, or the one chunk that holds the game
+        done = hexarena("replay", record.id, "--file", str(where), "--delay", "0")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().splitlines()[-1] == f"result: {summary(record)} · completed"
 
 
 def test_league_export_writes_every_stored_record_a_line_in_schedule_order(workspace, tmp_path, records):
@@ -395,7 +396,8 @@ def test_league_export_writes_every_stored_record_a_line_in_schedule_order(works
     assert done.stdout == f"wrote {len(records)} game records to {out}\n"
     assert [GameRecord.model_validate_json(line) for line in out.read_text().splitlines()] == records
     for args, message in ((["nosuch", "--out", str(out)], "no league named 'nosuch'"),
-                          (["demo", "--out", str(tmp_path)], "is a folder")):
+                          (["demo", "--out", str(tmp_path)], "is a folder"),
+                          (["demo", "--out", str(out / "x.jsonl")], f"{out} is not a folder")):  # cannot be made
         refused = hexarena("league", "export", *args, "--home", str(workspace))
         assert refused.returncode == 2 and refused.stdout == "" and refused.stderr.count("\n") == 1
         assert message in refused.stderr
@@ -509,11 +511,14 @@ def test_a_site_published_with_a_games_jsonl_loses_it_at_its_next_publish_and_ke
     (out / "games.jsonl").write_text("mine\n")
     write_site(out, compute("demo", records))
     assert (out / "games.jsonl").read_text() == "mine\n"
+    done = hexarena("replay", records[0].id, "--file", str(out), "--delay", "0")  # the site's records, not the user's
+    assert done.returncode == 0, done.stderr
 
 
-def test_a_stored_record_written_over_several_lines_is_one_line_of_its_chunk(records, tmp_path):
+def test_a_stored_record_written_over_several_lines_is_one_line_of_its_chunk_and_of_an_export(records, tmp_path):
     """A record the store holds as JSON with line breaks (written by another tool: hexarena writes one line) is
-    still one line of its chunk, so it reads back and the games after it keep their lines."""
+    still one line of its chunk, so it reads back and the games after it keep their lines; and one line of
+    ``league export``'s JSON lines."""
     import sqlite3
 
     home = tmp_path / "home"
@@ -529,6 +534,9 @@ def test_a_stored_record_written_over_several_lines_is_one_line_of_its_chunk(rec
     with Workspace(home) as ws:
         publish.publish(ws, "demo", tmp_path / "out")
     assert site_records(tmp_path / "out") == sorted(records, key=lambda r: r.id)
+    done = hexarena("league", "export", "demo", "--out", str(tmp_path / "games.jsonl"), "--home", str(home))
+    assert done.returncode == 0, done.stderr
+    assert [GameRecord.model_validate_json(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()] == records
 
 
 def test_publish_takes_a_league_file_and_defaults_to_home_site_name(workspace, tmp_path, records):
