@@ -4,8 +4,8 @@ saying what is wrong and what to do; garbled rows named and skipped; ``hexarena 
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
