@@ -16,6 +16,15 @@ BEARER = {"WWW-Authenticate": "Bearer"}
 # the registry's staging copy (submit's tempfile.mkdtemp) and a snapshot's folder (its content hash), by name
 SNAPSHOT = re.compile(r"\.staging-\d+-\w+|(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
 PID = re.compile(r" \(pid [^)]*\)")
+ECHOED = 80  # characters of a requested name an error repeats
+
+
+def echoed(name: str) -> str:
+    """A name from the request as an error repeats it: quoted, and cut to ``ECHOED`` characters so that a long
+    one does not come back whole."""
+    if len(name) <= ECHOED:
+        return repr(name)
+    return f"{name[:ECHOED]!r}... ({len(name):,} characters)"
 
 
 def public(text: str, home: Path | None = None) -> str:

@@ -25,7 +25,7 @@ from hexarena.leagues.results import definitions, store
 from hexarena.leagues.results.report import league_snapshot, standings_payload, strip_paths, without_paths
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.record import GameRecord
-from hexarena.server.api_common import public, workspace
+from hexarena.server.api_common import echoed, public, workspace
 
 router = APIRouter(tags=["read"])
 NOT_FOUND = {404: {"description": "no such league, game or bot (one-line `detail`)"}}
@@ -111,9 +111,10 @@ class QueueEntry(BaseModel):
     last_error: str | None
 
 
-def _not_found(exc: ConfigError) -> HTTPException:
-    """404 with the error's first line, without the server's folders (it names the workspace)."""
-    return HTTPException(404, strip_paths(str(exc).splitlines()[0]))
+def _not_found(exc: ConfigError, name: str) -> HTTPException:
+    """404 with the error's first line, without the server's folders (it names the workspace), and the requested
+    ``name`` in it cut as ``echoed`` cuts it."""
+    return HTTPException(404, strip_paths(str(exc).splitlines()[0].replace(repr(name), echoed(name))))
 
 
 def check_league(request: Request, ws, name: str) -> None:
@@ -124,7 +125,7 @@ def check_league(request: Request, ws, name: str) -> None:
     try:
         definitions.league_config(ws, name)
     except ConfigError as exc:
-        raise _not_found(exc) from None
+        raise _not_found(exc, name) from None
 
 
 @router.get("/api/leagues")
@@ -194,14 +195,14 @@ def game(request: Request, game_id: str) -> GameRecord:
     try:
         data = store.game_data(workspace(request), game_id) if len(game_id) >= 4 else None
     except ConfigError as exc:
-        raise _not_found(exc) from None
+        raise _not_found(exc, game_id) from None
     if data is None:
-        raise HTTPException(404, f"no finished game has the id {game_id!r} (ids are listed by "
+        raise HTTPException(404, f"no finished game has the id {echoed(game_id)} (ids are listed by "
                                  "/api/leagues/NAME/games; at least 4 characters of one)")
     try:
         return without_paths(GameRecord.model_validate(data))
     except ValueError:  # pydantic's ValidationError: a garbled stored record
-        raise HTTPException(404, f"game {game_id!r}: its stored record is garbled (see 'hexarena doctor')") from None
+        raise HTTPException(404, f"game {echoed(game_id)}: its stored record is garbled (see 'hexarena doctor')") from None
 
 
 @router.get("/api/bots")
@@ -218,7 +219,7 @@ def bot(request: Request, name: str) -> BotDetail:
         info = get_bot(ws, name)
         history = bot_history(ws, name)
     except ConfigError as exc:
-        raise _not_found(exc) from None
+        raise _not_found(exc, name) from None
     return BotDetail(**_bot_out(info).model_dump(), history=[
         VersionOut(version=f"{name}@{v.hash[:SHORT_HASH]}", hash=v.hash, submitted=v.submitted,
                    language=v.manifest.language, description=v.manifest.description,

@@ -55,7 +55,7 @@ from hexarena.referee.build import BUILD_TIMEOUT
 from hexarena.referee.check import CHECK_TIME, CheckItem
 from hexarena.referee.manifest import load_manifest
 from hexarena.server import lifecycle
-from hexarena.server.api_common import author_of, public, workspace
+from hexarena.server.api_common import author_of, echoed, public, workspace
 from hexarena.server.build_queue import BuildQueue
 
 router = APIRouter(tags=["write"])
@@ -301,7 +301,7 @@ def run(request: Request, name: str) -> RunOut:
     scheduler = request.app.state.scheduler
     if name not in scheduler.runners:
         served = ", ".join(sorted(scheduler.runners)) or "none"
-        raise HTTPException(404, f"league {name!r} is not run by this server (served leagues: {served}; "
+        raise HTTPException(404, f"league {echoed(name)} is not run by this server (served leagues: {served}; "
                                  "give it to 'hexarena serve --league FILE')")
     scheduler.wake(name)
     return RunOut(league=name, state=scheduler.runners[name].state)

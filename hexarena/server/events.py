@@ -37,6 +37,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
 from hexarena.referee.record import BoardConfig, GameRecord
+from hexarena.server.api_common import echoed
 
 KEEPALIVE = 15.0  # seconds between keep-alive comments
 QUEUE = 1000  # events a subscriber may lag behind before it is dropped
@@ -320,6 +321,6 @@ def live_game(request: Request, game_id: str) -> LiveGameOut:
     until its league's site has its record (a finished game: ``/api/games/{id}``)."""
     game = hub_of(request).live_game(game_id)
     if game is None:
-        raise HTTPException(404, f"no game in progress has the id {game_id!r} (a finished game is at /api/games/ID)")
+        raise HTTPException(404, f"no game in progress has the id {echoed(game_id)} (a finished game is at /api/games/ID)")
     config = BoardConfig.model_validate(game["config"])
     return LiveGameOut(**game, board=config.board().drawing(border=config.border))  # as a published site's boards

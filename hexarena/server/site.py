@@ -34,6 +34,7 @@ from hexarena.leagues.site.publish import MANIFEST, SITE, publish
 from hexarena.leagues.workspace.home import Layout, Workspace
 from hexarena.protocol.errors import ConfigError, HexarenaError
 from hexarena.referee.record import GameRecord
+from hexarena.server.api_common import echoed
 from hexarena.server.events import EventHub
 
 DEBOUNCE = 0.2  # seconds a stored record waits for others before its league is published
@@ -152,12 +153,12 @@ class LiveSite:
     def _known(self, league: str) -> None:
         if league not in self.leagues:
             served = ", ".join(self.leagues) or "none"
-            raise HTTPException(404, f"no league {league!r} on this server (leagues: {served})")
+            raise HTTPException(404, f"no league {echoed(league)} on this server (leagues: {served})")
 
     def _file(self, league: str, path: str) -> Response:
         """A file of the league's published site; its pages with the live script."""
         folder = self.folder(league).resolve()
-        missing = HTTPException(404, f"no file {path[:200]!r} in the site of {league!r}")
+        missing = HTTPException(404, f"no file {echoed(path)} in the site of {league!r}")
         if "\x00" in path or "\\" in path or Path(path).is_absolute() or any(p.startswith(".") for p in Path(path).parts):
             raise missing  # the published site has no hidden file (its manifest stays private)
         try:

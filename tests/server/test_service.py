@@ -284,6 +284,12 @@ def test_unknown_names_are_404s_and_bad_parameters_422s(served):
         status, answer = served.get(path)
         assert status == 404 and "\n" not in answer["detail"], path
         assert str(served.home) not in answer["detail"], path  # no folder of the server's machine
+    long = "n" * 5000
+    for path in (f"/api/leagues/{long}/standings", f"/api/games/{long}", f"/api/bots/{long}",
+                 f"/api/live/games/{long}", f"/leagues/{long}/index.html", f"/leagues/tiny/{long}"):
+        status, answer = served.get(path)
+        assert status == 404 and "(5,000 characters)" in answer["detail"], path  # the name is cut, not echoed
+        assert len(answer["detail"]) < 400, path
     for path in ("/api/leagues/tiny/games?limit=0", "/api/leagues/tiny/games?limit=201",
                  "/api/leagues/tiny/games?offset=-1", "/api/leagues/tiny/games?limit=x"):
         assert served.get(path)[0] == 422, path
