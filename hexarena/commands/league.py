@@ -242,10 +242,10 @@ def export(
     from hexarena.leagues.workspace.home import Workspace
 
     name = league_name(name)
-    check_out_file(out)
     written = 0
     with Workspace(home) as ws:
-        definitions.league_config(ws, name)  # an unknown league: its one-line error, before the file is made
+        definitions.league_config(ws, name)  # an unknown league: its one-line error, before the file (or its
+        check_out_file(out)                  # folder) is made
         with new_file(out) as tmp, ws.reading(), open(tmp, "w", encoding="utf-8") as handle:
             for text, _ in stripped(store.stored_games(ws, name)):
                 handle.write(text + "\n")

@@ -396,12 +396,14 @@ def test_league_export_writes_every_stored_record_a_line_in_schedule_order(works
     assert done.stdout == f"wrote {len(records)} game records to {out}\n"
     assert [GameRecord.model_validate_json(line) for line in out.read_text().splitlines()] == records
     for args, message in ((["nosuch", "--out", str(out)], "no league named 'nosuch'"),
+                          (["nosuch", "--out", str(tmp_path / "new" / "x.jsonl")], "no league named 'nosuch'"),
                           (["demo", "--out", str(tmp_path)], "is a folder"),
                           (["demo", "--out", str(out / "x.jsonl")], f"{out} is not a folder")):  # cannot be made
         refused = hexarena("league", "export", *args, "--home", str(workspace))
         assert refused.returncode == 2 and refused.stdout == "" and refused.stderr.count("\n") == 1
         assert message in refused.stderr
     assert len(out.read_text().splitlines()) == len(records)  # a refused export leaves the file as it was
+    assert not (tmp_path / "new").exists()  # nor makes the folder of one it never writes
 
 
 @pytest.mark.parametrize("league, out, message", [
