@@ -40,12 +40,15 @@ from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
+from typing import TYPE_CHECKING
+
 from hexarena.protocol.errors import HexarenaError
 from hexarena.referee.errors import WorkerLost
 from hexarena.referee.observers import tell
-from hexarena.referee.referee import Referee
-from hexarena.referee.sandbox import LINKED_ENV, linked_out
-from hexarena.referee.settings import RefereeSettings
+
+if TYPE_CHECKING:  # imported where used: ``Workers`` starts its processes before this process imports the referee
+    from hexarena.referee.referee import Referee
+    from hexarena.referee.settings import RefereeSettings
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -100,12 +103,50 @@ class RefereePool:
 log = logging.getLogger("hexarena.referee.pool")
 
 
-def referee_pool(settings: RefereeSettings, size: int, name: str = "referee") -> RefereePool | RefereeProcessPool:
+def referee_pool(settings: RefereeSettings, size: int, name: str = "referee",
+                 workers: Workers | None = None) -> RefereePool | RefereeProcessPool:
     """``size`` referees made with ``Referee(settings)``: on a thread of this process for one, else in worker
-    processes (no shared GIL). Either way ``map(work, items, observer)``, with ``work`` picklable."""
+    processes (no shared GIL; ``workers``: processes started ahead, taken first). Either way
+    ``map(work, items, observer)``, with ``work`` picklable."""
     if size <= 1:
+        from hexarena.referee.referee import Referee
+
         return RefereePool(lambda: Referee(settings), size, name)
-    return RefereeProcessPool(settings, size, name)
+    return RefereeProcessPool(settings, size, name, workers)
+
+
+class Workers:
+    """Worker processes started before their settings are known, for a ``RefereeProcessPool`` to take
+    (``referee_pool(..., workers=...)``): a caller that will play games at once starts them first, so that their
+    interpreters start and import the referee while it still imports and reads what it plays (``hexarena league
+    run``: 0.3 s of a worker's start-up off the time to the first game). Each waits for its settings; those no
+    pool takes are killed by ``close`` (they have started no bot)."""
+
+    def __init__(self, size: int) -> None:
+        self._started = [_spawn() for _ in range(size)]
+
+    def take(self, size: int) -> list[tuple[Connection, subprocess.Popen]]:
+        """Up to ``size`` of the started workers, no longer this object's to close."""
+        taken, self._started = self._started[:size], self._started[size:]
+        return taken
+
+    def close(self) -> None:
+        """Kill the workers no pool took."""
+        started, self._started = self._started, []
+        for connection, process in started:
+            process.kill()
+            process.wait()
+            connection.close()
+
+
+def _spawn() -> tuple[Connection, subprocess.Popen]:
+    """A worker process, waiting for its settings on the returned connection."""
+    ours, theirs = socket.socketpair()
+    # a fresh interpreter, not multiprocessing's spawn: that one runs the caller's main script again
+    process = subprocess.Popen([sys.executable, "-m", "hexarena.referee.pool", str(theirs.fileno()), str(os.getpid())],
+                               pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=_worker_env())
+    theirs.close()
+    return Connection(ours.detach()), process
 
 
 class RefereeProcessPool:
@@ -122,19 +163,18 @@ class RefereeProcessPool:
 
     AHEAD = 1
 
-    def __init__(self, settings: RefereeSettings, size: int, name: str = "referee") -> None:
+    def __init__(self, settings: RefereeSettings, size: int, name: str = "referee",
+                 workers: Workers | None = None) -> None:
+        from hexarena.referee.sandbox import linked_out
+
         self._processes: dict[Connection, subprocess.Popen] = {}
         self._names: dict[Connection, str] = {}
         self._given: dict[Connection, int] = {}  # items handed and not answered yet
         self._map = 0  # the current map's number: an earlier map's late answers are dropped
         self._closed = False
-        for number in range(size):
-            ours, theirs = socket.socketpair()
-            # a fresh interpreter, not multiprocessing's spawn: that one runs the caller's main script again
-            process = subprocess.Popen([sys.executable, "-m", "hexarena.referee.pool", str(theirs.fileno()), str(os.getpid())],
-                                       pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=_worker_env())
-            theirs.close()
-            connection = Connection(ours.detach())
+        started = workers.take(size) if workers is not None else []
+        started += [_spawn() for _ in range(size - len(started))]
+        for number, (connection, process) in enumerate(started):
             self._processes[connection] = process
             self._names[connection] = f"{name}-{number}"
             self._given[connection] = 0
@@ -247,6 +287,9 @@ def _serve(connection: Connection, parent: int) -> None:
     if os.getppid() != parent:  # it died before the prctl
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the pool's process decides
+    from hexarena.referee.referee import Referee  # before the settings come: started early (``Workers``), it
+    from hexarena.referee.sandbox import LINKED_ENV  # imports while the pool's process still gets ready
+
     try:
         settings, linked = connection.recv()
         if linked is not None:  # checked again by the sandbox, as an inherited answer is
