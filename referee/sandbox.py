@@ -46,6 +46,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from hexarena.protocol.errors import ConfigError
@@ -304,6 +305,7 @@ def _walked() -> list[str]:
 
 
 REMEMBERED = "usr-links"  # in the user's cache folder (``_remembered``): the walk's hops and the folders they came from
+RECENT_NS = 2_000_000_000  # a walk that read a folder modified this recently is not remembered
 
 
 def _hops_out(top: str) -> set[str]:
@@ -313,16 +315,21 @@ def _hops_out(top: str) -> set[str]:
     (``$XDG_CACHE_HOME``, else ``~/.cache``: ``hexarena/usr-links``) with the inode and modification time of every
     folder it read: each folder under ``top`` it listed, and each folder on the path of each hop it followed. A
     symlink is made, replaced or removed only by changing the folder that holds it, so while every one of them
-    is as it was, the walk would find the same hops; checking that takes a ``stat`` a folder (about 0.05 s).
-    Anything else (a folder changed, a cache that is not ours to read, a garbled file) and it walks again.
-    What the cache holds only ever narrows down to binds as the walk's answer does: each hop is checked at each
-    use as a walked one is (``_walked``), so a forged file can name nothing the walk would not bind."""
+    is as it was, the walk would find the same hops; checking that takes a ``stat`` per folder (about 0.05 s).
+    Anything else (a folder changed, a cache that is not ours to read, a garbled file) and it walks again. A walk
+    that read a folder modified in the last ``RECENT_NS`` is not remembered: a file system's clock ticks coarsely,
+    and a change within the same tick would leave the folder's time as the walk saw it.
+    A forged file can name nothing the walk would not bind: each hop it names must lie under ``LINKED_INTO``
+    (normalised), and is checked at each use as a walked one is (``_walked``: readable by anyone)."""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hexarena" / REMEMBERED
     remembered = _remembered(cache, top)
     if remembered is not None:
         return remembered
     folders: dict[str, tuple[int, int]] = {}
+    began = time.time_ns()
     hops = {hop for link in _symlinks(top, folders) for hop in _hops(link, folders) if hop.startswith(LINKED_INTO)}
+    if any(modified > began - RECENT_NS for _, modified in folders.values()):
+        return hops  # a folder changed just now may change again within its clock tick, leaving the same time
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         written = cache.with_name(f"{REMEMBERED}.{os.getpid()}")
@@ -337,7 +344,8 @@ def _remembered(cache: Path, top: str) -> set[str] | None:
     """The hops the cache holds for ``top``, if every folder they were read from is as it was; else None."""
     try:
         remembered_top, hops, folders = marshal.loads(cache.read_bytes())
-        if remembered_top != top or not all(isinstance(h, str) for h in hops):
+        if remembered_top != top or not all(isinstance(h, str) and h.startswith(LINKED_INTO)
+                                            and os.path.normpath(h) == h for h in hops):
             return None
         for folder, noted in folders.items():
             if _stamp(folder) != noted:

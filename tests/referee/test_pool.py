@@ -19,7 +19,7 @@ from hexarena.leagues.running.jobs import Job, play_job
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.errors import WorkerLost
-from hexarena.referee.pool import RefereePool, RefereeProcessPool, referee_pool
+from hexarena.referee.pool import RefereePool, RefereeProcessPool, Workers, referee_pool
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
 from hexarena.referee.seats.inprocess import InProcessSpec
@@ -126,6 +126,21 @@ def test_worker_processes_play_every_job_once_and_the_same_games_as_a_thread():
         (record,) = thread.map(play_job, jobs(1, start=3))
     assert [m.line for m in record.moves] == [m.line for m in records["g3"].moves]  # seeded: the same game
     assert record.result == records["g3"].result and record.seats == records["g3"].seats == ["random", "random2"]
+
+
+@pytest.mark.slow
+def test_a_pool_takes_the_workers_started_ahead_and_those_it_does_not_take_are_killed():
+    workers = Workers(3)
+    started = [process for _, process in workers._started]
+    pool = referee_pool(OPTIONS, 2, workers=workers)
+    workers.close()
+    try:
+        assert [p.pid for p in pool._processes.values()] == [p.pid for p in started[:2]]
+        assert started[2].wait(5) == -signal.SIGKILL  # it had started no bot
+        assert sorted(record.id for record in pool.map(play_job, jobs(3))) == ["g0", "g1", "g2"]
+    finally:
+        pool.close()
+    assert [p.poll() for p in started[:2]] == [0, 0]  # stopped by the pool, as its own
 
 
 @pytest.mark.slow
