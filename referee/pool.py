@@ -74,14 +74,19 @@ class RefereePool:
         except BaseException as exc:  # noqa: BLE001 - map re-raises it: a referee bug must not hang the run
             self._done.put((False, exc))
 
-    def map(self, work: Callable[..., Result], items: Iterable[Item], observer: Any = None) -> Iterator[Result]:
+    def map(self, work: Callable[..., Result], items: Iterable[Item], observer: Any = None,
+            last: bool = False) -> Iterator[Result]:
         """``work(referee, item)`` (with an ``observer``: ``work(referee, item, observer)``, called on the
-        workers' threads) for every item on the workers; the results in the order they finish."""
+        workers' threads) for every item on the workers; the results in the order they finish. ``last``: no
+        ``map`` follows, so each referee stops its bots once the items run out, while the caller takes the last
+        results (``close`` still waits for them)."""
         if observer is not None:
             work = partial(work, observer=observer)
         items = list(items)
         for item in items:
             self._todo.put((work, item))
+        for _ in self._threads if last else ():
+            self._todo.put(None)
         for _ in items:
             ok, value = self._done.get()
             if not ok:
@@ -169,6 +174,7 @@ class RefereeProcessPool:
         self._names: dict[Connection, str] = {}
         self._given: dict[Connection, int] = {}  # items handed and not answered yet
         self._map = 0  # the current map's number: an earlier map's late answers are dropped
+        self._stopped: set[Connection] = set()  # told to stop (``None`` sent): a last map's idle workers, or all
         self._closed = False
         started = workers.take(size) if workers is not None else []
         started += [_spawn() for _ in range(size - len(started))]
@@ -182,13 +188,15 @@ class RefereeProcessPool:
         for connection in self._processes:
             connection.send((settings, linked))
 
-    def map(self, work: Callable, items: list, observer: Any = None) -> Iterator:
+    def map(self, work: Callable, items: list, observer: Any = None, last: bool = False) -> Iterator:
         """``work`` on every item, on the workers; the results in the order they finish. The first items go
-        to the workers at once (their bots start while the caller gets ready), the rest as workers free up."""
+        to the workers at once (their bots start while the caller gets ready), the rest as workers free up.
+        ``last``: no ``map`` follows, so a worker is stopped as soon as it has answered its last item (its referee
+        says BYE to its bots while the caller still takes the last results; ``close`` then waits for it)."""
         self._map += 1
         if items and not self._processes:
             raise ValueError("a pool of no workers cannot play anything")
-        return _Results(self, self._map, work, items, observer)
+        return _Results(self, self._map, work, items, observer, last)
 
     def close(self, wait: bool = True) -> None:
         """Stop: no new work starts; with ``wait``, return once every worker has stopped its bots (a game in
@@ -197,10 +205,7 @@ class RefereeProcessPool:
             return
         self._closed = True
         for connection, process in self._processes.items():
-            try:
-                connection.send(None)
-            except OSError:
-                pass
+            self._stop(connection)
             if not wait:
                 process.kill()
         open_ = dict(self._processes)
@@ -213,17 +218,31 @@ class RefereeProcessPool:
                     connection.close()
 
 
+    def _stop(self, connection: Connection) -> None:
+        """Tell a worker to stop (once): it plays what it holds, then its referee says BYE and it exits."""
+        if connection not in self._stopped:
+            self._stopped.add(connection)
+            try:
+                connection.send(None)
+            except OSError:
+                pass
+
+
 class _Results(Iterator):
     """A process pool's results of one ``map``, in the order they arrive; the first items are handed at once."""
 
-    def __init__(self, pool: RefereeProcessPool, number: int, work: Callable, items: Iterable, observer: Any) -> None:
-        self.pool, self.number, self.work, self.observer = pool, number, work, observer
+    def __init__(self, pool: RefereeProcessPool, number: int, work: Callable, items: Iterable, observer: Any,
+                 last: bool = False) -> None:
+        self.pool, self.number, self.work, self.observer, self.last = pool, number, work, observer, last
         self.todo = list(items)[::-1]
         self.arrived: collections.deque = collections.deque()
         for _ in range(1 + pool.AHEAD):  # one each first, so a short list is spread over every worker
             for connection, given in pool._given.items():
                 if self.todo and given <= pool.AHEAD:
                     self._hand(connection)
+        for connection, given in pool._given.items() if last else ():
+            if not given:  # more workers than items
+                pool._stop(connection)
 
     def _hand(self, connection: Connection) -> None:
         connection.send((self.number, self.work, self.observer is not None, self.todo.pop()))
@@ -250,6 +269,8 @@ class _Results(Iterator):
                     pool._given[connection] -= 1
                     if self.todo:  # its next game is queued before the caller stores this one
                         self._hand(connection)
+                    elif self.last and not pool._given[connection]:  # its bots stop while the caller stores
+                        pool._stop(connection)
                     if answer != self.number:
                         continue  # an earlier map's, which raised before it was read
                     if kind == "failed":

@@ -46,10 +46,12 @@ def test_every_item_is_played_once_on_warm_referees():
     try:
         first = sorted(record.id for record in pool.map(play, range(10)))
         second = sorted(record.id for record in pool.map(play, range(10, 14)))  # the same threads and referees
+        last = sorted(record.id for record in pool.map(play, range(14, 15), last=True))
+        wait_until(lambda: not any(thread.is_alive() for thread in pool._threads), 10)  # stopped with no close
     finally:
         pool.close()
     assert first == sorted(f"g{n}" for n in range(10)) and second == sorted(f"g{n}" for n in range(10, 14))
-    assert len(referees) <= 2
+    assert last == ["g14"] and len(referees) <= 2
 
 
 def test_a_workers_exception_is_raised_by_map_not_a_hang():
@@ -138,6 +140,9 @@ def test_a_pool_takes_the_workers_started_ahead_and_those_it_does_not_take_are_k
         assert [p.pid for p in pool._processes.values()] == [p.pid for p in started[:2]]
         assert started[2].wait(5) == -signal.SIGKILL  # it had started no bot
         assert sorted(record.id for record in pool.map(play_job, jobs(3))) == ["g0", "g1", "g2"]
+        assert sorted(record.id for record in pool.map(play_job, jobs(1, start=3), last=True)) == ["g3"]
+        # the last map: each worker stops once it has answered its last item (one had none), before any close
+        wait_until(lambda: all(process.poll() is not None for process in started[:2]), 10)
     finally:
         pool.close()
     assert [p.poll() for p in started[:2]] == [0, 0]  # stopped by the pool, as its own

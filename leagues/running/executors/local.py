@@ -47,7 +47,7 @@ class LocalExecutor(Executor):
             return _Finished(self._pool, self._pool.map(play_job, jobs, observer), owned=False)
         pool = self._new_pool(jobs)
         try:
-            return _Finished(pool, pool.map(play_job, jobs, observer))
+            return _Finished(pool, pool.map(play_job, jobs, observer, last=True))
         except BaseException:
             pool.close()
             raise
