@@ -12,7 +12,8 @@ one referee each, made from the ``RefereeSettings`` (``referee/settings.py``) it
 sandbox choice travels in it, and with it only what the sandbox binds of the files ``/usr`` links to
 (``sandbox.linked_out``, found once here, remembered across runs); nothing else of this process's state does. Threads share one GIL: two referees in one process spend a move's Python work one at a
 time, so on a busy machine a league at concurrency 2 played at about the speed of one. The processes pay
-an interpreter's start each (a fraction of a second) and a pickled record per game.
+an interpreter's start each (0.25 s of CPU importing the referee) and a pickled record per game; ``hexarena league
+run`` starts them first (``Workers``), forked from its own process where it safely can, so that none imports.
 
 The pool outlives one ``map`` (``hexarena sprt`` plays batch after batch on the same warm bots); the
 league runner's ``LocalExecutor`` makes one per run (kept across an adaptive league's batches). ``close`` stops it: work not started is not done,
@@ -23,6 +24,7 @@ referee's own bug, a full disk) is raised by ``map``, so a run never hangs on a 
 from __future__ import annotations
 
 import collections
+import contextlib
 import ctypes
 import gc
 import logging
@@ -35,6 +37,8 @@ import socket
 import subprocess
 import sys
 import threading
+import time
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from multiprocessing.connection import Connection
@@ -120,15 +124,25 @@ def referee_pool(settings: RefereeSettings, size: int, name: str = "referee",
 
 class Workers:
     """Worker processes started before their settings are known, for a ``RefereeProcessPool`` to take
-    (``referee_pool(..., workers=...)``): a caller that will play games at once starts them first, so that their
-    interpreters start and import the referee while it still imports and reads what it plays (``hexarena league
-    run``: 0.3 s of a worker's start-up off the time to the first game). Each waits for its settings; those no
-    pool takes are killed by ``close`` (they have started no bot)."""
+    (``referee_pool(..., workers=...)``): a caller that will play games at once starts them first (``hexarena
+    league run``), so that they are ready by the time it has read what it plays. Each waits for its settings;
+    those no pool takes are killed by ``close`` (they have started no bot).
 
-    def __init__(self, size: int) -> None:
-        self._started = [_spawn() for _ in range(size)]
+    Fresh interpreters by default, which import the referee (0.25 s of CPU each) while the caller imports and
+    reads. With ``fork``, this process imports the referee once and forks them, ready at once: only while it
+    runs no other thread (a fork copies only the forking thread, and any lock another one holds stays held in
+    the copy) and before it opens anything a copy must not share (a database: the caller's part); else they
+    are started fresh. A forked worker keeps none of this process's descriptors but its own connection and
+    stdout and stderr, and ends with ``os._exit`` (no buffer or finaliser of this process runs twice)."""
 
-    def take(self, size: int) -> list[tuple[Connection, subprocess.Popen]]:
+    def __init__(self, size: int, fork: bool = False) -> None:
+        self.forked = fork and hasattr(os, "fork") and _threads() == 1
+        if self.forked:  # what a worker needs, imported once here
+            import hexarena.referee.referee
+            import hexarena.referee.sandbox  # noqa: F401
+        self._started = [_fork() if self.forked else _spawn() for _ in range(size)]
+
+    def take(self, size: int) -> list[tuple[Connection, subprocess.Popen | Forked]]:
         """Up to ``size`` of the started workers, no longer this object's to close."""
         taken, self._started = self._started[:size], self._started[size:]
         return taken
@@ -140,6 +154,69 @@ class Workers:
             process.kill()
             process.wait()
             connection.close()
+
+
+def _threads() -> int:
+    """This process's threads: the kernel's count where it shows one (a library's own threads too), else Python's."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
+class Forked:
+    """A forked worker, with what the pool uses of ``subprocess.Popen``: pid, returncode, poll, wait, kill."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.returncode = pid, None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if timeout is None and self.returncode is None:
+            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        deadline = time.monotonic() + (timeout or 0)
+        while self.poll() is None:
+            if time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0)
+            time.sleep(0.005)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+
+def _fork() -> tuple[Connection, Forked]:
+    """A worker forked from this process (``Workers``), waiting for its settings on the returned connection."""
+    ours, theirs = socket.socketpair()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the worker: nothing but its connection and the standard streams, as a fresh one has
+        status = 1
+        try:
+            keep = theirs.fileno()
+            os.closerange(3, keep)
+            os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.close(null)
+            _serve(Connection(theirs.detach()), parent)
+            status = 0
+        except BaseException:  # noqa: BLE001 - as a fresh interpreter would: the traceback, exit status 1
+            traceback.print_exc()
+        finally:
+            os._exit(status)
+    theirs.close()
+    return Connection(ours.detach()), Forked(pid)
 
 
 def _spawn() -> tuple[Connection, subprocess.Popen]:

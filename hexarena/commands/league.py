@@ -152,8 +152,8 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
     if local and games_at_once(league, concurrency) > 1:
         from hexarena.referee.pool import Workers
 
-        # first: their interpreters start while this one imports the runner and reads the workspace
-        workers = Workers(games_at_once(league, concurrency))
+        # first, forked before this process runs a thread or opens the workspace: ready before it is
+        workers = Workers(games_at_once(league, concurrency), fork=True)
     try:
         from hexarena.leagues.errors import ExecutorLost
         from hexarena.leagues.running.runner import league_settings, run_league

@@ -212,6 +212,20 @@ def test_workers_and_their_bots_die_with_a_killed_pool_process(tmp_path):
     assert survivors == []
 
 
+@pytest.mark.slow
+def test_workers_forked_from_a_process_without_threads_play_and_stop_as_fresh_ones_do():
+    script = ("import sys; sys.path[:0] = sys.argv[1:]; import test_pool as t; from hexarena.referee.pool import "
+              "Workers, referee_pool; workers = Workers(2, fork=True); print(workers.forked); "
+              "pool = referee_pool(t.OPTIONS, 2, workers=workers); "
+              "print(sorted(r.id for r in pool.map(t.play_job, t.jobs(3), last=True))); pool.close(); "
+              "print([p.returncode for p in pool._processes.values()])")
+    here = Path(__file__).parent  # this module's folder, and tests/ (helpers)
+    done = subprocess.run([sys.executable, "-c", script, str(here), str(here.parent)], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.stdout.splitlines() == ["True", "['g0', 'g1', 'g2']", "[0, 0]"], done.stderr
+    assert done.returncode == 0 and done.stderr == ""
+
+
 def mark_and_wait(referee: Referee, item: tuple) -> int:
     """A worker's item (picklable: this module is on the worker's path): mark its start, take 1 s."""
     folder, number = item
