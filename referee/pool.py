@@ -10,9 +10,10 @@
 ``RefereePool`` runs its referees on threads of this process; ``RefereeProcessPool`` in worker processes,
 one referee each, made from the ``RefereeSettings`` (``referee/settings.py``) it sends them pickled: the
 sandbox choice travels in it, and with it only what the sandbox binds of the files ``/usr`` links to
-(``sandbox.linked_out``, walked here once while the workers start); nothing else of this process's state does. Threads share one GIL: two referees in one process spend a move's Python work one at a
+(``sandbox.linked_out``, found once here, remembered across runs); nothing else of this process's state does. Threads share one GIL: two referees in one process spend a move's Python work one at a
 time, so on a busy machine a league at concurrency 2 played at about the speed of one. The processes pay
-an interpreter's start each (a fraction of a second) and a pickled record per game.
+an interpreter's start each (0.25 s of CPU importing the referee) and a pickled record per game; ``hexarena league
+run`` starts them first (``Workers``), forked from its own process where it safely can, so that none imports.
 
 The pool outlives one ``map`` (``hexarena sprt`` plays batch after batch on the same warm bots); the
 league runner's ``LocalExecutor`` makes one per run (kept across an adaptive league's batches). ``close`` stops it: work not started is not done,
@@ -23,6 +24,7 @@ referee's own bug, a full disk) is raised by ``map``, so a run never hangs on a 
 from __future__ import annotations
 
 import collections
+import contextlib
 import ctypes
 import gc
 import logging
@@ -35,17 +37,20 @@ import socket
 import subprocess
 import sys
 import threading
+import time
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from multiprocessing.connection import Connection
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hexarena.protocol.errors import HexarenaError
 from hexarena.referee.errors import WorkerLost
 from hexarena.referee.observers import tell
-from hexarena.referee.referee import Referee
-from hexarena.referee.sandbox import LINKED_ENV, linked_out
-from hexarena.referee.settings import RefereeSettings
+
+if TYPE_CHECKING:  # imported where used: ``Workers`` starts its processes before this process imports the referee
+    from hexarena.referee.referee import Referee
+    from hexarena.referee.settings import RefereeSettings
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -73,14 +78,19 @@ class RefereePool:
         except BaseException as exc:  # noqa: BLE001 - map re-raises it: a referee bug must not hang the run
             self._done.put((False, exc))
 
-    def map(self, work: Callable[..., Result], items: Iterable[Item], observer: Any = None) -> Iterator[Result]:
+    def map(self, work: Callable[..., Result], items: Iterable[Item], observer: Any = None,
+            last: bool = False) -> Iterator[Result]:
         """``work(referee, item)`` (with an ``observer``: ``work(referee, item, observer)``, called on the
-        workers' threads) for every item on the workers; the results in the order they finish."""
+        workers' threads) for every item on the workers; the results in the order they finish. ``last``: no
+        ``map`` follows, so each referee stops its bots once the items run out, while the caller takes the last
+        results (``close`` still waits for them)."""
         if observer is not None:
             work = partial(work, observer=observer)
         items = list(items)
         for item in items:
             self._todo.put((work, item))
+        for _ in self._threads if last else ():
+            self._todo.put(None)
         for _ in items:
             ok, value = self._done.get()
             if not ok:
@@ -100,12 +110,123 @@ class RefereePool:
 log = logging.getLogger("hexarena.referee.pool")
 
 
-def referee_pool(settings: RefereeSettings, size: int, name: str = "referee") -> RefereePool | RefereeProcessPool:
+def referee_pool(settings: RefereeSettings, size: int, name: str = "referee",
+                 workers: Workers | None = None) -> RefereePool | RefereeProcessPool:
     """``size`` referees made with ``Referee(settings)``: on a thread of this process for one, else in worker
-    processes (no shared GIL). Either way ``map(work, items, observer)``, with ``work`` picklable."""
+    processes (no shared GIL; ``workers``: processes started ahead, taken first). Either way
+    ``map(work, items, observer)``, with ``work`` picklable."""
     if size <= 1:
+        from hexarena.referee.referee import Referee
+
         return RefereePool(lambda: Referee(settings), size, name)
-    return RefereeProcessPool(settings, size, name)
+    return RefereeProcessPool(settings, size, name, workers)
+
+
+class Workers:
+    """Worker processes started before their settings are known, for a ``RefereeProcessPool`` to take
+    (``referee_pool(..., workers=...)``): a caller that will play games at once starts them first (``hexarena
+    league run``), so that they are ready by the time it has read what it plays. Each waits for its settings;
+    those no pool takes are killed by ``close`` (they have started no bot).
+
+    Fresh interpreters by default, which import the referee (0.25 s of CPU each) while the caller imports and
+    reads. With ``fork``, this process imports the referee once and forks them, ready at once: only while it
+    runs no other thread (a fork copies only the forking thread, and any lock another one holds stays held in
+    the copy) and before it opens anything a copy must not share (a database: the caller's part); else they
+    are started fresh. A forked worker keeps none of this process's descriptors but its own connection and
+    stdout and stderr, and ends with ``os._exit`` (no buffer or finaliser of this process runs twice)."""
+
+    def __init__(self, size: int, fork: bool = False) -> None:
+        self.forked = fork and hasattr(os, "fork") and _threads() == 1
+        if self.forked:  # what a worker needs, imported once here
+            import hexarena.referee.referee
+            import hexarena.referee.sandbox  # noqa: F401
+        self._started = [_fork() if self.forked else _spawn() for _ in range(size)]
+
+    def take(self, size: int) -> list[tuple[Connection, subprocess.Popen | Forked]]:
+        """Up to ``size`` of the started workers, no longer this object's to close."""
+        taken, self._started = self._started[:size], self._started[size:]
+        return taken
+
+    def close(self) -> None:
+        """Kill the workers no pool took."""
+        started, self._started = self._started, []
+        for connection, process in started:
+            process.kill()
+            process.wait()
+            connection.close()
+
+
+def _threads() -> int:
+    """This process's threads: the kernel's count where it shows one (a library's own threads too), else Python's."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
+class Forked:
+    """A forked worker, with what the pool uses of ``subprocess.Popen``: pid, returncode, poll, wait, kill."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.returncode = pid, None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if timeout is None and self.returncode is None:
+            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        deadline = time.monotonic() + (timeout or 0)
+        while self.poll() is None:
+            if time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"worker {self.pid}", timeout or 0)
+            time.sleep(0.005)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+
+def _fork() -> tuple[Connection, Forked]:
+    """A worker forked from this process (``Workers``), waiting for its settings on the returned connection."""
+    ours, theirs = socket.socketpair()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the worker: nothing but its connection and the standard streams, as a fresh one has
+        status = 1
+        try:
+            keep = theirs.fileno()
+            os.closerange(3, keep)
+            os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.close(null)
+            _serve(Connection(theirs.detach()), parent)
+            status = 0
+        except BaseException:  # noqa: BLE001 - as a fresh interpreter would: the traceback, exit status 1
+            traceback.print_exc()
+        finally:
+            os._exit(status)
+    theirs.close()
+    return Connection(ours.detach()), Forked(pid)
+
+
+def _spawn() -> tuple[Connection, subprocess.Popen]:
+    """A worker process, waiting for its settings on the returned connection."""
+    ours, theirs = socket.socketpair()
+    # a fresh interpreter, not multiprocessing's spawn: that one runs the caller's main script again
+    process = subprocess.Popen([sys.executable, "-m", "hexarena.referee.pool", str(theirs.fileno()), str(os.getpid())],
+                               pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=_worker_env())
+    theirs.close()
+    return Connection(ours.detach()), process
 
 
 class RefereeProcessPool:
@@ -122,35 +243,37 @@ class RefereeProcessPool:
 
     AHEAD = 1
 
-    def __init__(self, settings: RefereeSettings, size: int, name: str = "referee") -> None:
+    def __init__(self, settings: RefereeSettings, size: int, name: str = "referee",
+                 workers: Workers | None = None) -> None:
+        from hexarena.referee.sandbox import linked_out
+
         self._processes: dict[Connection, subprocess.Popen] = {}
         self._names: dict[Connection, str] = {}
         self._given: dict[Connection, int] = {}  # items handed and not answered yet
         self._map = 0  # the current map's number: an earlier map's late answers are dropped
+        self._stopped: set[Connection] = set()  # told to stop (``None`` sent): a last map's idle workers, or all
         self._closed = False
-        for number in range(size):
-            ours, theirs = socket.socketpair()
-            # a fresh interpreter, not multiprocessing's spawn: that one runs the caller's main script again
-            process = subprocess.Popen([sys.executable, "-m", "hexarena.referee.pool", str(theirs.fileno()), str(os.getpid())],
-                                       pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, env=_worker_env())
-            theirs.close()
-            connection = Connection(ours.detach())
+        started = workers.take(size) if workers is not None else []
+        started += [_spawn() for _ in range(size - len(started))]
+        for number, (connection, process) in enumerate(started):
             self._processes[connection] = process
             self._names[connection] = f"{name}-{number}"
             self._given[connection] = 0
-        # what sandboxed bots' files lead to outside /usr (``sandbox.linked_out``, 0.25 s of CPU and more of wall
-        # time): walked here once while the workers start, not by each of them, nor before they start
+        # what sandboxed bots' files lead to outside /usr (``sandbox.linked_out``: 0.25 s of CPU when /usr is walked,
+        # 0.05 s when a walk of an earlier run is found still true): found here once, not by each worker
         linked = "\n".join(linked_out()) if settings.sandboxed else None
         for connection in self._processes:
             connection.send((settings, linked))
 
-    def map(self, work: Callable, items: list, observer: Any = None) -> Iterator:
+    def map(self, work: Callable, items: list, observer: Any = None, last: bool = False) -> Iterator:
         """``work`` on every item, on the workers; the results in the order they finish. The first items go
-        to the workers at once (their bots start while the caller gets ready), the rest as workers free up."""
+        to the workers at once (their bots start while the caller gets ready), the rest as workers free up.
+        ``last``: no ``map`` follows, so a worker is stopped as soon as it has answered its last item (its referee
+        says BYE to its bots while the caller still takes the last results; ``close`` then waits for it)."""
         self._map += 1
         if items and not self._processes:
             raise ValueError("a pool of no workers cannot play anything")
-        return _Results(self, self._map, work, items, observer)
+        return _Results(self, self._map, work, items, observer, last)
 
     def close(self, wait: bool = True) -> None:
         """Stop: no new work starts; with ``wait``, return once every worker has stopped its bots (a game in
@@ -159,10 +282,7 @@ class RefereeProcessPool:
             return
         self._closed = True
         for connection, process in self._processes.items():
-            try:
-                connection.send(None)
-            except OSError:
-                pass
+            self._stop(connection)
             if not wait:
                 process.kill()
         open_ = dict(self._processes)
@@ -175,17 +295,31 @@ class RefereeProcessPool:
                     connection.close()
 
 
+    def _stop(self, connection: Connection) -> None:
+        """Tell a worker to stop (once): it plays what it holds, then its referee says BYE and it exits."""
+        if connection not in self._stopped:
+            self._stopped.add(connection)
+            try:
+                connection.send(None)
+            except OSError:
+                pass
+
+
 class _Results(Iterator):
     """A process pool's results of one ``map``, in the order they arrive; the first items are handed at once."""
 
-    def __init__(self, pool: RefereeProcessPool, number: int, work: Callable, items: Iterable, observer: Any) -> None:
-        self.pool, self.number, self.work, self.observer = pool, number, work, observer
+    def __init__(self, pool: RefereeProcessPool, number: int, work: Callable, items: Iterable, observer: Any,
+                 last: bool = False) -> None:
+        self.pool, self.number, self.work, self.observer, self.last = pool, number, work, observer, last
         self.todo = list(items)[::-1]
         self.arrived: collections.deque = collections.deque()
         for _ in range(1 + pool.AHEAD):  # one each first, so a short list is spread over every worker
             for connection, given in pool._given.items():
                 if self.todo and given <= pool.AHEAD:
                     self._hand(connection)
+        for connection, given in pool._given.items() if last else ():
+            if not given:  # more workers than items
+                pool._stop(connection)
 
     def _hand(self, connection: Connection) -> None:
         connection.send((self.number, self.work, self.observer is not None, self.todo.pop()))
@@ -212,6 +346,8 @@ class _Results(Iterator):
                     pool._given[connection] -= 1
                     if self.todo:  # its next game is queued before the caller stores this one
                         self._hand(connection)
+                    elif self.last and not pool._given[connection]:  # its bots stop while the caller stores
+                        pool._stop(connection)
                     if answer != self.number:
                         continue  # an earlier map's, which raised before it was read
                     if kind == "failed":
@@ -247,6 +383,9 @@ def _serve(connection: Connection, parent: int) -> None:
     if os.getppid() != parent:  # it died before the prctl
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the pool's process decides
+    from hexarena.referee.referee import Referee  # before the settings come: started early (``Workers``), it
+    from hexarena.referee.sandbox import LINKED_ENV  # imports while the pool's process still gets ready
+
     try:
         settings, linked = connection.recv()
         if linked is not None:  # checked again by the sandbox, as an inherited answer is

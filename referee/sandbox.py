@@ -46,6 +46,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from hexarena.protocol.errors import ConfigError
@@ -296,18 +297,71 @@ def _inherited() -> list[str] | None:
 
 
 def _walked() -> list[str]:
-    targets = {hop for link in _symlinks("/usr") for hop in _hops(link)
-               if hop.startswith(LINKED_INTO) and _readable_by_anyone(hop)}
+    targets = {hop for hop in _hops_out("/usr") if _readable_by_anyone(hop)}
     # bound already by ETC, or under a folder that is
     kept = {_whole_folder(t) for t in targets if not any(t == f"/etc/{n}" or t.startswith(f"/etc/{n}/")
                                                         for n in ETC)}
     return sorted(t for t in kept if not any(t.startswith(o + "/") for o in kept))
 
 
-def _symlinks(top: str) -> list[str]:
-    found, folders = [], [top]
-    while folders:
-        folder = folders.pop()
+REMEMBERED = "usr-links"  # in the user's cache folder (``_remembered``): the walk's hops and the folders they came from
+RECENT_NS = 2_000_000_000  # a walk that read a folder modified this recently is not remembered
+
+
+def _hops_out(top: str) -> set[str]:
+    """Every hop into ``LINKED_INTO`` of every symlink under ``top`` (readable or not: that is checked at each use).
+
+    The walk (0.2-0.3 s of CPU: 17,000 folders under a desktop's /usr) is remembered in the user's cache folder
+    (``$XDG_CACHE_HOME``, else ``~/.cache``: ``hexarena/usr-links``) with the inode and modification time of every
+    folder it read: each folder under ``top`` it listed, and each folder on the path of each hop it followed. A
+    symlink is made, replaced or removed only by changing the folder that holds it, so while every one of them
+    is as it was, the walk would find the same hops; checking that takes a ``stat`` per folder (about 0.05 s).
+    Anything else (a folder changed, a cache that is not ours to read, a garbled file) and it walks again. A walk
+    that read a folder modified in the last ``RECENT_NS`` is not remembered: a file system's clock ticks coarsely,
+    and a change within the same tick would leave the folder's time as the walk saw it.
+    A forged file can name nothing the walk would not bind: each hop it names must lie under ``LINKED_INTO``
+    (normalised), and is checked at each use as a walked one is (``_walked``: readable by anyone)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hexarena" / REMEMBERED
+    remembered = _remembered(cache, top)
+    if remembered is not None:
+        return remembered
+    folders: dict[str, tuple[int, int]] = {}
+    began = time.time_ns()
+    hops = {hop for link in _symlinks(top, folders) for hop in _hops(link, folders) if hop.startswith(LINKED_INTO)}
+    if any(modified > began - RECENT_NS for _, modified in folders.values()):
+        return hops  # a folder changed just now may change again within its clock tick, leaving the same time
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        written = cache.with_name(f"{REMEMBERED}.{os.getpid()}")
+        written.write_bytes(marshal.dumps((top, sorted(hops), folders)))
+        written.replace(cache)
+    except OSError:  # a read-only home: walked again next time
+        pass
+    return hops
+
+
+def _remembered(cache: Path, top: str) -> set[str] | None:
+    """The hops the cache holds for ``top``, if every folder they were read from is as it was; else None."""
+    try:
+        remembered_top, hops, folders = marshal.loads(cache.read_bytes())
+        if remembered_top != top or not all(isinstance(h, str) and h.startswith(LINKED_INTO)
+                                            and os.path.normpath(h) == h for h in hops):
+            return None
+        for folder, noted in folders.items():
+            if _stamp(folder) != noted:
+                return None
+    except (OSError, ValueError, TypeError, EOFError, AttributeError):
+        return None
+    return set(hops)
+
+
+def _symlinks(top: str, folders: dict[str, tuple[int, int]]) -> list[str]:
+    """The symlinks under ``top`` (not in ``NOT_RUNTIME``); each folder listed goes into ``folders`` (its inode
+    and modification time, taken before it is listed)."""
+    found, todo = [], [top]
+    while todo:
+        folder = todo.pop()
+        folders[folder] = _stamp(folder)
         try:
             entries = os.scandir(folder)
         except OSError:
@@ -317,14 +371,17 @@ def _symlinks(top: str) -> list[str]:
                 if entry.is_symlink():
                     found.append(entry.path)
                 elif entry.is_dir(follow_symlinks=False) and not entry.path.startswith(NOT_RUNTIME):
-                    folders.append(entry.path)
+                    todo.append(entry.path)
     return found
 
 
-def _hops(link: str, most: int = 16) -> list[str]:
-    """Each path a symlink chain passes through after ``link`` (absolute, its folders resolved)."""
+def _hops(link: str, folders: dict[str, tuple[int, int]], most: int = 16) -> list[str]:
+    """Each path a symlink chain passes through after ``link`` (absolute, its folders resolved). Every folder on
+    the path of each one read goes into ``folders`` (as ``_symlinks``'s do): what a path leads to changes only
+    with one of them."""
     hops, path = [], link
     for _ in range(most):
+        _note_folders(path, folders)
         try:
             target = os.readlink(path)
         except OSError:
@@ -333,6 +390,25 @@ def _hops(link: str, most: int = 16) -> list[str]:
         path = os.path.normpath(path)
         hops.append(path)
     return hops
+
+
+def _note_folders(path: str, folders: dict[str, tuple[int, int]]) -> None:
+    """The inode and modification time of each folder ``path`` is looked up through (not noted yet)."""
+    folder = os.path.dirname(path)
+    while folder not in folders:
+        folders[folder] = _stamp(folder)
+        if folder == "/":
+            return
+        folder = os.path.dirname(folder)
+
+
+def _stamp(folder: str) -> tuple[int, int]:
+    """A folder's inode and modification time; (-1, -1) where there is none."""
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return (-1, -1)
+    return (info.st_ino, info.st_mtime_ns)
 
 
 def _readable_by_anyone(path: str) -> bool:

@@ -145,20 +145,27 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
                   replace: bool = False, sandboxed: bool = True):
     """Run the league to the end (its bots sandboxed unless ``sandboxed`` is False), print its tables; returns
     the workspace."""
-    from hexarena.leagues.errors import ExecutorLost
-    from hexarena.leagues.running.fairness import unfair_warning
-    from hexarena.leagues.running.runner import games_at_once, league_settings, run_league
+    from hexarena.leagues.running.fairness import games_at_once, unfair_warning
 
-    ws = open_workspace(home, sandboxed)
-    if not (scheduler or league.executor == "dask"):  # a cluster's workers have cores of their own
-        unfair = unfair_warning(games_at_once(league, concurrency))
+    local = not (scheduler or league.executor == "dask")  # a cluster's workers have cores of their own
+    workers = None
+    if local and games_at_once(league, concurrency) > 1:
+        from hexarena.referee.pool import Workers
+
+        # first, forked before this process runs a thread or opens the workspace: ready before it is
+        workers = Workers(games_at_once(league, concurrency), fork=True)
+    try:
+        from hexarena.leagues.errors import ExecutorLost
+        from hexarena.leagues.running.runner import league_settings, run_league
+
+        ws = open_workspace(home, sandboxed)
+        unfair = unfair_warning(games_at_once(league, concurrency)) if local else None
         if unfair:
             print(f"hexarena: warning: {unfair}", file=sys.stderr)
-    signal.signal(signal.SIGTERM, interrupt)  # stop like Ctrl-C: bots are stopped, finished games are kept
-    try:
+        signal.signal(signal.SIGTERM, interrupt)  # stop like Ctrl-C: bots are stopped, finished games are kept
         summary = run_league(ws, league, concurrency=concurrency, progress=True, source=source,
                              scheduler=scheduler, replace=replace,
-                             settings=league_settings(ws, league, sandboxed=sandboxed))
+                             settings=league_settings(ws, league, sandboxed=sandboxed), workers=workers)
     except ExecutorLost as exc:
         print(f"hexarena: error: {exc}", file=sys.stderr)
         raise typer.Exit(1) from None
@@ -166,6 +173,9 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
         print(f"hexarena: league {league.name} interrupted; the finished games are stored, and running the same "
               "command again plays the rest", file=sys.stderr)
         raise
+    finally:
+        if workers is not None:  # those no pool took (a failure before the run, a league with little left)
+            workers.close()
     print(f"league {summary.league}: {summary.already + summary.played} of {summary.total} games played "
           f"({summary.played} now); workspace {ws.home}", file=sys.stderr)
     print(league_tables(ws, league.name, "all", None, terminal_format("auto")))

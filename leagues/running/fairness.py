@@ -8,12 +8,21 @@ measures how often (``MEASURED``), and the runner's caller says so in one line b
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hexarena.leagues.schedule.config import LeagueConfig
 
 # benchmarks/clock_fairness.py on a 2-core machine shared with six other jobs (load about 15, 2026-12-02): the
 # percentage of moves timed out for two honest bots busy for 60 % of 200 ms a move, by games at once per core. One
 # sitting each: the figures move with the machine's other load (at load 4-10 the same runs gave 0.2 % and 0.0 %),
 # so the warning quotes the worst one measured at or below its load, never a smaller one for a heavier load.
 MEASURED = {2: 5.3, 4: 1.5}
+
+
+def games_at_once(league: LeagueConfig, concurrency: int | None = None) -> int:
+    """How many games a run on this machine plays at once: ``--concurrency``, else the file's, else one per core."""
+    return concurrency or league.concurrency or os.cpu_count() or 1
 
 
 def unfair_warning(games_at_once: int, cores: int | None = None) -> str | None:

@@ -23,7 +23,6 @@ or kernel crash can take back the last ones, which the next run plays again.
 from __future__ import annotations
 
 import logging
-import os
 from collections import Counter
 from contextlib import closing, nullcontext
 from dataclasses import dataclass
@@ -36,12 +35,14 @@ from hexarena.leagues.registry.resolve import ResolvedBot, active_bots, resolve
 from hexarena.leagues.schedule.config import ALL, MAX_TABLES, LeagueConfig
 from hexarena.leagues.running.jobs import Job
 from hexarena.leagues.running.adaptive import AdaptiveLeague
+from hexarena.leagues.running.fairness import games_at_once
 from hexarena.leagues.workspace.locks import league_lock
 from hexarena.leagues.schedule.games import Entrant, ScheduledGame, gauntlet_entrant, schedule
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.game import GameObserver
 from hexarena.referee.observers import tell
+from hexarena.referee.pool import Workers
 from hexarena.referee.seats.process import BotSpec
 from hexarena.referee.record import GameRecord
 from hexarena.referee.settings import RefereeSettings
@@ -69,11 +70,6 @@ def league_settings(ws: Workspace, league: LeagueConfig, *, sandboxed: bool | No
     return RefereeSettings(time_control=league.time_control, fault_policy=league.fault_policy,
                            sandboxed=league.sandbox if sandboxed is None else sandboxed,
                            log_dir=ws.logs_dir / league.name, replay_host_stalls=league.replay_host_stalls)
-
-
-def games_at_once(league: LeagueConfig, concurrency: int | None = None) -> int:
-    """How many games a run on this machine plays at once: ``--concurrency``, else the file's, else one per core."""
-    return concurrency or league.concurrency or os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -182,7 +178,7 @@ def pending(ws: Workspace, league: LeagueConfig, source: str = "<league>", repla
 def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = None, progress: bool = True,
                source: str = "<league>", executor: Executor | None = None, scheduler: str | None = None,
                replace: bool = False, observer: LeagueObserver | None = None,
-               settings: RefereeSettings | None = None) -> RunSummary:
+               settings: RefereeSettings | None = None, workers: Workers | None = None) -> RunSummary:
     """Play every game of the league that is not stored yet (see the module docstring). One runner per
     league and workspace (``hexarena.leagues.workspace.locks``): ConfigError naming the running one's pid. A league stored
     under the same name with another definition is refused unless ``replace`` (``pending``).
@@ -190,8 +186,20 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
     ``scheduler`` (or the league file's ``executor = "dask"`` and ``scheduler``) plays it on a Dask cluster
     (``hexarena.leagues.running.executors.dask_driver``); an unreachable or malformed address is a ConfigError
     before anything is stored. ``settings``: how its referees are made (default: ``league_settings``).
+    ``workers``: referee worker processes started ahead (``hexarena.referee.pool.Workers``) for the local executor
+    this function makes; killed by the time it returns if no pool took them.
     """
-    settings = settings or league_settings(ws, league)
+    try:
+        return _locked(ws, league, concurrency, progress, source, executor, scheduler, replace, observer,
+                       settings or league_settings(ws, league), workers)
+    finally:
+        if workers is not None:
+            workers.close()
+
+
+def _locked(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
+            executor: Executor | None, scheduler: str | None, replace: bool, observer: LeagueObserver | None,
+            settings: RefereeSettings, workers: Workers | None) -> RunSummary:
     with league_lock(ws, league.name):
         owned = None
         if executor is None and (scheduler or league.executor == "dask"):
@@ -202,8 +210,11 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
                                   "or --scheduler")
 
             executor = owned = DaskExecutor(scheduler or league.scheduler or "", settings)
+            if workers is not None:  # a cluster's workers play
+                workers.close()
         try:
-            return _run_league(ws, league, concurrency, progress, source, executor, replace, observer, settings)
+            return _run_league(ws, league, concurrency, progress, source, executor, replace, observer, settings,
+                               workers)
         finally:
             if owned is not None:
                 owned.close()
@@ -211,14 +222,14 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
 
 def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
                 executor: Executor | None, replace: bool,
-                observer: LeagueObserver | None, settings: RefereeSettings) -> RunSummary:
+                observer: LeagueObserver | None, settings: RefereeSettings, workers: Workers | None) -> RunSummary:
     if league.pairing == "adaptive":
-        return _run_adaptive(ws, league, concurrency, progress, source, executor, replace, observer, settings)
+        return _run_adaptive(ws, league, concurrency, progress, source, executor, replace, observer, settings, workers)
     to_play = pending(ws, league, source, replace)
     games, todo = to_play.games, to_play.todo
     jobs = [Job(g.id, g.config, tuple(to_play.bots[label] for label in g.seats), g.seed, g.opening) for g in todo]
     if executor is None:
-        executor = LocalExecutor(settings, games_at_once(league, concurrency))
+        executor = LocalExecutor(settings, games_at_once(league, concurrency), workers=workers)
     if jobs:
         executor.check(jobs)
     already = len(games) - len(todo)
@@ -268,7 +279,7 @@ def save_ratings_snapshot(ws: Workspace, name: str, versions: dict[str, str]) ->
 
 def _run_adaptive(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
                   executor: Executor | None, replace: bool,
-                  observer: LeagueObserver | None, settings: RefereeSettings) -> RunSummary:
+                  observer: LeagueObserver | None, settings: RefereeSettings, workers: Workers | None) -> RunSummary:
     """An adaptive league: batch after batch chosen (``hexarena.leagues.running.adaptive``), played and stored,
     until its stop rule; with ``progress``, one line per batch on stderr (its tables, the calibrating bots)."""
     import sys
@@ -277,7 +288,7 @@ def _run_adaptive(ws: Workspace, league: LeagueConfig, concurrency: int | None, 
     already = sum(1 for g in adaptive.scheduled if g.id in store.played_ids(ws, league.name))
     owned = None
     if executor is None:  # one pool for every batch: its workers and their bots start once
-        executor = owned = LocalExecutor(settings, games_at_once(league, concurrency), keep=True)
+        executor = owned = LocalExecutor(settings, games_at_once(league, concurrency), keep=True, workers=workers)
     played = 0
     with closing(owned) if owned is not None else nullcontext(), store.commits_without_fsync(ws):
         while games := adaptive.next_batch():

@@ -152,6 +152,18 @@ def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_pa
     assert json_tables(home, "four") == json_tables(root / "home", "four")
 
 
+@pytest.mark.slow
+def test_a_rerun_with_nothing_left_leaves_no_process_behind(uninterrupted):
+    """The referee workers a run starts before it knows what is left are stopped when nothing is."""
+    root, league_file, _ = uninterrupted
+    marker = uuid.uuid4().hex
+    done = subprocess.run([*HEXARENA, "league", "run", str(league_file), "--home", str(root / "home")],
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "LEAGUE_TEST": marker})
+    assert done.returncode == 0 and "24 of 24 games played (0 now)" in done.stderr, done.stderr
+    assert kill_processes_marked(marker) == 0
+
+
 def interrupt_run(league_file: Path, home: Path, marker: str, signum: int, after: int) -> tuple[int, str]:
     """Start `hexarena league run`, send ``signum`` once ``after`` games are stored; its exit status and stderr."""
     run = subprocess.Popen([*HEXARENA, "league", "run", str(league_file), "--home", str(home)], text=True,

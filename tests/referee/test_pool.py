@@ -19,7 +19,7 @@ from hexarena.leagues.running.jobs import Job, play_job
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.errors import WorkerLost
-from hexarena.referee.pool import RefereePool, RefereeProcessPool, referee_pool
+from hexarena.referee.pool import RefereePool, RefereeProcessPool, Workers, referee_pool
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
 from hexarena.referee.seats.inprocess import InProcessSpec
@@ -46,10 +46,12 @@ def test_every_item_is_played_once_on_warm_referees():
     try:
         first = sorted(record.id for record in pool.map(play, range(10)))
         second = sorted(record.id for record in pool.map(play, range(10, 14)))  # the same threads and referees
+        last = sorted(record.id for record in pool.map(play, range(14, 15), last=True))
+        wait_until(lambda: not any(thread.is_alive() for thread in pool._threads), 10)  # stopped with no close
     finally:
         pool.close()
     assert first == sorted(f"g{n}" for n in range(10)) and second == sorted(f"g{n}" for n in range(10, 14))
-    assert len(referees) <= 2
+    assert last == ["g14"] and len(referees) <= 2
 
 
 def test_a_workers_exception_is_raised_by_map_not_a_hang():
@@ -129,6 +131,24 @@ def test_worker_processes_play_every_job_once_and_the_same_games_as_a_thread():
 
 
 @pytest.mark.slow
+def test_a_pool_takes_the_workers_started_ahead_and_those_it_does_not_take_are_killed():
+    workers = Workers(3)
+    started = [process for _, process in workers._started]
+    pool = referee_pool(OPTIONS, 2, workers=workers)
+    workers.close()
+    try:
+        assert [p.pid for p in pool._processes.values()] == [p.pid for p in started[:2]]
+        assert started[2].wait(5) == -signal.SIGKILL  # it had started no bot
+        assert sorted(record.id for record in pool.map(play_job, jobs(3))) == ["g0", "g1", "g2"]
+        assert sorted(record.id for record in pool.map(play_job, jobs(1, start=3), last=True)) == ["g3"]
+        # the last map: each worker stops once it has answered its last item (one had none), before any close
+        wait_until(lambda: all(process.poll() is not None for process in started[:2]), 10)
+    finally:
+        pool.close()
+    assert [p.poll() for p in started[:2]] == [0, 0]  # stopped by the pool, as its own
+
+
+@pytest.mark.slow
 def test_a_workers_errors_are_raised_by_map_with_their_own_message():
     pool = RefereeProcessPool(OPTIONS, 2)
     three = Job("g3p", BoardConfig(size="2x2", players=3), (RANDOM, RANDOM2), seed=1)
@@ -190,6 +210,20 @@ def test_workers_and_their_bots_die_with_a_killed_pool_process(tmp_path):
     survivors = survivors_of_a_killed(owner, "BROKEN_MARKER", marker)
     owner.stdout.close()
     assert survivors == []
+
+
+@pytest.mark.slow
+def test_workers_forked_from_a_process_without_threads_play_and_stop_as_fresh_ones_do():
+    script = ("import sys; sys.path[:0] = sys.argv[1:]; import test_pool as t; from hexarena.referee.pool import "
+              "Workers, referee_pool; workers = Workers(2, fork=True); print(workers.forked); "
+              "pool = referee_pool(t.OPTIONS, 2, workers=workers); "
+              "print(sorted(r.id for r in pool.map(t.play_job, t.jobs(3), last=True))); pool.close(); "
+              "print([p.returncode for p in pool._processes.values()])")
+    here = Path(__file__).parent  # this module's folder, and tests/ (helpers)
+    done = subprocess.run([sys.executable, "-c", script, str(here), str(here.parent)], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.stdout.splitlines() == ["True", "['g0', 'g1', 'g2']", "[0, 0]"], done.stderr
+    assert done.returncode == 0 and done.stderr == ""
 
 
 def mark_and_wait(referee: Referee, item: tuple) -> int:

@@ -437,3 +437,37 @@ def test_what_usr_links_out_to_is_walked_once_and_a_forged_inherited_list_is_wal
         monkeypatch.setenv(sandbox.LINKED_ENV, forged)
         monkeypatch.setattr(sandbox, "_linked", None)
         assert sandbox.linked_out() == walked
+
+
+def test_the_usr_walk_is_remembered_until_a_folder_it_read_changes(tmp_path, monkeypatch):
+    """The hops are remembered in the cache folder; a new link under the top, or a link re-pointed on the way out
+    of it, is found by walking again (their folders' times changed). A folder changed just now is not trusted."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()  # now: made by the first write, it would change a folder on the hops' way
+    top, outside = tmp_path / "usr" / "lib", tmp_path / "alternatives"
+    top.mkdir(parents=True)
+    outside.mkdir()
+    (outside / "conf").symlink_to("/etc/hostname")
+    (top / "conf").symlink_to(outside / "conf")  # two hops: outside/conf, then /etc/hostname
+    walks = []
+    monkeypatch.setattr(sandbox, "_symlinks", lambda *args, walk=sandbox._symlinks: walks.append(1) or walk(*args))
+    hops = lambda: sandbox._hops_out(str(tmp_path / "usr"))
+    assert hops() == {"/etc/hostname"} and len(walks) == 1
+    assert hops() == {"/etc/hostname"} and len(walks) == 2  # folders modified just now: not remembered
+    monkeypatch.setattr(sandbox, "RECENT_NS", 0)  # the test's own folders are set back a minute instead (not /tmp)
+    for folder in (tmp_path / "usr", top, outside):
+        os.utime(folder, (time.time() - 60, time.time() - 60))
+    assert hops() == {"/etc/hostname"} and len(walks) == 3
+    assert hops() == {"/etc/hostname"} and len(walks) == 3  # remembered
+    (outside / "conf").unlink()
+    (outside / "conf").symlink_to("/etc/passwd")
+    assert hops() == {"/etc/passwd"} and len(walks) == 4
+    os.utime(outside, (time.time() - 60, time.time() - 60))
+    assert hops() == {"/etc/passwd"} and len(walks) == 5
+    (top / "more").symlink_to("/etc/group")
+    assert hops() == {"/etc/passwd", "/etc/group"} and len(walks) == 6
+    cache = tmp_path / "cache" / "hexarena" / sandbox.REMEMBERED
+    os.utime(top, (time.time() - 60, time.time() - 60))
+    assert hops() == {"/etc/passwd", "/etc/group"} and len(walks) == 7 and cache.exists()
+    cache.write_bytes(b"garbled")
+    assert hops() == {"/etc/passwd", "/etc/group"} and len(walks) == 8

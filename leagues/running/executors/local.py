@@ -2,7 +2,7 @@
 
     executor = LocalExecutor(settings, concurrency=4)    # settings: the league's RefereeSettings
     for record in executor.run(jobs, observer): ...      # as each game finishes
-    executor.close()                                     # with keep=True: the pool kept across runs stops
+    executor.close()                                     # the kept pool (keep=True), unused workers stop
 
 One referee on a thread of this process for one game at a time, else one per worker process (games at
 once share no GIL); every game is played by ``play_job`` (``hexarena.leagues.running.jobs``), as on a
@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from hexarena.leagues.running.executors.base import Executor
 from hexarena.leagues.running.jobs import Job, play_job
 from hexarena.referee.game import GameObserver
-from hexarena.referee.pool import referee_pool
+from hexarena.referee.pool import Workers, referee_pool
 from hexarena.referee.record import GameRecord
 from hexarena.referee.settings import RefereeSettings
 
@@ -27,27 +27,38 @@ class LocalExecutor(Executor):
 
     By default each ``run`` has a pool of its own, stopped when its iterator is closed; with ``keep``, one pool of
     ``concurrency`` referees serves every ``run`` until ``close`` (an adaptive league's batches: the workers and
-    their bots start once, not once a batch)."""
+    their bots start once, not once a batch). ``workers``: worker processes started ahead (``referee.pool.Workers``),
+    which the first pool takes; what it does not take is killed when it is made, or by ``close``."""
 
-    def __init__(self, settings: RefereeSettings, concurrency: int, keep: bool = False) -> None:
+    def __init__(self, settings: RefereeSettings, concurrency: int, keep: bool = False,
+                 workers: Workers | None = None) -> None:
         self.settings = settings
         self.concurrency = max(1, concurrency)
         self.keep = keep
         self._pool = None
+        self._workers = workers
 
     def run(self, jobs: Sequence[Job], observer: GameObserver | None = None) -> Iterator[GameRecord]:
         """Starts the workers (or, kept, reuses them) and hands them their first games at once (not on the first
         ``next``)."""
         if self.keep:
             if self._pool is None:
-                self._pool = referee_pool(self.settings, self._size(jobs))
+                self._pool = self._new_pool(jobs)
             return _Finished(self._pool, self._pool.map(play_job, jobs, observer), owned=False)
-        pool = referee_pool(self.settings, self._size(jobs))
+        pool = self._new_pool(jobs)
         try:
-            return _Finished(pool, pool.map(play_job, jobs, observer))
+            return _Finished(pool, pool.map(play_job, jobs, observer, last=True))
         except BaseException:
             pool.close()
             raise
+
+    def _new_pool(self, jobs: Sequence[Job]):
+        workers, self._workers = self._workers, None
+        try:
+            return referee_pool(self.settings, self._size(jobs), workers=workers)
+        finally:
+            if workers is not None:
+                workers.close()  # those the pool did not take
 
     def threaded(self, jobs: Sequence[Job]) -> bool:
         """Whether ``run(jobs)`` plays on a thread of this process (one referee), not in worker processes."""
@@ -58,7 +69,11 @@ class LocalExecutor(Executor):
         return self.concurrency if self.keep else min(self.concurrency, len(jobs))
 
     def close(self) -> None:
-        """Stop the kept pool (nothing to do without ``keep``: each run's pool stops with its iterator)."""
+        """Stop the kept pool (nothing to do without ``keep``: each run's pool stops with its iterator), and kill
+        the workers started ahead that no pool took."""
+        if self._workers is not None:
+            self._workers, workers = None, self._workers
+            workers.close()
         if self._pool is not None:
             self._pool, pool = None, self._pool
             pool.close()
