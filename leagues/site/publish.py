@@ -45,7 +45,9 @@ from __future__ import annotations
 import gc
 import json
 import os
+import queue
 import shutil
+import threading
 import zlib
 from collections import defaultdict
 from collections.abc import Iterator
@@ -58,7 +60,7 @@ from hexarena.leagues.workspace.files import check_out_folder
 from hexarena.leagues.site import charts
 from hexarena.leagues.site.logs import log_names, seat_log, write_game_logs
 from hexarena.leagues.results import definitions
-from hexarena.leagues.results.analyses import costliest_moves, league_analyses
+from hexarena.leagues.results.analyses import Analysing, costliest_moves
 from hexarena.leagues.results.tables import csv_text
 from hexarena.leagues.results.wording import markdown_table, result_summary
 from hexarena.leagues.workspace.home import Workspace
@@ -85,15 +87,26 @@ def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     """Write the site and the standings files of ``league`` into ``out_dir``; returns the index page."""
     check_out_folder(Path(out_dir))
     out = Path(out_dir).resolve()  # before the league is read: a bad --out fails at once, not after a big store's tally
-    analyses = league_analyses(ws, league, definitions.league_config(ws, league).analysis_budget)  # writes: first
+    # the games without an analysis are analysed in a process of their own while this one reads the league's tables
+    # (a few seconds each, on two cores), then stored once the site is written (a write: outside the snapshot)
+    analysing = Analysing(ws, league, definitions.league_config(ws, league).analysis_budget)
+    collecting = gc.isenabled()
+    gc.disable()  # a million ids, rows and strings, none of them in a cycle: the collector's passes over them, 5 %
     try:  # written whole beside the folder, then moved in: never half a site (and a user's files stay)
         with league_snapshot(ws, league) as site:  # the tables and the games of one snapshot
-            site.analyses, site.costliest = analyses, costliest_moves(ws, analyses)
-            return write_site(out, site)
+            site.analyses = analysing.analyses()
+            site.costliest = costliest_moves(ws, site.analyses)
+            index = write_site(out, site)
     except OSError as exc:
         if is_out_of_space(exc):
             raise OutOfSpace(out) from None
         raise
+    finally:
+        analysing.close()
+        if collecting:
+            gc.enable()
+    analysing.save(ws)
+    return index
 
 
 def write_site(out_dir: str | Path, league: LeagueReport) -> Path:
@@ -373,6 +386,7 @@ def write_game_data(out: Path, league: LeagueReport) -> dict:
             (out / "data" / f"games-{k}.js").write_text(
                 f"(window.HEXARENA_PARTS = window.HEXARENA_PARTS || {{}})[{k}] = [{part}];\n", encoding="utf-8")
     finally:
+        chunks.writer.stop()  # the thread ends even where the stream failed
         if collecting:
             gc.enable()
     _write_js(out / "data" / "games.js", "HEXARENA_INDEX", {"bots": bots, "configs": labels, "total": len(rows),
@@ -422,6 +436,7 @@ class Chunks:
         self.games: list[list[str]] = [[] for _ in range(count)]  # a block's ``["<stem>",{…}]`` entries
         self.sizes = [0] * count
         self.started = [False] * count
+        self.writer = BlockWriter()
 
     def add(self, stem: str, record: bytes, about: str) -> None:
         """One game: its file stem, its record's JSON in UTF-8 (one line: ``report.read_games`` makes a stored one
@@ -442,17 +457,62 @@ class Chunks:
         if b"`" in records or b"$" in records:  # looked for in a block's records at once (each a quick memchr)
             records = records.replace(b"`", b"\\u0060").replace(b"${", b"\\u0024{")
         block = b"".join((self.START.encode(), records, b"\n`, [", ",".join(self.games[k]).encode(), b"]]);\n"))
-        with open(self.folder / f"chunk-{k}.js", "ab" if self.started[k] else "wb") as handle:
-            handle.write(block)
+        self.writer.write(self.folder / f"chunk-{k}.js", block, append=self.started[k])
         self.started[k] = True
         self.lines[k], self.games[k], self.sizes[k] = [], [], 0
 
     def close(self) -> None:
-        for k in range(self.count):
-            self._flush(k)
-            if not self.started[k]:  # no game fell into it: an empty chunk all the same (the viewer loads it)
-                (self.folder / f"chunk-{k}.js").write_text("window.HEXARENA_CHUNK = window.HEXARENA_CHUNK || [];\n",
-                                                         encoding="utf-8")
+        """Write what is left, and wait for every block to be written (an error writing one is raised here)."""
+        try:
+            for k in range(self.count):
+                self._flush(k)
+                if not self.started[k]:  # no game fell into it: an empty chunk all the same (the viewer loads it)
+                    self.writer.write(self.folder / f"chunk-{k}.js",
+                                      b"window.HEXARENA_CHUNK = window.HEXARENA_CHUNK || [];\n", append=False)
+        finally:
+            self.writer.close()
+
+
+class BlockWriter:
+    """Files written on a thread of their own: ``write`` hands a block over and returns (at most ``AHEAD`` blocks
+    wait: a few MB), the thread writes them in order while the caller reads and builds the next (a write holds
+    no lock of the interpreter: on two cores the chunks' 2.5 GB for a million games are written beside the
+    work, not after it). ``close`` waits for the last; the first error writing is raised by the next ``write``
+    or by ``close``."""
+
+    AHEAD = 16
+
+    def __init__(self) -> None:
+        self.blocks: queue.Queue = queue.Queue(self.AHEAD)
+        self.error: Exception | None = None
+        self.thread = threading.Thread(target=self._run, name="hexarena-chunks", daemon=True)
+        self.thread.start()
+
+    def write(self, path: Path, block: bytes, *, append: bool) -> None:
+        if self.error is not None:
+            raise self.error
+        self.blocks.put((path, block, append))
+
+    def _run(self) -> None:
+        while (item := self.blocks.get()) is not None:  # after an error, the blocks are taken and dropped
+            path, block, append = item
+            if self.error is None:
+                try:
+                    with open(path, "ab" if append else "wb") as handle:
+                        handle.write(block)
+                except Exception as exc:  # noqa: BLE001 - raised in the caller's thread (an OSError, in practice)
+                    self.error = exc
+
+    def close(self) -> None:
+        self.stop()
+        if self.error is not None:
+            raise self.error
+
+    def stop(self) -> None:
+        """Wait for the blocks handed over, and end the thread (the caller failed: nothing is raised)."""
+        if self.thread.is_alive():
+            self.blocks.put(None)
+            self.thread.join()
 
 
 def chunk_files(site: str | Path) -> list[Path]:
