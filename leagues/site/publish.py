@@ -36,8 +36,10 @@ copy of every record in one file, 2.4 GB for a million games; a site published t
 publish, as any file the new site does not write). The chunks are bounded files that are JSON lines too.
 
 A big store's site is written in one pass over its records (``LeagueReport.texts``: the store's
-``stored_texts``, read by ``report.read_games``), with the tables from the store's tally; nothing holds every
-record at once.
+``stored_texts``, read by ``report.read_games`` without parsing them), with the tables from the store's tally;
+nothing holds every record at once. The records go to the chunks as the store holds them (bytes, never decoded),
+written on a thread of their own (``BlockWriter``); the games a publish analyses are analysed in a process of
+their own while the league's tables are read (``results.analyses.Analysing``).
 """
 
 from __future__ import annotations
