@@ -3,7 +3,9 @@
     analysis_of(ws, record, budget)    the stored analysis, or one made now (and stored)
     stored_analysis(ws, game_id)       the stored one, or None
     league_analyses(ws, league, budget) a league's stored analyses, up to PER_PUBLISH of its games without one
-                                       analysed first (publish)
+                                       analysed first
+    Analysing(ws, league, budget)      the same, those games analysed in a process of its own while the caller
+                                       reads the league (publish)
 
 A stored analysis is never recomputed, except one that solved only part of its positions when it is asked for
 with a larger budget than it had. Only finished, stored games are analysed (the row references ``games``).
@@ -13,8 +15,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -39,11 +45,21 @@ def stored_analysis(ws: Workspace, game_id: str) -> tuple[Analysis, float] | Non
 def save_analysis(ws: Workspace, analysis: Analysis, budget: float) -> bool:
     """Store ``analysis``; False where the write failed (a full disk, a read-only or busy database): an analysis
     is a cache of the solver's, so whoever asked goes on without it stored, never fails for it."""
+    return save_analyses(ws, [analysis], budget)
+
+
+def save_analyses(ws: Workspace, analyses: list[Analysis], budget: float) -> bool:
+    """Store ``analyses`` in one transaction (one commit, one flush to the disk: a publish's 500 commits were
+    12 s of waiting); False where the write failed, as ``save_analysis``."""
+    if not analyses:
+        return True
+    created = datetime.now(UTC).isoformat()
     try:
         with ws.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO analyses (game, budget, complete, analysis, created)"
-                       " VALUES (?, ?, ?, ?, ?)", (analysis.game, budget, int(analysis.complete),
-                                                   json.dumps(analysis.to_json()), datetime.now(UTC).isoformat()))
+            db.executemany("INSERT OR REPLACE INTO analyses (game, budget, complete, analysis, created)"
+                           " VALUES (?, ?, ?, ?, ?)", [(analysis.game, budget, int(analysis.complete),
+                                                        json.dumps(analysis.to_json()), created)
+                                                       for analysis in analyses])
     except (OutOfSpace, sqlite3.OperationalError):
         return False
     return True
@@ -62,19 +78,32 @@ def analysis_of(ws: Workspace, record: GameRecord, budget: float) -> Analysis:
 
 def analyse_all(ws: Workspace, records: Iterable[GameRecord], budget: float) -> dict[str, dict]:
     """Analyse and store each of ``records`` (stored 2-player games), ``budget`` seconds each; their analyses by
-    game id (the ``--json`` form). Where the store refuses the write (a full disk, a read-only or busy database)
-    they are returned all the same, unsaved: publishing a site never needs to write the workspace."""
-    solvers: dict[BoardConfig, Solver] = {}  # one table per configuration, carried from game to game
-    made, saving = {}, True
-    for record in records:
-        if record.config not in solvers:
-            solvers[record.config] = Solver(record.config.rules())
-        analysis = analyse(record, budget, solvers[record.config])
-        made[record.id] = analysis.to_json()
-        saving = saving and save_analysis(ws, analysis, budget)  # once refused, the rest are kept in memory only
+    game id (the ``--json`` form). They are stored ``SAVED_TOGETHER`` at a time (a crash loses at most those
+    not stored yet: the next publish makes them again). Where the store refuses the write (a full disk, a
+    read-only or busy database) they are returned all the same, unsaved: publishing a site never needs to write
+    the workspace."""
+    made, saving, unsaved = {}, True, []
+    for analysis in analysed(records, budget):
+        made[analysis.game] = analysis.to_json()
+        unsaved.append(analysis)
+        if len(unsaved) >= SAVED_TOGETHER:
+            saving = saving and save_analyses(ws, unsaved, budget)  # once refused, the rest are kept in memory only
+            unsaved = []
+    if saving:
+        save_analyses(ws, unsaved, budget)
     return made
 
 
+def analysed(records: Iterable[GameRecord], budget: float) -> Iterator[Analysis]:
+    """The analyses of ``records`` (2-player games), ``budget`` seconds each, one at a time, none stored."""
+    solvers: dict[BoardConfig, Solver] = {}  # one table per configuration, carried from game to game
+    for record in records:
+        if record.config not in solvers:
+            solvers[record.config] = Solver(record.config.rules())
+        yield analyse(record, budget, solvers[record.config])
+
+
+SAVED_TOGETHER = 100  # analyses stored per transaction by ``analyse_all``
 COSTLIEST = 10  # moves listed per bot (its page's "your costliest moves")
 
 
@@ -87,20 +116,87 @@ def league_analyses(ws: Workspace, league: str, budget: float, most: int = PER_P
     most ``most`` of them (a big league's games are analysed over several publishes, not a million at once);
     ``budget`` 0: none analysed now. Those games' records are read in the query that finds them; a league of
     3-4 players reads none."""
-    if budget > 0 and most > 0:
-        pending = ws.db.execute(
-            "SELECT g.record FROM league_games s JOIN games g ON g.id = s.game"
-            " JOIN results r ON r.game = s.game AND r.seat = 0 AND r.players = 2"
-            " LEFT JOIN analyses a ON a.game = s.game WHERE s.league = ? AND a.game IS NULL"
-            " ORDER BY s.position DESC LIMIT ?",
-            (league, most)).fetchall()  # whole, before the first analysis is stored
-        found = analyse_all(ws, _records(text for (text,) in pending), budget)
-    else:
-        found = {}
+    texts = _pending(ws, league, budget, most)  # whole, before the first analysis is stored
+    found = analyse_all(ws, _records(texts), budget) if texts else {}
+    for game, analysis in _stored(ws, league).items():
+        found.setdefault(game, analysis)
+    return found
+
+
+class Analysing:
+    """``league_analyses`` while the caller goes on (a publish reads the league meanwhile): the games without an
+    analysis are analysed in a process of its own (``python -m hexarena.leagues.results.analyses``, on the
+    records read here at once), ``analyses()`` waits for them and answers as ``league_analyses`` does, ``save()``
+    stores them (in one transaction: call it outside any read the caller holds). Where that process fails, they are
+    analysed here instead."""
+
+    def __init__(self, ws: Workspace, league: str, budget: float, most: int = PER_PUBLISH) -> None:
+        self.budget, self.made = budget, None
+        self.texts = _pending(ws, league, budget, most)
+        self.stored = _stored(ws, league)
+        self.folder = self.process = None
+        if self.texts:
+            self.folder = tempfile.TemporaryDirectory(prefix="hexarena-analyses-")
+            given = Path(self.folder.name, "records.json")
+            given.write_text(json.dumps({"budget": budget, "records": self.texts}), encoding="utf-8")
+            try:
+                self.process = subprocess.Popen([sys.executable, "-m", "hexarena.leagues.results.analyses", str(given),
+                                                 str(given.with_name("analyses.json"))], stdin=subprocess.DEVNULL)
+            except OSError:
+                self.process = None
+
+    def analyses(self) -> dict[str, dict]:
+        if self.made is None:
+            self.made = self._wait() if self.texts else []
+        found = {analysis.game: analysis.to_json() for analysis in self.made}
+        for game, analysis in self.stored.items():
+            found.setdefault(game, analysis)
+        return found
+
+    def _wait(self) -> list[Analysis]:
+        try:
+            if self.process is not None and self.process.wait() == 0:
+                answer = Path(self.folder.name, "analyses.json").read_text(encoding="utf-8")
+                return [Analysis.from_json(data) for data in json.loads(answer)]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        finally:
+            self.folder.cleanup()
+        return list(analysed(_records(self.texts), self.budget))  # that process failed: here, then
+
+    def close(self) -> None:
+        """Stop that process if it still runs (the caller failed before it asked for the analyses)."""
+        if self.made is None and self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        if self.folder is not None:
+            self.folder.cleanup()
+
+    def save(self, ws: Workspace) -> None:
+        for start in range(0, len(self.made or []), SAVED_TOGETHER):
+            if not save_analyses(ws, self.made[start:start + SAVED_TOGETHER], self.budget):
+                return  # refused (a full disk, a read-only or busy database): shown all the same, unsaved
+
+
+def _pending(ws: Workspace, league: str, budget: float, most: int) -> list[str]:
+    """The records of the league's finished 2-player games without an analysis, the schedule's last first, at most
+    ``most`` (none where ``budget`` is 0)."""
+    if budget <= 0 or most <= 0:
+        return []
+    return [text for (text,) in ws.db.execute(
+        "SELECT g.record FROM league_games s JOIN games g ON g.id = s.game"
+        " JOIN results r ON r.game = s.game AND r.seat = 0 AND r.players = 2"
+        " LEFT JOIN analyses a ON a.game = s.game WHERE s.league = ? AND a.game IS NULL"
+        " ORDER BY s.position DESC LIMIT ?", (league, most))]
+
+
+def _stored(ws: Workspace, league: str) -> dict[str, dict]:
+    """The stored analyses of the league's current schedule by game id (an unreadable one left out)."""
+    found = {}
     for game, text in ws.db.execute("SELECT a.game, a.analysis FROM league_games s JOIN analyses a ON a.game = s.game"
                                     " WHERE s.league = ?", (league,)):
         try:
-            found.setdefault(game, json.loads(text))
+            found[game] = json.loads(text)
         except ValueError:
             continue
     return found
@@ -136,3 +232,15 @@ def costliest_moves(ws: Workspace, analyses: dict[str, dict]) -> dict[str, list[
         moves.sort(key=lambda m: (not m["losing"], -m["cost"], m["game"], m["move"]))
         del moves[COSTLIEST:]
     return found
+
+
+def main(argv: list[str]) -> None:
+    """``python -m hexarena.leagues.results.analyses GIVEN ANSWER``: the analyses of the records in GIVEN (JSON:
+    ``{"budget", "records"}``, written by ``Analysing``) written to ANSWER as a JSON list."""
+    given = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    made = [a.to_json() for a in analysed(_records(given["records"]), float(given["budget"]))]
+    Path(argv[1]).write_text(json.dumps(made), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -36,7 +36,14 @@ THINK_GAMES = 2000  # a bot's think-time histogram from a store: its last this m
 # the folders of an absolute path in a text (strip_paths): not after a word, a dot, '~', ':' or another '/'
 ABSOLUTE_DIRS = re.compile(r"(?<![\w.~:/\\-])/(?:[^\s/'\"`<>()\[\]{}:;,|=]+/)+")
 UNSAFE = re.compile(r"[^A-Za-z0-9_.\n-]")  # safe_stem's, but for the newlines that join the names in unique_stems
-Games = Callable[[], Iterator[tuple[str, dict]]]  # (record JSON, the same parsed, "moves": their count) per game
+Texts = Callable[[], Iterator[tuple[str, bytes]]]  # (game id, record JSON, UTF-8) per game: ``read_games`` reads them
+# a record as hexarena stores it (``GameRecord.model_dump_json``), read without parsing it (``read_games``):
+# {"id":…,"config":{…},"seats":[…],"time_control":…,"seed":…,"started":…,"finished":…,"moves":[…],"result":{…}…}
+# where config to time control (versions too, if any) is what games of a kind share (``Kind``), as is the result
+# of a game without a fault, which ends with ``NO_FORFEITS``
+NO_FORFEITS = b',"forfeits":[]}'
+SHARED = frozenset(("config", "seats", "versions", "time_control"))  # what the shared text may hold
+KINDS = 100_000  # kinds of game remembered by ``read_games`` (a bound: a league with more reads some twice)
 
 
 @dataclass
@@ -46,7 +53,7 @@ class LeagueReport:
 
     name: str
     count: int  # games
-    games: Games  # without absolute paths (``strip_paths``)
+    texts: Texts  # the games' records, read once while the site is written (``read_games``)
     files: dict[str, str]  # game id → its file stem (``game_files``)
     standings: pd.DataFrame  # tables.standings joined with ratings.ratings (elo, elo_low, elo_high, los)
     head_to_head: pd.DataFrame  # tables.head_to_head
@@ -110,7 +117,7 @@ def _stored_view(ws: Workspace, league: str) -> LeagueReport:
     logs_dir = ws.logs_dir / league if config.publish_logs else None  # publish_logs = false: no log is shown
     site = tabled(league, tally, config.flag_threshold, description=description, logs_dir=logs_dir,
                   count=int(tally.games.loc[tally.games["seat"] == 0, "weight"].sum()),
-                  games=lambda: stripped(store.stored_games(ws, league)),
+                  texts=lambda: store.stored_texts(ws, league),
                   files=dict(zip(ids, unique_stems(ids))),
                   faulty=faulty,
                   think={bot: store.think_times(ws, league, bot, THINK_GAMES) for bot in bots},
@@ -141,19 +148,120 @@ def strip_paths(text: str) -> str:
 
 
 def stripped(games: Iterator[tuple[str, dict]]) -> Iterator[tuple[str, dict]]:
-    """Stored games without absolute paths, each record's JSON one line: a game with a fault whose detail names a
+    """Stored games (``store.stored_games``) without absolute paths, each record's JSON one line
+    (``stripped_game``)."""
+    for text, data in games:
+        yield stripped_game(text, data)
+
+
+def stripped_game(text: str, data: dict) -> tuple[str, dict]:
+    """A stored game without absolute paths, its record's JSON one line: a game with a fault whose detail names a
     folder is read as a GameRecord and its details stripped, a record stored with line breaks (written by another
     tool: hexarena writes one line) is made one line (the site's chunks and ``league export`` are JSON lines);
     the others are passed on as they are."""
-    for text, data in games:
-        if "\n" in text or "\r" in text:
-            text = json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
-        forfeits = data["result"].get("forfeits")
-        if forfeits and any(ABSOLUTE_DIRS.search(str(f.get("detail") or "")) for f in forfeits if isinstance(f, dict)):
-            record = without_paths(GameRecord.model_validate_json(text))
-            text = record.model_dump_json()
-            data = {**data, "result": record.result.model_dump(mode="json")}
-        yield text, data
+    if "\n" in text or "\r" in text:
+        text = json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
+    forfeits = data["result"].get("forfeits")
+    if forfeits and any(ABSOLUTE_DIRS.search(str(f.get("detail") or "")) for f in forfeits if isinstance(f, dict)):
+        record = without_paths(GameRecord.model_validate_json(text))
+        text = record.model_dump_json()
+        data = {**data, "result": record.result.model_dump(mode="json")}
+    return text, data
+
+
+class Kind:
+    """What games of one kind share, read once for them all (``read_games``): the configuration (validated) and
+    its label, the seats, the time control and the result (as the record holds them: JSON values); ``shown`` is a
+    reader's own (the site's: what it writes the same for each game of the kind)."""
+
+    __slots__ = ("config", "counted", "faulty", "label", "result", "seats", "shown", "time_control")
+
+    def __init__(self, board: tuple[BoardConfig, str], seats: list[str], time_control: object, result: dict) -> None:
+        self.config, self.label = board
+        self.seats, self.time_control, self.result = seats, time_control, result
+        self.faulty = result["termination"] != "completed"
+        self.counted, self.shown = False, None
+
+
+def read_games(texts: Iterator[tuple[str, bytes]], league: str) -> Iterator[tuple[str, bytes, Kind, int, str, str]]:
+    """``(game id, record JSON, its Kind, moves, started, finished)`` of stored games (``(game id, record JSON)``
+    in UTF-8, ``store.stored_texts``); started and finished as the record has them ("" for none, finished as
+    started when it has none), the JSON without absolute paths and one line (``stripped_game``).
+
+    A game without a fault, as hexarena stores it (``_times``), is read without parsing its JSON: what it shares
+    with the games of its kind is the same text in each, parsed once for them all (``KINDS`` kinds remembered),
+    its moves are counted (one ``{`` each: a move holds no object), its times sliced out. Any other record (a
+    fault, another writer's) is read whole but for its moves (``store.read_stored``; a garbled one is left out
+    with its warning)."""
+    from hexarena.leagues.results import store
+
+    kinds: dict[tuple[bytes, bytes], Kind | None] = {}
+    boards: dict[tuple, tuple[BoardConfig, str]] = {}
+    for game, text in texts:
+        name = game.encode()
+        shared = 18 + len(name)  # after {"id":"<id>","config":
+        if (text.startswith(b'{"id":"') and text.startswith(name, 7) and text.startswith(b'","config":', 7 + len(name))
+                and b"\n" not in text and b"\r" not in text):
+            seed = text.find(b',"seed":', shared)
+            moves = text.find(b',"moves":[', seed)
+            end = text.rfind(b',"result":', moves)
+            plain = text.find(NO_FORFEITS, end)
+            when = _times(text[seed:moves]) if 0 < seed < moves < end < plain else None
+            if when is not None and (plain + 16 == len(text) and text.endswith(b"}") or _object_end(text, plain + 15)):
+                key = (text[shared:seed], text[end + 10:plain])
+                kind = kinds.get(key, False)
+                if kind is False:
+                    if len(kinds) >= KINDS:
+                        kinds.clear()
+                    kind = kinds[key] = _shared(key, boards)
+                if kind is not None:
+                    yield game, text, kind, text.count(b"{", moves, end), *when
+                    continue
+        line = text.decode("utf-8", "replace")
+        data = store.read_stored(game, line, league)
+        if data is None:
+            continue
+        line, data = stripped_game(line, data)
+        started = data.get("started") or ""
+        yield (game, line.encode(), Kind(board_of(boards, data), data["seats"], data.get("time_control"),
+                                         data["result"]), data["moves"], started, data.get("finished") or started)
+
+
+def _times(text: bytes) -> tuple[str, str] | None:
+    """Started and finished ("" if none; finished as started then) from a record's ``,"seed":N,"started":"…",
+    "finished":"…"`` as hexarena writes it, split at its quotes (a regular expression takes twice as long); None if
+    it is not that (the record is then read whole)."""
+    parts = text.split(b'"')
+    if (len(parts) != 11 or parts[1] != b"seed" or parts[3] != b"started" or parts[7] != b"finished"
+            or not parts[2][1:-1].isdigit() or parts[4] != b":" or parts[6] != b"," or parts[8] != b":"
+            or parts[10] or b"\\" in text):
+        return None
+    started = parts[5].decode()
+    return started, parts[9].decode() or started
+
+
+def _object_end(text: bytes, at: int) -> bool:
+    """Whether ``text[at:]`` ends a JSON object well: ``}``, or more members and then ``}`` (a record's fields
+    after its result: ``"opening"``, ``"lag_ms"``...)."""
+    try:
+        return isinstance(json.loads(b'{"":0' + text[at:]), dict)
+    except ValueError:
+        return False
+
+
+def _shared(key: tuple[bytes, bytes], boards: dict[tuple, tuple[BoardConfig, str]]) -> Kind | None:
+    """The Kind of ``read_games``'s key (the text games share, their result but for its empty forfeits); None if
+    that text is not what it looks (the game is then read whole)."""
+    try:
+        shared, result = json.loads(b'{"config":' + key[0] + b"}"), json.loads(key[1] + NO_FORFEITS)
+        if (not isinstance(shared, dict) or not shared.keys() <= SHARED or not isinstance(shared["config"], dict)
+                or not isinstance(shared.get("seats"), list) or not isinstance(result, dict)
+                or not result.keys() >= {"scores", "placements"}):
+            return None
+        result.setdefault("termination", "completed")
+        return Kind(board_of(boards, shared), shared["seats"], shared.get("time_control"), result)
+    except ValueError:
+        return None
 
 
 def without_paths(record: GameRecord) -> GameRecord:
@@ -195,8 +303,7 @@ def compute(name: str, records: list[GameRecord], flag_threshold: float = 0.1, d
                     cpu[record.seats[move.seat]].append(move.cpu_ms)
     return tabled(name, tables.tally(tables.seat_frame(records)), flag_threshold, description=description,
                   logs_dir=logs_dir, count=len(records), files=game_files(records),
-                  games=lambda: ((r.model_dump_json(), {**r.model_dump(mode="json"), "moves": len(r.moves)})
-                                 for r in records),
+                  texts=lambda: ((r.id, r.model_dump_json().encode()) for r in records),
                   faulty=[r for r in records if r.result.forfeits], think=dict(think), cpu=dict(cpu),
                   timed={bot: (len(times), sum(times)) for bot, times in think.items()})
 
@@ -261,9 +368,9 @@ def game_files(records: list[GameRecord]) -> dict[str, str]:
 
 def gather_facts(league: LeagueReport) -> dict:
     """The facts (``Facts``) of a league's games without writing its site."""
-    seen, configs = Facts(), {}
-    for _, data in league.games():
-        seen.add(data, board_of(configs, data)[1])
+    seen = Facts()
+    for _, _, kind, moves, started, finished in read_games(league.texts(), league.name):
+        seen.add(kind, moves, started, finished)
     return seen.facts()
 
 
@@ -287,16 +394,18 @@ class Facts:
         self.players: set[int] = set()
         self.first = self.last = ""
 
-    def add(self, data: dict, label: str) -> None:
+    def add(self, kind: Kind, moves: int, started: str, finished: str) -> None:
+        """A game (``read_games``): its kind, moves, start and end ("" if not known)."""
         self.games += 1
-        self.moves += data["moves"]
-        self.faults += data["result"]["termination"] != "completed"
-        self.bots.update(data["seats"])
-        self.configs.add(label)
-        self.players.add(len(data["seats"]))
-        if data.get("time_control"):
-            self.time_controls.add(data["time_control"].split(",")[0])  # as str(TimeControl): without startup, margin
-        started, finished = data.get("started") or "", data.get("finished") or data.get("started") or ""
+        self.moves += moves
+        self.faults += kind.faulty
+        if not kind.counted:  # what games of a kind share, counted for the first of them
+            kind.counted = True
+            self.bots.update(kind.seats)
+            self.configs.add(kind.label)
+            self.players.add(len(kind.seats))
+            if kind.time_control:
+                self.time_controls.add(kind.time_control.split(",")[0])  # as str(TimeControl): without startup, margin
         if started and (not self.first or started < self.first):
             self.first = started
         self.last = max(self.last, finished)

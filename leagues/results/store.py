@@ -208,15 +208,33 @@ def stored_games(ws: Workspace, league: str) -> Iterator[tuple[str, dict]]:
     cursor.row_factory = None
     cursor.execute(f"SELECT g.id, g.record {SCHEDULED} ORDER BY s.position", (league,))
     for game, text in cursor:
-        try:
-            data = _read_record(text)
-            if not isinstance(data, dict) or not data.keys() >= RECORD_KEYS:  # a set's test: no loop in Python
-                raise ValueError(f"not a game record: it lacks {', '.join(sorted(RECORD_KEYS - data.keys()))}"
-                                 if isinstance(data, dict) else "not a JSON object")
-        except ValueError as exc:
-            _garbled(game, league, exc)
-            continue
-        yield text, data
+        data = read_stored(game, text, league)
+        if data is not None:
+            yield text, data
+
+
+def stored_texts(ws: Workspace, league: str) -> Iterator[tuple[str, bytes]]:
+    """``(game id, record JSON as stored, in UTF-8)`` of every stored game of the league's current schedule, in
+    schedule order, one at a time and unread: for a reader that takes from each record only what it needs and
+    writes it as it is (the site's: ``report.read_games``); ``read_stored`` reads one as ``stored_games`` does."""
+    cursor = ws.db.cursor()
+    cursor.row_factory = None
+    cursor.execute(f"SELECT g.id, CAST(g.record AS BLOB) {SCHEDULED} ORDER BY s.position", (league,))
+    yield from cursor
+
+
+def read_stored(game: str, text: str, league: str) -> dict | None:
+    """A stored record's JSON parsed but for its moves (``_read_record``); None, with the warning of ``records``,
+    if it is no JSON object with the fields of a GameRecord."""
+    try:
+        data = _read_record(text)
+        if not isinstance(data, dict) or not data.keys() >= RECORD_KEYS:  # a set's test: no loop in Python
+            raise ValueError(f"not a game record: it lacks {', '.join(sorted(RECORD_KEYS - data.keys()))}"
+                             if isinstance(data, dict) else "not a JSON object")
+    except ValueError as exc:
+        _garbled(game, league, exc)
+        return None
+    return data
 
 
 def _read_record(text: str) -> object:

@@ -35,15 +35,21 @@ Each record is written once, as the store holds it: no ``games.jsonl`` beside th
 copy of every record in one file, 2.4 GB for a million games; a site published then loses it at its next
 publish, as any file the new site does not write). The chunks are bounded files that are JSON lines too.
 
-A big store's site is written in one pass over its records (``LeagueReport.games``: the store's
-``stored_games``), with the tables from the store's tally; nothing holds every record at once.
+A big store's site is written in one pass over its records (``LeagueReport.texts``: the store's
+``stored_texts``, read by ``report.read_games`` without parsing them), with the tables from the store's tally;
+nothing holds every record at once. The records go to the chunks as the store holds them (bytes, never decoded),
+written on a thread of their own (``BlockWriter``); the games a publish analyses are analysed in a process of
+their own while the league's tables are read (``results.analyses.Analysing``).
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
+import queue
 import shutil
+import threading
 import zlib
 from collections import defaultdict
 from collections.abc import Iterator
@@ -56,14 +62,14 @@ from hexarena.leagues.workspace.files import check_out_folder
 from hexarena.leagues.site import charts
 from hexarena.leagues.site.logs import log_names, seat_log, write_game_logs
 from hexarena.leagues.results import definitions
-from hexarena.leagues.results.analyses import costliest_moves, league_analyses
+from hexarena.leagues.results.analyses import Analysing, costliest_moves
 from hexarena.leagues.results.tables import csv_text
 from hexarena.leagues.results.wording import markdown_table, result_summary
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 from hexarena.referee.record import BoardConfig, GameRecord
 from hexarena.leagues.results.report import (
-    Facts, LeagueReport, board_of, league_snapshot, standings_payload, strip_paths, unique_stems,
+    Facts, Kind, LeagueReport, league_snapshot, read_games, standings_payload, strip_paths, unique_stems,
 )
 
 SITE = Path(__file__).parent  # the templates, scripts and stylesheet beside this module
@@ -83,15 +89,26 @@ def publish(ws: Workspace, league: str, out_dir: str | Path) -> Path:
     """Write the site and the standings files of ``league`` into ``out_dir``; returns the index page."""
     check_out_folder(Path(out_dir))
     out = Path(out_dir).resolve()  # before the league is read: a bad --out fails at once, not after a big store's tally
-    analyses = league_analyses(ws, league, definitions.league_config(ws, league).analysis_budget)  # writes: first
+    # the games without an analysis are analysed in a process of their own while this one reads the league's tables
+    # (a few seconds each, on two cores), then stored once the site is written (a write: outside the snapshot)
+    analysing = Analysing(ws, league, definitions.league_config(ws, league).analysis_budget)
+    collecting = gc.isenabled()
+    gc.disable()  # a million ids, rows and strings, none of them in a cycle: the collector's passes over them, 5 %
     try:  # written whole beside the folder, then moved in: never half a site (and a user's files stay)
         with league_snapshot(ws, league) as site:  # the tables and the games of one snapshot
-            site.analyses, site.costliest = analyses, costliest_moves(ws, analyses)
-            return write_site(out, site)
+            site.analyses = analysing.analyses()
+            site.costliest = costliest_moves(ws, site.analyses)
+            index = write_site(out, site)
     except OSError as exc:
         if is_out_of_space(exc):
             raise OutOfSpace(out) from None
         raise
+    finally:
+        analysing.close()
+        if collecting:
+            gc.enable()
+    analysing.save(ws)
+    return index
 
 
 def write_site(out_dir: str | Path, league: LeagueReport) -> Path:
@@ -331,68 +348,67 @@ def log_excerpt(logs_dir: Path | None, game_id: str, seat: int) -> str:
 def write_game_data(out: Path, league: LeagueReport) -> dict:
     """games/chunk-<k>.js (the records, by crc32 of their file stem), data/games.js and data/games-<k>.js
     (the list, newest first), data/boards.js (each configuration's geometry) and logs/<file>.js (each game's bot
-    logs, ``logs.write_game_logs``), in one pass over ``league.games()``; returns the facts of what it wrote
-    (``facts``)."""
+    logs, ``logs.write_game_logs``), in one pass over the league's records (``report.read_games``); returns the
+    facts of what it wrote (``facts``)."""
     bots = league.standings["bot"].tolist()
     bots.sort()
     bot_index = {b: i for i, b in enumerate(bots)}
-    configs: dict[tuple, tuple[BoardConfig, str]] = {}  # a record's config → it validated, and its label
+    configs: dict[str, BoardConfig] = {}  # label → its configuration
     seen = Facts()
     rows = []
-    heads: dict[tuple, tuple[str, str, str]] = {}
     chunks = Chunks(out / "games", max(1, -(-league.count // GAMES_PER_CHUNK)))
     logged_games = league.logs_dir is not None and bool(log_names(league.logs_dir))  # no log at all: none looked up
-    for text, data in league.games():
-        label = board_of(configs, data)[1]
-        result, seats, stem = data["result"], data["seats"], league.files[data["id"]]
-        seen.add(data, label)
-        about, row_head, row_tail = _about(heads, label, seats, result, bot_index)
-        if analysis := league.analyses.get(data["id"]):
-            about += f',"analysis":{json.dumps(analysis, separators=(",", ":"))}'
-        if logged_games and (logged := write_game_logs(out, league.logs_dir, data["id"], stem, seats)):
-            about += f',"logs":{json.dumps(logged, separators=(",", ":"))}'  # the seats with a log
-        chunks.add(stem, text, about)
-        # the list's row but for its file stem, date and configuration, as JSON text: a few hundred bytes a
-        # game less than the row as lists (a million games' rows are held until they are sorted)
-        rows.append((data.get("started") or "", data["id"], label, f"{row_head}{data['moves']}{row_tail}"))
-    chunks.close()
-    labels = sorted({label for _, label in configs.values()})
-    config_index = {c: i for i, c in enumerate(labels)}
-    boards = {label: c.board().drawing(border=c.border) for c, label in configs.values()}
-    _write_js(out / "data" / "boards.js", "HEXARENA_BOARDS", boards)
-    rows.sort(key=lambda row: (row[0], row[1]), reverse=True)  # the rows of the list, newest first
-    parts = max(1, -(-len(rows) // LIST_PART))
-    for k in range(parts):  # each row [stem, started, configuration (its index), bots, scores, ...]
-        part = ",".join(f"[{_js_string(league.files[game])},{_js_string(started)},{config_index[label]},{rest}]"
-                        for started, game, label, rest in rows[k * LIST_PART:(k + 1) * LIST_PART])
-        (out / "data" / f"games-{k}.js").write_text(
-            f"(window.HEXARENA_PARTS = window.HEXARENA_PARTS || {{}})[{k}] = [{part}];\n", encoding="utf-8")
+    files, analyses, add, count = league.files, league.analyses, chunks.add, seen.add
+    collecting = gc.isenabled()
+    gc.disable()  # a million rows and strings, none of them in a cycle: the collector's passes over them, 5 % saved
+    try:
+        for game, text, kind, moves, started, finished in read_games(league.texts(), league.name):
+            count(kind, moves, started, finished)
+            about, row_head, row_tail = kind.shown or _shown(kind, bot_index, configs)
+            stem = files[game]
+            if analyses and (analysis := analyses.get(game)):
+                about += f',"analysis":{json.dumps(analysis, separators=(",", ":"))}'
+            if logged_games and (logged := write_game_logs(out, league.logs_dir, game, stem, kind.seats)):
+                about += f',"logs":{json.dumps(logged, separators=(",", ":"))}'  # the seats with a log
+            add(stem, text, about)
+            # the list's row but for its file stem, date and configuration, as JSON text: a few hundred bytes a
+            # game less than the row as lists (a million games' rows are held until they are sorted)
+            rows.append((started, game, kind.label, f"{row_head}{moves}{row_tail}"))
+        chunks.close()
+        labels = sorted(configs)
+        config_index = {c: i for i, c in enumerate(labels)}
+        boards = {label: c.board().drawing(border=c.border) for label, c in configs.items()}
+        _write_js(out / "data" / "boards.js", "HEXARENA_BOARDS", boards)
+        rows.sort(reverse=True)  # newest first: by start, then id (ids differ: the rest is never compared)
+        parts = max(1, -(-len(rows) // LIST_PART))
+        quoted = _js_string
+        for k in range(parts):  # each row [stem, started, configuration (its index), bots, scores, ...]
+            part = ",".join([f"[{quoted(files[game])},{quoted(started)},{config_index[label]},{rest}]"
+                             for started, game, label, rest in rows[k * LIST_PART:(k + 1) * LIST_PART]])
+            (out / "data" / f"games-{k}.js").write_text(
+                f"(window.HEXARENA_PARTS = window.HEXARENA_PARTS || {{}})[{k}] = [{part}];\n", encoding="utf-8")
+    finally:
+        chunks.writer.stop()  # the thread ends even where the stream failed
+        if collecting:
+            gc.enable()
     _write_js(out / "data" / "games.js", "HEXARENA_INDEX", {"bots": bots, "configs": labels, "total": len(rows),
                                                              "part_rows": LIST_PART, "parts": parts,
                                                              "chunks": chunks.count})
     return seen.facts()
 
 
-def _about(heads: dict[tuple, tuple[str, str, str]], label: str, seats: list[str], result: dict,
-           bot_index: dict[str, int]) -> tuple[str, str, str]:
+def _shown(kind: Kind, bot_index: dict[str, int], configs: dict[str, BoardConfig]) -> tuple[str, str, str]:
     """What a game's entry in its chunk says beside its record, ``"config_label":…,"summary":…``, and its row of
     the games list but for the moves, the JSON before and after them (``[0,1],[9,7],[1,2],"completed",`` and
-    ``,null``); the same for every game of the same board, seats and result, so they are made once for them
-    (``heads``, kept bounded)."""
-    key = (label, tuple(seats), tuple(result["scores"]), tuple(result["placements"]), result["termination"],
-           result.get("offender"))
-    found = heads.get(key)
-    if found is None:
-        if len(heads) > 100_000:
-            heads.clear()
-        said = result_summary(seats, result["scores"], result["placements"], result["termination"],
-                              result.get("offender"))
-        row = json.dumps([[bot_index[b] for b in seats], result["scores"], result["placements"], result["termination"],
-                          0, result.get("offender")], separators=(",", ":"), ensure_ascii=False)[1:-1]
-        head, _, tail = row.rpartition(",0,")
-        found = heads[key] = (f'"config_label":{_js_string(label)},"summary":{_js_string(said)}', head + ",",
-                              "," + tail)
-    return found
+    ``,null``): the same for every game of the kind (``Kind.shown``)."""
+    result, seats = kind.result, kind.seats
+    configs.setdefault(kind.label, kind.config)
+    said = result_summary(seats, result["scores"], result["placements"], result["termination"], result.get("offender"))
+    row = json.dumps([[bot_index[b] for b in seats], result["scores"], result["placements"], result["termination"],
+                      0, result.get("offender")], separators=(",", ":"), ensure_ascii=False)[1:-1]
+    head, _, tail = row.rpartition(",0,")
+    kind.shown = (f'"config_label":{_js_string(kind.label)},"summary":{_js_string(said)}', head + ",", "," + tail)
+    return kind.shown
 
 
 _js_string = json.encoder.encode_basestring  # a str as a JSON (and JS) string literal, without json.dumps' overhead
@@ -413,19 +429,21 @@ class Chunks:
     a backtick and ``${`` would end or break it, which can only be in a JSON string, where they are written as
     the JSON escapes ``\\u0060`` and ``\\u0024{``."""
 
-    FLUSH = 1 << 18  # characters buffered per chunk before they are appended to its file as a block
+    FLUSH = 1 << 18  # bytes buffered per chunk before they are appended to its file as a block
     START = "(window.HEXARENA_CHUNK = window.HEXARENA_CHUNK || []).push([String.raw`\n"
 
     def __init__(self, folder: Path, count: int) -> None:
         self.folder, self.count = folder, count
-        self.lines: list[list[str]] = [[] for _ in range(count)]  # a block's records
+        self.lines: list[list[bytes]] = [[] for _ in range(count)]  # a block's records
         self.games: list[list[str]] = [[] for _ in range(count)]  # a block's ``["<stem>",{…}]`` entries
         self.sizes = [0] * count
         self.started = [False] * count
+        self.writer = BlockWriter()
 
-    def add(self, stem: str, record: str, about: str) -> None:
-        """One game: its file stem, its record's JSON (one line: ``report.stripped`` makes a stored one so) and the JSON members the viewer shows beside it
-        (``"config_label":…,"summary":…``, ``"analysis"``, ``"logs"``)."""
+    def add(self, stem: str, record: bytes, about: str) -> None:
+        """One game: its file stem, its record's JSON in UTF-8 (one line: ``report.read_games`` makes a stored one
+        so) and the JSON members the viewer shows beside it (``"config_label":…,"summary":…``, ``"analysis"``,
+        ``"logs"``)."""
         k = zlib.crc32(stem.encode()) % self.count
         lines = self.lines[k]
         self.games[k].append(f'["{stem}",{{"line":{len(lines)},{about}}}]')  # a stem is [A-Za-z0-9_.-]: no escape
@@ -437,21 +455,66 @@ class Chunks:
     def _flush(self, k: int) -> None:
         if not self.lines[k]:
             return
-        records = "\n".join(self.lines[k])
-        if "`" in records or "$" in records:  # looked for in a block's records at once (each a quick memchr)
-            records = records.replace("`", "\\u0060").replace("${", "\\u0024{")
-        block = "".join((self.START, records, "\n`, [", ",".join(self.games[k]), "]]);\n"))
-        with open(self.folder / f"chunk-{k}.js", "a" if self.started[k] else "w", encoding="utf-8") as handle:
-            handle.write(block)
+        records = b"\n".join(self.lines[k])
+        if b"`" in records or b"$" in records:  # looked for in a block's records at once (each a quick memchr)
+            records = records.replace(b"`", b"\\u0060").replace(b"${", b"\\u0024{")
+        block = b"".join((self.START.encode(), records, b"\n`, [", ",".join(self.games[k]).encode(), b"]]);\n"))
+        self.writer.write(self.folder / f"chunk-{k}.js", block, append=self.started[k])
         self.started[k] = True
         self.lines[k], self.games[k], self.sizes[k] = [], [], 0
 
     def close(self) -> None:
-        for k in range(self.count):
-            self._flush(k)
-            if not self.started[k]:  # no game fell into it: an empty chunk all the same (the viewer loads it)
-                (self.folder / f"chunk-{k}.js").write_text("window.HEXARENA_CHUNK = window.HEXARENA_CHUNK || [];\n",
-                                                         encoding="utf-8")
+        """Write what is left, and wait for every block to be written (an error writing one is raised here)."""
+        try:
+            for k in range(self.count):
+                self._flush(k)
+                if not self.started[k]:  # no game fell into it: an empty chunk all the same (the viewer loads it)
+                    self.writer.write(self.folder / f"chunk-{k}.js",
+                                      b"window.HEXARENA_CHUNK = window.HEXARENA_CHUNK || [];\n", append=False)
+        finally:
+            self.writer.close()
+
+
+class BlockWriter:
+    """Files written on a thread of their own: ``write`` hands a block over and returns (at most ``AHEAD`` blocks
+    wait: a few MB), the thread writes them in order while the caller reads and builds the next (a write holds
+    no lock of the interpreter: on two cores the chunks' 2.5 GB for a million games are written beside the
+    work, not after it). ``close`` waits for the last; the first error writing is raised by the next ``write``
+    or by ``close``."""
+
+    AHEAD = 16
+
+    def __init__(self) -> None:
+        self.blocks: queue.Queue = queue.Queue(self.AHEAD)
+        self.error: Exception | None = None
+        self.thread = threading.Thread(target=self._run, name="hexarena-chunks", daemon=True)
+        self.thread.start()
+
+    def write(self, path: Path, block: bytes, *, append: bool) -> None:
+        if self.error is not None:
+            raise self.error
+        self.blocks.put((path, block, append))
+
+    def _run(self) -> None:
+        while (item := self.blocks.get()) is not None:  # after an error, the blocks are taken and dropped
+            path, block, append = item
+            if self.error is None:
+                try:
+                    with open(path, "ab" if append else "wb") as handle:
+                        handle.write(block)
+                except Exception as exc:  # noqa: BLE001 - raised in the caller's thread (an OSError, in practice)
+                    self.error = exc
+
+    def close(self) -> None:
+        self.stop()
+        if self.error is not None:
+            raise self.error
+
+    def stop(self) -> None:
+        """Wait for the blocks handed over, and end the thread (the caller failed: nothing is raised)."""
+        if self.thread.is_alive():
+            self.blocks.put(None)
+            self.thread.join()
 
 
 def chunk_files(site: str | Path) -> list[Path]:

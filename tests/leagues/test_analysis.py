@@ -203,3 +203,32 @@ def test_a_publish_analyses_at_most_its_share_of_a_big_league_the_schedules_last
             assert store.save_game(ws, "tiny", record)
         assert list(league_analyses(ws, "tiny", 10.0, most=2)) == [games[2].id, games[1].id]
         assert sorted(league_analyses(ws, "tiny", 10.0, most=2)) == sorted(r.id for r in games)  # the next one goes on
+
+
+@pytest.mark.parametrize("python", ["process", "no python"])
+def test_a_publishs_analyses_made_in_a_process_of_their_own_are_those_made_here_and_are_stored_after(
+        tmp_path, monkeypatch, python):
+    """``Analysing`` (publish) analyses the games without one in another process while the caller reads on: the
+    same analyses as ``league_analyses`` makes here (and made here where that process cannot start), stored only
+    by ``save``; the stored ones come with them."""
+    from hexarena.leagues.results.analyses import Analysing
+
+    games = [played_game(BoardConfig(size="2x2", geometry="hex"), seed) for seed in (8, 9, 10)]
+    if python == "no python":
+        monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
+    with Workspace(tmp_path / "home") as ws:
+        league = parse_league('name = "tiny"\nparticipants = ["a", "b"]\n[[boards]]\nsize = "2x2"\n')
+        definitions.save_rows(ws, league, [(r.id, 0, "2x2 hex", "[]", n) for n, r in enumerate(games)])
+        for record in games:
+            assert store.save_game(ws, "tiny", record)
+        assert list(league_analyses(ws, "tiny", 10.0, most=1)) == [games[2].id]  # made here and stored
+        analysing = Analysing(ws, "tiny", 10.0, most=2)
+        found = analysing.analyses()
+        assert list(found) == [games[1].id, games[0].id, games[2].id]  # the new ones first, as league_analyses
+        assert {game: {**a, "seconds": 0} for game, a in found.items()} == {
+            r.id: analyse(r, 10.0).to_json() | {"seconds": 0} for r in reversed(games[:2])} | {
+            games[2].id: {**found[games[2].id], "seconds": 0}}
+        assert ws.db.execute("SELECT COUNT(*) FROM analyses").fetchone()[0] == 1  # not stored yet
+        analysing.close()
+        analysing.save(ws)
+        assert league_analyses(ws, "tiny", 10.0) == found  # stored: nothing made again

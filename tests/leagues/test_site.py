@@ -949,3 +949,39 @@ def test_a_stored_leagues_cpu_times_are_read_from_its_records_and_old_records_ha
         assert expected and sorted(store.cpu_times(ws, "demo", bot, 100)) == expected
         only_old = next(b for r in old[2:] for b in r.seats if b not in {s for n in new for s in n.seats})
         assert store.cpu_times(ws, "demo", only_old, 100) == []
+
+
+def test_the_records_read_without_parsing_them_read_as_parsed_whole_and_odd_ones_are_parsed(records, caplog):
+    """``report.read_games`` reads a record as hexarena stores it without parsing its JSON (what games of a kind
+    share is parsed once); whatever it reads must be what parsing the record whole gives (``store.read_stored``),
+    and a record in any other form (fields after the result, no start time, line breaks, a fault, another id,
+    a name with quotes) is read whole; a garbled one is left out with a warning."""
+    from hexarena.leagues.results.report import read_games, stripped_game
+
+    plain = next(r for r in records if not r.result.forfeits)
+    twin = plain.model_copy(update={"id": plain.id + "-twin"})
+    texts = [(r.id, r.model_dump_json()) for r in records] + [
+        (twin.id, twin.model_dump_json()),
+        (plain.id + "-lag", plain.model_copy(update={"id": plain.id + "-lag", "lag_ms": 2.5}).model_dump_json()),
+        (plain.id + "-nostart", plain.model_copy(update={"id": plain.id + "-nostart", "started": None}).model_dump_json()),
+        ("another-id", plain.model_dump_json()),
+        (plain.id + "-lines", json.dumps(json.loads(plain.model_copy(update={"id": plain.id + "-lines"}).model_dump_json()),
+                                         indent=1)),
+        (plain.id + "-quotes", plain.model_copy(update={"id": plain.id + "-quotes", "seats": ['a","seed":1,"b', "c\\"]})
+         .model_dump_json()),
+    ]
+    garbled = (plain.id + "-cut", plain.model_copy(update={"id": plain.id + "-cut"}).model_dump_json()[:-1])
+    read = list(read_games(iter([(game, text.encode()) for game, text in [*texts, garbled]]), "demo"))
+    assert "garbled" in caplog.text and garbled[0] in caplog.text
+    assert [game for game, *_ in read] == [game for game, _ in texts]
+    for (game, text), (_, line, kind, moves, started, finished) in zip(texts, read):
+        data = store.read_stored(game, text, "demo")
+        whole, data = stripped_game(text, data)
+        assert line.decode() == whole and b"\n" not in line
+        assert (kind.config.model_dump(mode="json"), kind.label, kind.seats, kind.time_control, kind.result) == (
+            data["config"], BoardConfig.model_validate(data["config"]).label, data["seats"], data.get("time_control"),
+            data["result"])
+        assert (moves, started, finished) == (data["moves"], data.get("started") or "",
+                                              data.get("finished") or data.get("started") or "")
+    kinds = {game: kind for game, _, kind, *_ in read}
+    assert kinds[plain.id] is kinds[twin.id] is kinds[plain.id + "-lag"]  # one kind, parsed once
