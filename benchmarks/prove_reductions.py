@@ -62,7 +62,9 @@ def main() -> None:
                 totals[rule][1] += verdict.wrong
                 cells.append(f"{verdict.applied:,}" + (f" ({verdict.wrong:,} wrong)" if verdict.wrong else ""))
                 if verdict.wrong:
-                    examples.append(f"{geometry} {board.size} border={border} misere={misere} {rule}: {verdict.example}")
+                    examples.append(
+                        f"{geometry} {board.size} border={border} misere={misere} {rule}: {verdict.example}"
+                    )
             print(
                 f"| {geometry} {board.size} | {'yes' if border else 'no'} | {free} | {'misère' if misere else 'normal'} "
                 f"| {report.positions:,} | {report.value:+d} | " + " | ".join(cells) + f" | {seconds:.1f} |",
