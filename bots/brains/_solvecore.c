@@ -126,8 +126,7 @@ static int triple(const Core *c, u128 drawn, int line) {
     return -1;
 }
 
-/* Draw every capturable cell's last line that makes no other cell capturable, and every piece of three cells on offer
-   that every line of it captures (Solver.take_free). */
+/* Draw every capturable cell's last line that makes no other cell capturable (Solver.take_free). */
 static int take_free(const Core *c, u128 *drawn_io) {
     u128 drawn = *drawn_io;
     int gain = 0, changed = 1;
@@ -148,13 +147,6 @@ static int take_free(const Core *c, u128 *drawn_io) {
                 drawn = after;
                 gain += closed;
                 changed = 1;
-            } else if (c->n_touch[line] == 2) {
-                int m = triple(c, drawn, line);
-                if (m >= 0) {
-                    drawn = after | bit(m);
-                    gain += 3;
-                    changed = 1;
-                }
             }
         }
     }
@@ -196,6 +188,8 @@ static u128 chain_moves(const Core *c, u128 drawn) {
         int length = walk(c, drawn, line, offered, &second);
         if (length >= 3) return bit(line);
         if (length == 2 && count == 1) return bit(line) | bit(second);
+        /* a piece of three: take its first cell (the next node takes the other two among the free captures) */
+        if (length < 0 && triple(c, drawn, line) >= 0) return bit(line);
     }
     return 0;
 }

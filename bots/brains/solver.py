@@ -403,8 +403,7 @@ class Solver:
         return best
 
     def take_free(self, drawn: int) -> tuple[int, int]:
-        """Draw every capturable cell's last line that makes no other cell capturable, and every piece of three
-        on offer (``triple``).
+        """Draw every capturable cell's last line that makes no other cell capturable.
 
         Returns the lines drawn after those captures and the number of cells taken.
         """
@@ -429,12 +428,6 @@ class Solver:
                         drawn = after
                         gain += closed
                         changed = True
-                    elif len(touch[rest.bit_length() - 1]) == 2:
-                        twin = self.triple(drawn, rest.bit_length() - 1)
-                        if twin >= 0:
-                            drawn = after | 1 << twin
-                            gain += 3
-                            changed = True
         return drawn, gain
 
     def triple(self, drawn: int, line: int) -> int:
@@ -484,6 +477,8 @@ class Solver:
                 return (line,)
             if walk is not None and len(walk) == 2 and len(offered) == 1:
                 return (line, walk[1])
+            if walk is None and self.triple(drawn, line) >= 0:  # the next node takes the other two (free captures)
+                return (line,)
         return None
 
     def _walk(self, drawn: int, line: int, offered: set[int]) -> list[int] | None:
