@@ -600,7 +600,7 @@ static PyObject *Core_prove(Core *c, PyObject *args) {
             bad |= p->value[index_of(p, image)] != v;
         }
         if (images) VERDICT(R_SYMMETRY, bad);
-        /* a piece of three on offer: normal play takes it (in take_free), so taking it is worth the position's value;
+        /* a piece of three on offer: normal play takes it (chain_moves), so taking it is worth the position's value;
            in both rule sets its two lines are worth the same (misère does not use that: it saved no time) */
         bad = 0;
         int pieces = 0;

@@ -8,12 +8,13 @@ byte each: 128 MiB for 27 free lines) by one pass from the full board down, with
 no code shared with the solver. Each reduction is then evaluated by the solver's own C functions (``Core.prove`` in
 ``_solvecore.c``, which the search calls) in every position and compared with those values:
 
-* **free captures** (normal play): the position after ``take_free`` is worth the cells it took less nothing;
-* **chain rule**: the lines ``chain_moves`` keeps hold a best line (in misère: always the two lines of the double-deal);
+* **free captures** (normal play): a position is worth the cells ``take_free`` takes plus the value of the position it leaves;
+* **chain rule** (normal play; misère has none): the lines ``chain_moves`` keeps hold a best line;
 * **border lines**: a cell's free border lines are worth the same (only the lowest is searched);
 * **symmetries**: every image of a position under the board's symmetries has its value (the table's key);
-* **pieces of three** (misère; normal play takes them among the free captures): the two lines of a piece of three
-  cells on offer (an opened loop of three hexagons, or a chain of three opened at both ends) are worth the same;
+* **pieces of three** (an opened loop of three hexagons, or a chain of three opened at both ends; ``triple``): in
+  both rule sets its two lines are worth the same, and in normal play taking all three is worth the position's value
+  (the chain rule, which forces its first cell, is checked as well; misère does not use it);
 * **search** (``search=True``): the whole search, every reduction and enhanced transposition cutoffs at every node
   included, in one table from the full board down: the null windows just below and just above each position's value
   fail low and high as they must.

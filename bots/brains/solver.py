@@ -27,12 +27,12 @@ reductions:
   it made 2.4x the nodes of hexagons 2x4 after three lines, so normal play keeps the static order).
 * **Free captures** (normal play only): a capturable cell whose last line makes no
   other cell capturable is taken at once, without trying the alternatives
-  (Berlekamp's "capture anything that costs nothing"); so is a **piece of three** on offer
-  (``triple``: an opened loop of three hexagons, or a chain of three opened at both ends), whose
-  every line captures, so it cannot be declined.
+  (Berlekamp's "capture anything that costs nothing").
 * **Chains on offer** (normal play only): take a chain of three or more cells that meets no other
-  offered cell (no loop, not opened at both ends); when the only cells on offer are the last two of a
-  chain, try only taking and double-dealing.
+  offered cell (no loop, not opened at both ends); take a **piece of three** on offer (``triple``: an
+  opened loop of three hexagons, or a chain of three opened at both ends), whose every line captures,
+  so it cannot be declined (its first cell; the free captures take the other two); when the only cells
+  on offer are the last two of a chain, try only taking and double-dealing.
 * **Misère keeps none of these.** The free-capture and long-chain rules fail there in thousands of
   positions; the double-dealing rule, kept in misère where no safe line was left elsewhere, fails in 2
   positions each of hexagons 3x4 and 4x3 with border (a sacrifice that offers another chain of two is
@@ -436,7 +436,7 @@ class Solver:
 
         Drawing either line takes one cell and leaves the other closing two: an opened loop of three hexagons (X and
         Z adjacent by a drawn line) or a chain of three opened at both ends. No line of it declines, so normal play
-        takes it (``take_free``: leaving it, or its last two, hands the other player those cells and the same
+        takes it (``chain_moves``: leaving it, or its last two, hands the other player those cells and the same
         choice). In misère either line leaves the same game (proven, not used: it saved no time).
         """
         owners = self.line_owners
@@ -463,8 +463,9 @@ class Solver:
         Walk from a capturable line, taking cell after cell while each capture makes
         exactly one new cell capturable. If the walk takes three or more cells without
         meeting a cell that was already on offer (a loop, or the chain's other end),
-        taking is right: ``(l,)``. If the only line on offer starts a chain of exactly
-        two cells, try only taking and declining both (double-dealing): ``(l, l2)``.
+        taking is right: ``(l,)``; so it is where ``l`` starts a piece of three (``triple``). If the only
+        line on offer starts a chain of exactly two cells, try only taking and declining both
+        (double-dealing): ``(l, l2)``.
         """
         offered: set[int] = set()
         for mask in self.cell_masks:
