@@ -154,7 +154,8 @@ static int take_free(const Core *c, u128 *drawn_io) {
     return gain;
 }
 
-/* Length of the chain taken from `line` on (Solver._walk), -1 if it branches or meets `offered`. */
+/* Length of the chain taken from `line` on (Solver._walk), -1 if it branches or meets `offered`, -2 if `line` starts a
+   piece of three. */
 static int walk(const Core *c, u128 drawn, int line, u128 offered, int *second) {
     int length = 1;
     for (;;) {
@@ -168,7 +169,10 @@ static int walk(const Core *c, u128 drawn, int line, u128 offered, int *second) 
             }
         }
         if (!found) return length;
-        if (found != 1 || (offered & bit(next))) return -1;
+        if (found != 1) return -1;
+        /* met an offered cell at once: the first cell's line made one cell capturable, by a line that also closes a
+           cell already on offer, so `line` starts a piece of three (triple() says so too) */
+        if (offered & bit(next)) return length == 1 ? -2 : -1;
         line = next;
         if (length == 1) *second = line;
         length++;
@@ -189,7 +193,7 @@ static u128 chain_moves(const Core *c, u128 drawn) {
         if (length >= 3) return bit(line);
         if (length == 2 && count == 1) return bit(line) | bit(second);
         /* a piece of three: take its first cell (the next node takes the other two among the free captures) */
-        if (length < 0 && triple(c, drawn, line) >= 0) return bit(line);
+        if (length == -2) return bit(line);
     }
     return 0;
 }

@@ -478,12 +478,13 @@ class Solver:
                 return (line,)
             if walk is not None and len(walk) == 2 and len(offered) == 1:
                 return (line, walk[1])
-            if walk is None and self.triple(drawn, line) >= 0:  # the next node takes the other two (free captures)
+            if walk == []:  # a piece of three: the next node takes the other two (free captures)
                 return (line,)
         return None
 
     def _walk(self, drawn: int, line: int, offered: set[int]) -> list[int] | None:
-        """The lines that take a chain from ``line`` on, or None if it branches or meets ``offered``."""
+        """The lines that take a chain from ``line`` on, or None if it branches or meets ``offered``; [] if ``line``
+        starts a piece of three (its second cell's last line closes a cell already on offer too)."""
         lines = [line]
         while True:
             drawn |= 1 << line
@@ -494,8 +495,10 @@ class Solver:
                     new.append(left.bit_length() - 1)
             if not new:
                 return lines
-            if len(new) != 1 or new[0] in offered:
+            if len(new) != 1:
                 return None
+            if new[0] in offered:  # at once: ``line`` starts a piece of three (``triple`` says so too)
+                return [] if len(lines) == 1 else None
             line = new[0]
             lines.append(line)
 
