@@ -9,8 +9,8 @@ lines), and each reduction of the C search is evaluated in every position agains
 at every node). Prints one row per board and rule set (positions, where each rule applied, wrong), the totals, and
 the first wrong position of each rule, if any. Exit status 1 if any rule is wrong anywhere.
 
-The whole set (108 boards, 2 x 1.24 G positions) took 1,227 CPU s (20 minutes of one core at load 5-9) and about
-330 MiB (128 MiB of values for 27 free lines, the search's table of 2**24 entries); the whole search on the 24-27-line
+The whole set (108 boards, 2 x 1.24 G positions) took 1,227 CPU s (20 minutes of one core at load 5-9); memory: 128
+MiB of values for 27 free lines, and the search's table (up to 2**24 entries, 205 MiB); the whole search on the 24-27-line
 boards too (``--search-free 27``) takes 2-5 times longer there.
 """
 
