@@ -97,6 +97,7 @@ POSITIONS = [
     ["4x3", "--border", "--misere"],
     ["3x4", "--border", "--misere"],
     ["3x5", "--border", "--misere", "--moves", "17,36,48,46,45,13,23"],  # a long row's position (22 free lines)
+    ["3x3", "--moves", "12,30,5,22"],  # normal play in a hexagons board's middle game (34 free lines)
 ]
 HERE = Path(__file__).resolve().parents[1]
 

@@ -21,6 +21,7 @@ import urllib.error
 import urllib.request
 import zipfile
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -421,3 +422,30 @@ def stop_server(server: Server) -> None:
     if server.process.poll() is None:
         os.killpg(server.process.pid, signal.SIGKILL)
     server.process.wait()
+
+
+def exhaustive(rules):
+    """Plain memoised negamax over every line of ``rules`` (a ``Rules``): ``value(drawn)``, the mover's future
+    margin (misère: negated), and ``move_value(drawn, line)``."""
+    sign = -1 if rules.options.misere else 1
+    full, touches = rules.full, rules.touches
+
+    @cache
+    def value(drawn: int) -> int:
+        if drawn == full:
+            return 0
+        return max(move_value(drawn, line) for line in range(full.bit_length()) if not drawn >> line & 1)
+
+    def move_value(drawn: int, line: int) -> int:
+        after = drawn | 1 << line
+        closed = sum(1 for _, mask in touches[line] if after & mask == mask)
+        return closed * sign + value(after) if closed else -value(after)
+
+    return value, move_value
+
+
+def every_position(rules):
+    """Every set of drawn lines (any subset of the free lines can occur)."""
+    free = [line for line in range(len(rules.board.lines)) if not rules.predrawn >> line & 1]
+    for subset in range(1 << len(free)):
+        yield rules.predrawn | sum(1 << line for i, line in enumerate(free) if subset >> i & 1)

@@ -107,6 +107,25 @@ static double now(int clock_id) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* A piece of three cells on offer that every line of it captures (Solver.triple): cell X's only free line `line` is a
+   side of Y, whose other free line m is the only free line of a third cell Z. Drawing either captures one cell and
+   leaves the other line closing two: an opened loop of three hexagons (X and Z adjacent by a drawn line) or a
+   chain of three opened at both ends. Returns m, or -1. */
+static int triple(const Core *c, u128 drawn, int line) {
+    if (c->n_touch[line] != 2) return -1;
+    for (int t = 0; t < 2; t++) {
+        int y = c->touch[line][t];
+        u128 left = c->cell_mask[y] & ~drawn & ~bit(line);
+        if (!single(left) || !(c->cell_mask[y] & ~drawn & bit(line))) continue;
+        int m = lowest(left);
+        if (c->n_touch[m] != 2) continue;
+        int z = c->touch[m][0] == y ? c->touch[m][1] : c->touch[m][0];
+        if ((c->cell_mask[z] & ~drawn) == bit(m) && (c->cell_mask[c->touch[line][1 - t]] & ~drawn) == bit(line))
+            return m;
+    }
+    return -1;
+}
+
 /* Draw every capturable cell's last line that makes no other cell capturable (Solver.take_free). */
 static int take_free(const Core *c, u128 *drawn_io) {
     u128 drawn = *drawn_io;
@@ -135,7 +154,8 @@ static int take_free(const Core *c, u128 *drawn_io) {
     return gain;
 }
 
-/* Length of the chain taken from `line` on (Solver._walk), -1 if it branches or meets `offered`. */
+/* Length of the chain taken from `line` on (Solver._walk), -1 if it branches or meets `offered`, -2 if `line` starts a
+   piece of three. */
 static int walk(const Core *c, u128 drawn, int line, u128 offered, int *second) {
     int length = 1;
     for (;;) {
@@ -149,29 +169,17 @@ static int walk(const Core *c, u128 drawn, int line, u128 offered, int *second) 
             }
         }
         if (!found) return length;
-        if (found != 1 || (offered & bit(next))) return -1;
+        if (found != 1) return -1;
+        /* met an offered cell at once: the first cell's line made one cell capturable, by a line that also closes a
+           cell already on offer, so `line` starts a piece of three (triple() says so too) */
+        if (offered & bit(next)) return length == 1 ? -2 : -1;
         line = next;
         if (length == 1) *second = line;
         length++;
     }
 }
 
-/* Whether some free line outside `except` makes no cell capturable (Solver.has_safe_line). */
-static int has_safe_line(const Core *c, u128 drawn, u128 except) {
-    for (u128 rest = c->full & ~drawn & ~except; rest; rest &= rest - 1) {
-        int line = lowest(rest), safe = 1;
-        u128 after = drawn | bit(line);
-        for (int t = 0; t < c->n_touch[line]; t++) {
-            u128 left = c->cell_mask[c->touch[line][t]] & ~after;
-            if (!left || single(left)) safe = 0;
-        }
-        if (safe) return 1;
-    }
-    return 0;
-}
-
-/* The only lines worth trying when a chain is on offer (Solver.chain_moves); 0 when none. Misère keeps only the
-   rule of the last two cells of a chain, and only where no safe line is left elsewhere. */
+/* The only lines worth trying when a chain is on offer (Solver.chain_moves), normal play only; 0 when none. */
 static u128 chain_moves(const Core *c, u128 drawn) {
     u128 offered = 0;
     for (int cell = 0; cell < c->n_cells; cell++) {
@@ -182,11 +190,10 @@ static u128 chain_moves(const Core *c, u128 drawn) {
     for (u128 rest = offered; rest; rest &= rest - 1) {
         int line = lowest(rest), second = -1;
         int length = walk(c, drawn, line, offered, &second);
-        if (length >= 3 && !c->misere) return bit(line);
-        if (length == 2 && count == 1) {
-            u128 pair = bit(line) | bit(second);
-            if (!c->misere || !has_safe_line(c, drawn, pair)) return pair;
-        }
+        if (length >= 3) return bit(line);
+        if (length == 2 && count == 1) return bit(line) | bit(second);
+        /* a piece of three: take its first cell (the next node takes the other two among the free captures) */
+        if (length == -2) return bit(line);
     }
     return 0;
 }
@@ -379,8 +386,11 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
         }
     }
     int sign = c->misere ? -1 : 1;
+    /* misère has no capture or chain rule: the one it had (double-dealing where no safe line is left) fails in 4
+       positions of hexagons 3x4 and 4x3 with border, and saved no nodes (bots/brains/proof.py) */
+    int normal_rules = c->chain_rules && !c->misere;
     int gain = 0;
-    if (c->chain_rules && !c->misere) {
+    if (normal_rules) {
         gain = take_free(c, &drawn);
         alpha -= gain;
         beta -= gain;
@@ -405,7 +415,7 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
         low = -open_cells;
         high = open_cells;
     }
-    u128 candidates = c->chain_rules ? chain_moves(c, drawn) : 0;
+    u128 candidates = normal_rules ? chain_moves(c, drawn) : 0;
     u128 free = c->full & ~drawn;
     if (!candidates) {
         candidates = free & c->internal;
@@ -480,6 +490,167 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
     }
     store(c, key, low, high, c->perm[which][best_line], c->nodes - nodes_before);
     return gain + best;
+}
+
+/* ---- the proof of the reductions against plain search (bots/brains/proof.py) -------------- */
+
+enum { R_FREE, R_CHAIN, R_BORDER, R_SYMMETRY, R_TWINS, R_SEARCH, RULES };
+static const char *const RULE_NAMES[RULES] = {"free captures", "chain rule", "border lines", "symmetries",
+                                              "pieces of three", "search"};
+
+typedef struct {
+    const int8_t *value; /* plain search's value of every subset of the free lines (bots/brains/_retrograde.c) */
+    u128 predrawn;
+    uint32_t index[CHUNKS][256]; /* a position's index among the subsets, a byte of the lines at a time */
+    u128 lines[4][256];          /* and back: the lines of a byte of an index */
+} Proof;
+
+static inline uint32_t index_of(const Proof *p, u128 drawn) {
+    uint32_t out = 0;
+    for (int k = 0; k < CHUNKS && drawn; k++, drawn >>= 8) out |= p->index[k][(unsigned)(drawn & 0xFF)];
+    return out;
+}
+
+/* Plain search's value of drawing `line` in `drawn`: the cells it closes (the move stays) or the next mover's. */
+static inline int move_value(const Core *c, const Proof *p, u128 drawn, int line) {
+    u128 after = drawn | bit(line);
+    int closed = 0;
+    for (int t = 0; t < c->n_touch[line]; t++) closed += !(c->cell_mask[c->touch[line][t]] & ~after);
+    int next = p->value[index_of(p, after)];
+    return closed ? closed * (c->misere ? -1 : 1) + next : -next;
+}
+
+/* prove(values, predrawn_low64, predrawn_high64, search) -> [(rule, positions it applied in, wrong, first wrong)]:
+   each reduction this core's search makes, evaluated by the search's own functions in every position (every subset
+   of the free lines, 2**len(values) of them), against plain search's values. With `search`, the whole search too:
+   the null windows just below and just above each position's value, from the full board down in one table. */
+static PyObject *Core_prove(Core *c, PyObject *args) {
+    Py_buffer view;
+    unsigned long long lo, hi;
+    int with_search;
+    if (!PyArg_ParseTuple(args, "y*KKp", &view, &lo, &hi, &with_search)) return NULL;
+    Proof *p = calloc(1, sizeof *p);
+    if (!p) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    p->value = view.buf;
+    p->predrawn = (u128)hi << 64 | lo;
+    int free_lines[32], k = 0;
+    for (u128 rest = c->full & ~p->predrawn; rest; rest &= rest - 1) {
+        if (k == 30) break;
+        free_lines[k++] = lowest(rest);
+    }
+    if (popcount(c->full & ~p->predrawn) != k || view.len != (Py_ssize_t)1 << k) {
+        PyErr_Format(PyExc_ValueError, "prove: %zd values for %d free lines (at most 30)", view.len,
+                     popcount(c->full & ~p->predrawn));
+        PyBuffer_Release(&view);
+        free(p);
+        return NULL;
+    }
+    for (int i = 0; i < k; i++)
+        for (int byte = 0; byte < 256; byte++) {
+            int line = free_lines[i];
+            if (byte >> (line & 7) & 1) p->index[line >> 3][byte] |= (uint32_t)1 << i;
+            if (byte >> (i & 7) & 1) p->lines[i >> 3][byte] |= bit(line);
+        }
+    uint64_t applied[RULES] = {0}, wrong[RULES] = {0};
+    u128 example[RULES] = {0};
+    int normal_rules = c->chain_rules && !c->misere;
+    c->stop = 0;
+    for (uint64_t s = ((uint64_t)1 << k); s-- > 0;) {
+        u128 drawn = p->predrawn;
+        for (int b = 0; b < 4; b++) drawn |= p->lines[b][(s >> (8 * b)) & 0xFF];
+        int v = p->value[s], bad;
+#define VERDICT(rule, is_wrong)                                 \
+    do {                                                        \
+        applied[rule]++;                                        \
+        if ((is_wrong) && !wrong[rule]++) example[rule] = drawn; \
+    } while (0)
+        if (normal_rules) {
+            u128 after = drawn;
+            int gain = take_free(c, &after);
+            if (after != drawn) VERDICT(R_FREE, v != gain + p->value[index_of(p, after)]);
+        }
+        u128 forced = normal_rules ? chain_moves(c, drawn) : 0;
+        if (forced) {
+            int best = -1000;
+            for (u128 rest = forced; rest; rest &= rest - 1) {
+                int value = move_value(c, p, drawn, lowest(rest));
+                if (value > best) best = value;
+            }
+            VERDICT(R_CHAIN, best != v);
+        }
+        /* a cell's free border lines: only the lowest is searched */
+        int border_cells = 0;
+        bad = 0;
+        for (int cell = 0; cell < c->n_cells; cell++) {
+            u128 border = c->border_mask[cell] & ~drawn;
+            if (popcount(border) < 2) continue;
+            border_cells++;
+            int first = move_value(c, p, drawn, lowest(border));
+            for (u128 rest = border & (border - 1); rest; rest &= rest - 1)
+                bad |= move_value(c, p, drawn, lowest(rest)) != first;
+        }
+        if (border_cells) VERDICT(R_BORDER, bad);
+        /* the table's key is the least image under the symmetries: each image has the same value */
+        bad = 0;
+        int images = 0;
+        for (int q = 1; q < c->n_perms; q++) {
+            u128 image = 0, rest = drawn;
+            for (int b = 0; b < c->chunks; b++, rest >>= 8) image |= c->images[q - 1][b][(unsigned)(rest & 0xFF)];
+            if ((image & p->predrawn) != p->predrawn) continue;
+            images++;
+            bad |= p->value[index_of(p, image)] != v;
+        }
+        if (images) VERDICT(R_SYMMETRY, bad);
+        /* a piece of three on offer: normal play takes it (chain_moves), so taking it is worth the position's value;
+           in both rule sets its two lines are worth the same (misère does not use that: it saved no time) */
+        bad = 0;
+        int pieces = 0;
+        for (int cell = 0; cell < c->n_cells; cell++) {
+            u128 rest = c->cell_mask[cell] & ~drawn;
+            if (!single(rest)) continue;
+            int line = lowest(rest), m = triple(c, drawn, line);
+            if (m < line) continue;
+            pieces++;
+            bad |= move_value(c, p, drawn, line) != move_value(c, p, drawn, m);
+            if (!c->misere) bad |= v != 3 + p->value[index_of(p, drawn | bit(line) | bit(m))];
+        }
+        if (pieces) VERDICT(R_TWINS, bad);
+        if (with_search) {
+            int open = 0;
+            for (int cell = 0; cell < c->n_cells; cell++) open += (c->cell_mask[cell] & ~drawn) != 0;
+            int below = search(c, drawn, v - 1, v, open), above = c->stop ? 0 : search(c, drawn, v, v + 1, open);
+            if (c->stop) break;
+            VERDICT(R_SEARCH, below < v || above > v);
+        }
+#undef VERDICT
+    }
+    PyBuffer_Release(&view);
+    free(p);
+    if (c->stop == 2) return NULL;
+    if (c->stop == 1) Py_RETURN_NONE;
+    PyObject *out = PyList_New(0);
+    for (int rule = 0; out && rule < RULES; rule++) {
+        PyObject *first = wrong[rule] ? PyLong_FromUnsignedLongLong((uint64_t)example[rule]) : Py_NewRef(Py_None);
+        if (first && wrong[rule] && example[rule] >> 64) {
+            Py_DECREF(first);
+            PyObject *low = PyLong_FromUnsignedLongLong((uint64_t)example[rule]);
+            PyObject *high = PyLong_FromUnsignedLongLong((uint64_t)(example[rule] >> 64));
+            PyObject *shift = PyLong_FromLong(64);
+            PyObject *up = high && shift ? PyNumber_Lshift(high, shift) : NULL;
+            first = up && low ? PyNumber_Or(up, low) : NULL;
+            Py_XDECREF(low);
+            Py_XDECREF(high);
+            Py_XDECREF(shift);
+            Py_XDECREF(up);
+        }
+        PyObject *row = first ? Py_BuildValue("(sKKN)", RULE_NAMES[rule], applied[rule], wrong[rule], first) : NULL;
+        if (!row || PyList_Append(out, row) < 0) Py_CLEAR(out);
+        Py_XDECREF(row);
+    }
+    return out;
 }
 
 /* ---- the Python type ---------------------------------------------------------------------- */
@@ -755,6 +926,8 @@ static PyMethodDef Core_methods[] = {
     {"absorb", (PyCFunction)Core_absorb, METH_VARARGS,
      "absorb(buffer): put the entries of whole buckets of another table of this layout into this one"},
     {"probe", (PyCFunction)Core_probe, METH_VARARGS, "probe(low64, high64) -> (low, high, best line) or None"},
+    {"prove", (PyCFunction)Core_prove, METH_VARARGS,
+     "prove(values, predrawn_low64, predrawn_high64, search) -> [(rule, applied, wrong, first wrong position)]"},
     {"set_tick", (PyCFunction)Core_set_tick, METH_VARARGS,
      "set_tick(callable or None, seconds): call it about every `seconds` while searching"},
     {NULL, NULL, 0, NULL},

@@ -14,7 +14,9 @@ hexadecimal mask, scores and the mover: a checkpoint of another position is refu
 and ``filled`` (the table's entries now, the most it grows to, and those in use); ``root`` (``solver.RootSearch``: MTD(f)'s window ``low``/``high``, its
 ``guess``, and ``keeps``, each root child searched so far as ``[hex position, keeps the value]``); ``nodes``
 and ``seconds`` (CPU seconds) spent over all runs so far, ``runs``; ``table_crc32`` (zlib CRC-32 of the table
-bytes: ``_crc`` below). Anything that does not match (magic, JSON, format, layout, position, size, CRC) refuses the file in one
+bytes: ``_crc`` below); ``misere_rules`` (``MISERE_RULES``, 2: the misère search without the double-dealing rule it
+had before, which was found wrong in some positions; a misère file without this field is refused, its bounds being
+unproven; a normal-play file without it is read as it is). Anything that does not match (magic, JSON, format, layout, position, size, CRC) refuses the file in one
 line (``CheckpointRefused``); nothing is ever written over a file that was refused.
 
 Each entry's last byte is its rank, the priority by which a full bucket gives up an entry: 1 + log2 of the nodes
@@ -54,6 +56,10 @@ from hexarena.protocol.rules import State
 
 MAGIC = b"HEXARENA-SOLVER-CHECKPOINT\n"
 FORMAT = 1
+# the misère search's reductions: 2 since its double-dealing rule was dropped (wrong in positions of hexagons 3x4
+# and 4x3 with border, bots/brains/proof.py). A misère file without it (written before) holds bounds that rule may have
+# made wrong, and is refused; normal play's rules were all proven, so its files are read as they are
+MISERE_RULES = 2
 _BLOCK = 1 << 20
 _ZERO = bytes(_BLOCK)
 # every header field and what it must hold (booleans refused as ints); the C table's bounds (_solvecore.Core)
@@ -106,7 +112,8 @@ def write(path: Path, solver: Solver, state: State, nodes: int, seconds: float, 
               "max_entries": core.max_entries, "filled": core.filled,
               "root": {"low": root.low, "high": root.high, "guess": root.guess,
                        "keeps": [[f"{key:x}", keeps] for key, keeps in root.keeps.items()]},
-              "nodes": nodes, "seconds": round(seconds, 3), "runs": runs, "table_crc32": _crc(view)}
+              "nodes": nodes, "seconds": round(seconds, 3), "runs": runs, "table_crc32": _crc(view),
+              "misere_rules": MISERE_RULES}
     partial = path.with_name(path.name + ".partial")
     with open(partial, "wb") as out:
         out.write(MAGIC)
@@ -174,6 +181,10 @@ def read(path: Path, solver: Solver, state: State) -> Resumed:
     wanted = position_of(state)
     if header["position"] != wanted:
         raise _refused(path, f"it is of another position ({_describe(header['position'])}), not {_describe(wanted)}")
+    if wanted["misere"] and header.get("misere_rules") != MISERE_RULES:
+        raise _refused(path, "its table was searched with misère's double-dealing rule, since found wrong in some "
+                             "positions, so its bounds are not proven (written by an older solver: --restart to solve "
+                             "it again)")
     core = solver.core
     if header["layout"] != core.layout:
         raise _refused(path, f"its table has layout {header['layout']}; this solver's for this board is layout "

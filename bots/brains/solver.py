@@ -28,28 +28,34 @@ reductions:
 * **Free captures** (normal play only): a capturable cell whose last line makes no
   other cell capturable is taken at once, without trying the alternatives
   (Berlekamp's "capture anything that costs nothing").
-* **Chains on offer**: take a chain of three or more cells that meets no other offered
-  cell (no loop, not opened at both ends; normal play only); when the only cells on offer
-  are the last two of a chain, try only taking and double-dealing (normal play; misère too,
-  but only where no safe line is left elsewhere: with one left, declining the chain by a
-  safe line can be better, as in 20 positions of square 2x3 and 16 of hexagons 2x5 with
-  border; the long-chain and free-capture rules fail in misère in thousands of positions).
+* **Chains on offer** (normal play only): take a chain of three or more cells that meets no other
+  offered cell (no loop, not opened at both ends); take a **piece of three** on offer (``triple``: an
+  opened loop of three hexagons, or a chain of three opened at both ends), whose every line captures,
+  so it cannot be declined (its first cell; the free captures take the other two); when the only cells
+  on offer are the last two of a chain, try only taking and double-dealing.
+* **Misère keeps none of these.** The free-capture and long-chain rules fail there in thousands of
+  positions; the double-dealing rule, kept in misère where no safe line was left elsewhere, fails in 2
+  positions each of hexagons 3x4 and 4x3 with border (a sacrifice that offers another chain of two is
+  better: found by ``bots/brains/proof.py``), and searching without it took as many nodes and less time.
 * **Enhanced transposition cutoffs** (both rule sets): where at least ``ETC_FREE`` lines are free, each
   child is looked up in the table before any is searched; if a stored bound already proves one reaches beta,
   the node ends there. No game-theoretic claim, only the table's proven bounds (tested in every position of
   two boards against plain search).
 * **Odd loops** (three hexagons around one dot, pairwise adjacent: a loop of three, which
-  squares never have): never forced; the chain walk meets the loop's other offered cell and
-  every line is searched, so the search is exact there in both rule sets (tested).
+  squares never have): once opened, normal play takes it (the piece of three above; in a loop of
+  squares, or of more hexagons, declining all but four keeps control, which three cells cannot).
+  Misère searches every line of it (its two lines are worth the same, proven, but skipping one saved
+  no time).
 
 The search runs in C (``bots/brains/_solvecore.c``, the same algorithm line for line, with a table of
 bounds that grows from 2**20 entries to its given size instead of a dict; on boards of up to 64 lines its entries
 take 12 bytes, five to a 64-byte bucket, on larger ones 24 bytes, four to a bucket) when pip could build it, on
 boards of up to 128 lines; Python keeps MTD(f) and the root's best lines. ``Solver(rules, compiled=False)`` forces pure Python.
 
-``tests/brains/test_solver.py`` checks each reduction against plain exhaustive search in
-every position of several small boards (a proof by enumeration on those boards, not
-in general) and the whole solver on every board with up to 16 free lines.
+``bots/brains/proof.py`` checks each reduction of the C search against plain retrograde search in every
+position of a board (a proof by enumeration on those boards, not in general); ``benchmarks/prove_reductions.py``
+runs it on every board of up to 27 free lines (docs/solved.md). ``tests/brains/test_solver.py`` checks the Python
+reductions the same way on small boards, and the whole solver on every board with up to 16 free lines.
 """
 
 from __future__ import annotations
@@ -198,10 +204,11 @@ class Solver:
         board = rules.board
         self.rules = rules
         self.misere = rules.options.misere
-        self.chain_rules = chain_rules  # misère: only the last-two-cells rule (see chain_moves)
+        self.chain_rules = chain_rules  # normal play only: misère has none (see the module's docstring)
         self.free_captures = chain_rules and not self.misere
         self.etc_free = self._etc_now = etc_free
         owners = board.line_cells()
+        self.line_owners = tuple(tuple(cells) for cells in owners)
         self.cell_masks = rules.cell_masks
         self.touch = tuple(tuple(rules.cell_masks[c] for c in cells) for cells in owners)
         self.border_masks = tuple(sum(1 << line for line in cell if len(owners[line]) == 1) for cell in board.cells)
@@ -423,14 +430,42 @@ class Solver:
                         changed = True
         return drawn, gain
 
+    def triple(self, drawn: int, line: int) -> int:
+        """A piece of three cells on offer that each of its lines captures: ``line`` is the only free line of a cell
+        X and a side of Y, whose other free line m is the only free line of a third cell Z. Returns m, else -1.
+
+        Drawing either line takes one cell and leaves the other closing two: an opened loop of three hexagons (X and
+        Z adjacent by a drawn line) or a chain of three opened at both ends. No line of it declines, so normal play
+        takes it (``chain_moves``: leaving it, or its last two, hands the other player those cells and the same
+        choice). In misère either line leaves the same game (proven, not used: it saved no time).
+        """
+        owners = self.line_owners
+        if len(owners[line]) != 2:
+            return -1
+        masks = self.cell_masks
+        for t in (0, 1):
+            y, x = owners[line][t], owners[line][1 - t]
+            rest = masks[y] & ~drawn
+            left = rest & ~(1 << line)
+            if not rest >> line & 1 or not left or left & (left - 1):
+                continue
+            m = left.bit_length() - 1
+            if len(owners[m]) != 2:
+                continue
+            z = owners[m][1] if owners[m][0] == y else owners[m][0]
+            if masks[z] & ~drawn == 1 << m and masks[x] & ~drawn == 1 << line:
+                return m
+        return -1
+
     def chain_moves(self, drawn: int) -> tuple[int, ...] | None:
         """The only lines worth trying when a chain is on offer (normal play), else None.
 
         Walk from a capturable line, taking cell after cell while each capture makes
         exactly one new cell capturable. If the walk takes three or more cells without
         meeting a cell that was already on offer (a loop, or the chain's other end),
-        taking is right: ``(l,)``. If the only line on offer starts a chain of exactly
-        two cells, try only taking and declining both (double-dealing): ``(l, l2)``.
+        taking is right: ``(l,)``; so it is where ``l`` starts a piece of three (``triple``). If the only
+        line on offer starts a chain of exactly two cells, try only taking and declining both
+        (double-dealing): ``(l, l2)``.
         """
         offered: set[int] = set()
         for mask in self.cell_masks:
@@ -439,26 +474,17 @@ class Solver:
                 offered.add(rest.bit_length() - 1)
         for line in sorted(offered):  # line order, as the C search
             walk = self._walk(drawn, line, offered)
-            if walk is not None and len(walk) >= 3 and not self.misere:
+            if walk is not None and len(walk) >= 3:
                 return (line,)
-            pair = walk is not None and len(walk) == 2 and len(offered) == 1
-            if pair and not (self.misere and self.has_safe_line(drawn, 1 << line | 1 << walk[1])):
+            if walk is not None and len(walk) == 2 and len(offered) == 1:
                 return (line, walk[1])
+            if walk == []:  # a piece of three: the next node takes the other two (free captures)
+                return (line,)
         return None
 
-    def has_safe_line(self, drawn: int, skip: int) -> bool:
-        """Whether a free line outside ``skip`` makes no cell capturable (misère's chain rule needs none)."""
-        rest = self.full & ~drawn & ~skip
-        while rest:
-            bit = rest & -rest
-            rest ^= bit
-            after = drawn | bit
-            if all((left := mask & ~after) and left & (left - 1) for mask in self.touch[bit.bit_length() - 1]):
-                return True
-        return False
-
     def _walk(self, drawn: int, line: int, offered: set[int]) -> list[int] | None:
-        """The lines that take a chain from ``line`` on, or None if it branches or meets ``offered``."""
+        """The lines that take a chain from ``line`` on, or None if it branches or meets ``offered``; [] if ``line``
+        starts a piece of three (its second cell's last line closes a cell already on offer too)."""
         lines = [line]
         while True:
             drawn |= 1 << line
@@ -469,8 +495,10 @@ class Solver:
                     new.append(left.bit_length() - 1)
             if not new:
                 return lines
-            if len(new) != 1 or new[0] in offered:
+            if len(new) != 1:
                 return None
+            if new[0] in offered:  # at once: ``line`` starts a piece of three (``triple`` says so too)
+                return [] if len(lines) == 1 else None
             line = new[0]
             lines.append(line)
 
@@ -537,7 +565,7 @@ class Solver:
                 hint = self.inverses[which][hint]
         else:
             low, high = -open_cells, open_cells
-        forced = self.chain_moves(drawn) if self.chain_rules else None
+        forced = self.chain_moves(drawn) if self.free_captures else None
         if forced is not None:
             candidates = sum(1 << line for line in forced)
         else:

@@ -138,6 +138,30 @@ def test_a_checkpoint_of_the_older_wide_table_is_refused_for_a_board_of_up_to_64
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("misere", [True, False], ids=["misere", "normal"])
+def test_a_checkpoint_written_before_the_misere_rule_was_dropped_is_refused_in_misere_only(tmp_path: Path, misere):
+    """A file without ``misere_rules`` was written by a solver with misère's double-dealing rule, which the proof
+    over 27 free lines found wrong: in misère its table's bounds are unproven and it is refused in one line; a
+    normal-play file of then is as sound as now and goes on."""
+    path = tmp_path / "old.ckpt"
+    options = ["--misere"] if misere else []
+    first = json.loads(run("2x2", *options, "--memory", "16", "--checkpoint", str(path), "--json").stdout)
+    data = path.read_bytes()
+    header = header_of(path)
+    assert header.pop("misere_rules") == 2
+    line = data[len(MAGIC) :].split(b"\n", 1)[0]
+    path.write_bytes(data.replace(line, json.dumps(header, separators=(",", ":")).encode(), 1))
+    before = path.read_bytes()
+    done = run("2x2", *options, "--memory", "16", "--checkpoint", str(path), "--json")
+    if misere:
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+        assert "its table was searched with misère's double-dealing rule" in done.stderr and "--restart" in done.stderr
+        assert path.read_bytes() == before
+    else:
+        again = json.loads(done.stdout)
+        assert (again["value"], again["runs"]) == (first["value"], 2)
+
+
 def test_a_checkpoint_in_a_folder_that_cannot_be_written_is_refused_before_solving(tmp_path: Path):
     done = run("2x2", "--checkpoint", str(tmp_path / "missing" / "x.ckpt"))
     assert done.returncode == 2 and "not a writable folder" in done.stderr and "Traceback" not in done.stderr

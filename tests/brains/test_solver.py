@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from helpers import every_position, exhaustive
 
 from hexarena.bots.brains.solver import Solver, compiled, solve, symmetries
 from hexarena.bots.errors import SolverTimeout
@@ -24,25 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 def exhaustive_for(geometry: str, size: str, misere: bool, border: bool):
     """``exhaustive`` of a board, kept for the tests that enumerate the same board."""
     return exhaustive(Rules(make_board(size, geometry), Options(2, misere, border)))
-
-
-def exhaustive(rules: Rules):
-    """Plain memoised negamax over every line: the mover's future margin (misère: negated)."""
-    sign = -1 if rules.options.misere else 1
-    full, touches = rules.full, rules.touches
-
-    @cache
-    def value(drawn: int) -> int:
-        if drawn == full:
-            return 0
-        return max(move_value(drawn, line) for line in range(full.bit_length()) if not drawn >> line & 1)
-
-    def move_value(drawn: int, line: int) -> int:
-        after = drawn | 1 << line
-        closed = sum(1 for _, mask in touches[line] if after & mask == mask)
-        return closed * sign + value(after) if closed else -value(after)
-
-    return value, move_value
 
 
 def small_boards(max_free: int = 16):
@@ -105,23 +87,15 @@ ENUMERATED = [
 ]
 
 
-def every_position(rules: Rules):
-    """Every set of drawn lines (any subset of the free lines can occur)."""
-    free = [line for line in range(len(rules.board.lines)) if not rules.predrawn >> line & 1]
-    for subset in range(1 << len(free)):
-        yield rules.predrawn | sum(1 << line for i, line in enumerate(free) if subset >> i & 1)
-
-
 def chain_moves_hold(rules: Rules, value, move_value) -> int:
-    """Check that ``Solver.chain_moves`` holds a best move wherever it answers (in misère, always the two
-    lines of the double-deal) in every position of ``rules``; how many positions it answered in."""
+    """Check that ``Solver.chain_moves`` holds a best move wherever it answers in every position of ``rules``;
+    how many positions it answered in."""
     solver = Solver(rules)
     applied = 0
     for drawn in every_position(rules):
         moves = solver.chain_moves(drawn)
         if moves is not None:
             applied += 1
-            assert len(moves) == 2 or not rules.options.misere
             assert value(drawn) == max(move_value(drawn, line) for line in moves)
     return applied
 
@@ -141,37 +115,16 @@ def test_free_captures_are_optimal_in_every_position(geometry, size, border):
     assert applied > 1000
 
 
-@pytest.mark.parametrize("misere", [False, True], ids=["normal", "misere"])
 @pytest.mark.parametrize(("geometry", "size", "border"), ENUMERATED)
-def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, border, misere):
-    """Proof by enumeration of the chain rules: take a chain, or double-deal at its last two cells.
-
-    Misère keeps only the second, and only where no safe line is left outside the chain; taking a chain of
-    three or more is wrong in misère in thousands of these positions, and so are free captures, and the
-    two-cell rule with a safe line left fails on square 2x3 (``test_the_normal_play_rules_fail_in_misere``)."""
-    rules = Rules(make_board(size, geometry), Options(2, misere, border))
-    assert chain_moves_hold(rules, *exhaustive_for(geometry, size, misere, border)) > (20 if misere else 50)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("geometry", "size", "border"),
-    [
-        ("hex", "2x2", False),
-        ("hex", "2x5", True),
-        ("square", "2x3", False),
-        ("square", "3x4", True),
-        ("square", "1x6", False),
-    ],
-)
-def test_the_misere_chain_rule_on_boards_of_17_to_19_free_lines(geometry, size, border):
-    """The misère chain rule against plain search in every position of larger boards (minutes each)."""
-    rules = Rules(make_board(size, geometry), Options(2, True, border))
-    assert chain_moves_hold(rules, *exhaustive(rules)) > 50
+def test_chain_moves_contain_a_best_move_in_every_position(geometry, size, border):
+    """Proof by enumeration of the chain rules (normal play): take a chain, or double-deal at its last two cells."""
+    rules = Rules(make_board(size, geometry), Options(2, False, border))
+    assert chain_moves_hold(rules, *exhaustive_for(geometry, size, False, border)) > 50
 
 
 def test_the_normal_play_rules_fail_in_misere():
-    """Why misère leaves out free captures and taking long chains: both lose value in positions of hex 2x4."""
+    """Why misère has no capture or chain rule: free captures and taking long chains lose value in positions of
+    hexagons 2x4 with border, double-dealing in 20 of square 2x3."""
     rules = Rules(make_board("2x4", "hex"), Options(2, True, True))
     value, move_value = exhaustive_for("hex", "2x4", True, True)
     normal = Solver(Rules(make_board("2x4", "hex"), Options(2, False, True)))
@@ -185,15 +138,31 @@ def test_the_normal_play_rules_fail_in_misere():
     rules = Rules(make_board("2x3", "square"), Options(2, True))
     value, move_value = exhaustive_for("square", "2x3", True, False)
     normal = Solver(Rules(make_board("2x3", "square")))
-    misere = Solver(rules)
     wrong_pair = 0
     for drawn in every_position(rules):
         moves = normal.chain_moves(drawn)
         if moves is not None and len(moves) == 2:
-            wrong = value(drawn) != max(move_value(drawn, line) for line in moves)
-            wrong_pair += wrong
-            assert not wrong or misere.chain_moves(drawn) is None  # a safe line was left: misère searches all
+            wrong_pair += value(drawn) != max(move_value(drawn, line) for line in moves)
     assert wrong_pair == 20
+
+
+def test_double_dealing_with_no_safe_line_left_fails_in_misere_on_hexagons_3x4_with_border():
+    """The misère rule the solver had until the proof over 27 free lines found it wrong: the only cell on offer
+    starts a chain of two and every other line offers a cell, yet a sacrifice that offers another chain of two
+    (line 38) is worth more than taking or double-dealing (lines 9, 10)."""
+    rules = Rules(make_board("3x4", "hex"), Options(2, True, True))
+    drawn = 561968786829823
+    free = [line for line in range(len(rules.board.lines)) if not drawn >> line & 1]
+    normal = Solver(Rules(make_board("3x4", "hex"), Options(2, False, True)))
+    assert len(free) == 14 and normal.chain_moves(drawn) == (9, 10)
+    no_safe_line = all(
+        any((rest := mask & ~(drawn | 1 << line)) and not rest & (rest - 1) for _, mask in rules.touches[line])
+        for line in free
+        if line not in (9, 10)
+    )
+    assert no_safe_line
+    value, move_value = exhaustive(rules)
+    assert (move_value(drawn, 9), move_value(drawn, 10), move_value(drawn, 38), value(drawn)) == (-2, -2, 0, 0)
 
 
 def odd_loop_on_offer(rules: Rules, drawn: int) -> int:
@@ -213,29 +182,27 @@ def odd_loop_on_offer(rules: Rules, drawn: int) -> int:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("misere", [False, True], ids=["normal", "misere"])
-def test_odd_loops_are_solved_exactly_and_never_forced(misere):
-    """A loop of three hexagons (pairwise adjacent around one dot) opened by one line: the chain rules treat
-    it as no chain (its walk meets the other offered cell), so every line is searched, in both rule sets."""
+def test_an_opened_odd_loop_is_taken_in_normal_play_and_searched_in_misere(misere):
+    """A loop of three hexagons (pairwise adjacent around one dot) opened by one line: normal play takes it (no line
+    of it declines: ``chain_moves`` forces its first cell, the free captures take the other two), at its value;
+    misère forces nothing there, and its two lines are worth the same. Every such position of hexagons 3x3 with border, against plain search (``Solver.triple``
+    finds it; bots/brains/proof.py proves the C rule on every board of up to 27 free lines)."""
     rules = Rules(make_board("3x3", "hex"), Options(2, misere, True))
-    value, _ = exhaustive_for("hex", "3x3", misere, True)
+    value, move_value = exhaustive_for("hex", "3x3", misere, True)
     solver = Solver(rules)
     found = 0
     for drawn in every_position(rules):
         loop = odd_loop_on_offer(rules, drawn)
         if loop:
             found += 1
-            forced = solver.chain_moves(drawn) or ()
-            assert not any(loop >> line & 1 for line in forced)
-            if found % 50 == 1:
-                state = rules.replay(
-                    [
-                        line
-                        for line in range(len(rules.board.lines))
-                        if drawn >> line & 1 and not rules.predrawn >> line & 1
-                    ]
-                )
-                assert solver.solve(state).future == (-1 if misere else 1) * value(drawn)
+            first, second = [line for line in range(len(rules.board.lines)) if (loop & ~drawn) >> line & 1]
+            assert solver.triple(drawn, first) == second or solver.triple(drawn, second) == first
+            assert move_value(drawn, first) == move_value(drawn, second)
+            if not misere:  # a line is forced (the loop's, or another chain's met first), and it keeps the value
+                forced = solver.chain_moves(drawn)
+                assert forced is not None and value(drawn) == max(move_value(drawn, line) for line in forced)
     assert found > 200
+    assert solver.free_captures is not misere  # misère's search takes nothing at once and forces no line
 
 
 @pytest.mark.parametrize("in_c", [True, False], ids=["c", "python"])
