@@ -159,10 +159,13 @@ class Workspace(Layout):
                 self.db.execute("COMMIT")
             finally:
                 _LEFT[self.database] = self._file_stamp() if ours else None
-        except sqlite3.Error as exc:  # a full disk leaves the database as it was: say so, in one line
+        except BaseException as exc:
+            # whatever stops it leaves no transaction open, also between BEGIN and the block (a Ctrl-C, which
+            # a signal handler raises between any two lines); a full disk leaves the database as it was: say
+            # so, in one line
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
-            if is_out_of_space(exc):
+            if isinstance(exc, sqlite3.Error) and is_out_of_space(exc):
                 raise OutOfSpace(self.database) from None
             raise
 

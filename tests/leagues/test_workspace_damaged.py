@@ -186,6 +186,26 @@ def test_the_page_check_runs_again_only_after_the_file_changed(home: Path, monke
     assert checked[-1] is True
 
 
+def test_an_interrupt_right_after_begin_leaves_no_transaction_open(tmp_path: Path, monkeypatch) -> None:
+    """A Ctrl-C lands between any two lines (a signal handler raises it): one between BEGIN and the block (here
+    raised by the check that follows BEGIN) rolls back, so the league's clean-up and the next write still work
+    (the clean-up's PRAGMA failed inside the open transaction: a traceback, exit 1 instead of 130)."""
+    def interrupted(self: Workspace) -> bool:
+        raise KeyboardInterrupt
+
+    with Workspace(tmp_path / "home") as ws:
+        monkeypatch.setattr(Workspace, "_unchanged", interrupted)
+        with pytest.raises(KeyboardInterrupt), ws.transaction():
+            pass
+        monkeypatch.undo()
+        assert not ws.db.in_transaction
+        ws.db.execute("PRAGMA synchronous=FULL")  # refused inside a transaction
+        with ws.transaction() as db:
+            db.execute("INSERT INTO registry_meta (key, value) VALUES ('after', 'y')")
+    with Workspace(tmp_path / "home") as ws:
+        assert ws.db.execute("SELECT value FROM registry_meta WHERE key = 'after'").fetchone()[0] == "y"
+
+
 @pytest.mark.slow
 def test_the_command_after_a_league_run_does_not_check_the_pages_again(tmp_path: Path, monkeypatch) -> None:
     home = tmp_path / "home"
