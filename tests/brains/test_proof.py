@@ -84,22 +84,15 @@ def test_a_board_past_the_proof_s_reach_is_refused_in_one_line():
         plain_values(Rules(make_board("1x6", "hex")))
 
 
+def prove_script(max_free: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "prove_reductions.py"), "--max-free", max_free],
+                          check=False, capture_output=True, text=True, timeout=120)
+
+
 def test_the_proof_script_prints_its_rows_and_exits_0():
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "prove_reductions.py"), "--max-free", "12"],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = prove_script("12")
     assert done.returncode == 0, done.stderr
     assert "| hex 1x2 | no | 11 | misère | 2,048 | -2 |" in done.stdout
     assert "(0 wrong), search" in done.stdout and "wrong)" not in done.stdout.replace("(0 wrong)", "")
-    refused = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "prove_reductions.py"), "--max-free", "31"],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    refused = prove_script("31")
     assert refused.returncode != 0 and "allowed 1-30" in refused.stderr and "Traceback" not in refused.stderr
