@@ -321,8 +321,11 @@ def _hops_out(top: str) -> set[str]:
     and a change within the same tick would leave the folder's time as the walk saw it.
     A forged file can name nothing the walk would not bind: each hop it names must lie under ``LINKED_INTO``
     (normalised), and is checked at each use as a walked one is (``_walked``: readable by anyone)."""
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hexarena" / REMEMBERED
-    remembered = _remembered(cache, top)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    # no home to be found (HOME unset, a uid with no passwd entry: "~" stays, and Path.home would raise), or a
+    # relative XDG_CACHE_HOME (which the spec says to ignore): walked every time, not remembered under the cwd
+    cache = Path(base) / "hexarena" / REMEMBERED if os.path.isabs(base) else None
+    remembered = _remembered(cache, top) if cache is not None else None
     if remembered is not None:
         return remembered
     folders: dict[str, tuple[int, int]] = {}
@@ -330,6 +333,8 @@ def _hops_out(top: str) -> set[str]:
     hops = {hop for link in _symlinks(top, folders) for hop in _hops(link, folders) if hop.startswith(LINKED_INTO)}
     if any(modified > began - RECENT_NS for _, modified in folders.values()):
         return hops  # a folder changed just now may change again within its clock tick, leaving the same time
+    if cache is None:
+        return hops
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         written = cache.with_name(f"{REMEMBERED}.{os.getpid()}")

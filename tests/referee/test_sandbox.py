@@ -471,3 +471,16 @@ def test_the_usr_walk_is_remembered_until_a_folder_it_read_changes(tmp_path, mon
     assert hops() == {"/etc/passwd", "/etc/group"} and len(walks) == 7 and cache.exists()
     cache.write_bytes(b"garbled")
     assert hops() == {"/etc/passwd", "/etc/group"} and len(walks) == 8
+
+
+def test_the_usr_walk_is_not_remembered_without_a_home_to_keep_it_in(tmp_path, monkeypatch):
+    """No home folder to be found ("~" left as is) and no XDG_CACHE_HOME: walked, nothing written under the cwd."""
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setattr(sandbox.os.path, "expanduser", lambda path: path)
+    monkeypatch.chdir(tmp_path)
+    top = tmp_path / "usr" / "lib"
+    top.mkdir(parents=True)
+    (top / "conf").symlink_to("/etc/hostname")
+    monkeypatch.setattr(sandbox, "RECENT_NS", -10**18)  # would be remembered, were there somewhere to
+    assert sandbox._hops_out(str(tmp_path / "usr")) == {"/etc/hostname"}
+    assert not (tmp_path / "~").exists()
