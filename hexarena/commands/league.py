@@ -72,7 +72,8 @@ def show_dry_run(league, source: str, concurrency: int | None, home: Path | None
     """What ``league run`` would play (the runner's own resume logic) and an estimate of its time."""
     from hexarena.leagues.results import store
     from hexarena.leagues.running.estimate import estimate
-    from hexarena.leagues.running.runner import games_at_once, pending
+    from hexarena.leagues.running.fairness import games_at_once
+    from hexarena.leagues.running.runner import pending
 
     ws = open_workspace(home)
     to_play = pending(ws, league, source, replace, verify=False)
@@ -148,18 +149,19 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
     from hexarena.leagues.running.fairness import games_at_once, unfair_warning
 
     local = not (scheduler or league.executor == "dask")  # a cluster's workers have cores of their own
+    at_once = games_at_once(league, concurrency)
     workers = None
-    if local and games_at_once(league, concurrency) > 1:
+    if local and at_once > 1:
         from hexarena.referee.pool import Workers
 
         # first, forked before this process runs a thread or opens the workspace: ready before it is
-        workers = Workers(games_at_once(league, concurrency), fork=True)
+        workers = Workers(at_once, fork=True)
     try:
         from hexarena.leagues.errors import ExecutorLost
         from hexarena.leagues.running.runner import league_settings, run_league
 
         ws = open_workspace(home, sandboxed)
-        unfair = unfair_warning(games_at_once(league, concurrency)) if local else None
+        unfair = unfair_warning(at_once) if local else None
         if unfair:
             print(f"hexarena: warning: {unfair}", file=sys.stderr)
         signal.signal(signal.SIGTERM, interrupt)  # stop like Ctrl-C: bots are stopped, finished games are kept
