@@ -969,6 +969,8 @@ def test_the_records_read_without_parsing_them_read_as_parsed_whole_and_odd_ones
                                          indent=1)),
         (plain.id + "-quotes", plain.model_copy(update={"id": plain.id + "-quotes", "seats": ['a","seed":1,"b', "c\\"]})
          .model_dump_json()),
+        (plain.id + "-info", plain.model_copy(update={"id": plain.id + "-info", "moves": [  # a bot's notes: any text
+            m.model_copy(update={"info": ['{"seat":0} {{', "}"]}) for m in plain.moves]}).model_dump_json()),
     ]
     garbled = (plain.id + "-cut", plain.model_copy(update={"id": plain.id + "-cut"}).model_dump_json()[:-1])
     read = list(read_games(iter([(game, text.encode()) for game, text in [*texts, garbled]]), "demo"))
