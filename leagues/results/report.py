@@ -190,7 +190,8 @@ def read_games(texts: Iterator[tuple[str, bytes]], league: str) -> Iterator[tupl
 
     A game without a fault, as hexarena stores it (``_times``), is read without parsing its JSON: what it shares
     with the games of its kind is the same text in each, parsed once for them all (``KINDS`` kinds remembered),
-    its moves are counted (one ``{`` each: a move holds no object), its times sliced out. Any other record (a
+    its moves are counted (one ``{"seat":`` each: a move's first field, never in a JSON string, where a quote
+    is escaped; a bare ``{`` may be in a bot's INFO notes), its times sliced out. Any other record (a
     fault, another writer's) is read whole but for its moves (``store.read_stored``; a garbled one is left out
     with its warning)."""
     from hexarena.leagues.results import store
@@ -215,7 +216,7 @@ def read_games(texts: Iterator[tuple[str, bytes]], league: str) -> Iterator[tupl
                         kinds.clear()
                     kind = kinds[key] = _shared(key, boards)
                 if kind is not None:
-                    yield game, text, kind, text.count(b"{", moves, end), *when
+                    yield game, text, kind, text.count(b'{"seat":', moves, end), *when
                     continue
         line = text.decode("utf-8", "replace")
         data = store.read_stored(game, line, league)

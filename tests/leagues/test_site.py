@@ -7,6 +7,7 @@ a fault), so the tests need no bot processes; the CLI tests store them in a real
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import re
 import json
@@ -969,6 +970,8 @@ def test_the_records_read_without_parsing_them_read_as_parsed_whole_and_odd_ones
                                          indent=1)),
         (plain.id + "-quotes", plain.model_copy(update={"id": plain.id + "-quotes", "seats": ['a","seed":1,"b', "c\\"]})
          .model_dump_json()),
+        (plain.id + "-info", plain.model_copy(update={"id": plain.id + "-info", "moves": [  # a bot's notes: any text
+            m.model_copy(update={"info": ['{"seat":0} {{', "}"]}) for m in plain.moves]}).model_dump_json()),
     ]
     garbled = (plain.id + "-cut", plain.model_copy(update={"id": plain.id + "-cut"}).model_dump_json()[:-1])
     read = list(read_games(iter([(game, text.encode()) for game, text in [*texts, garbled]]), "demo"))
@@ -985,3 +988,19 @@ def test_the_records_read_without_parsing_them_read_as_parsed_whole_and_odd_ones
                                               data.get("finished") or data.get("started") or "")
     kinds = {game: kind for game, _, kind, *_ in read}
     assert kinds[plain.id] is kinds[twin.id] is kinds[plain.id + "-lag"]  # one kind, parsed once
+
+
+def test_a_chunk_block_that_cannot_be_written_fails_the_stream_and_its_thread_ends(tmp_path):
+    """``publish.BlockWriter`` writes the chunks on a thread of its own: an error writing a block is raised in the
+    caller (by the next ``write`` or by ``close``), the blocks after it are not written, and the thread ends."""
+    writer = publish.BlockWriter()
+    writer.write(tmp_path / "a.js", b"one\n", append=False)
+    writer.write(tmp_path / "no-such-folder" / "b.js", b"two\n", append=False)
+    with contextlib.suppress(FileNotFoundError):  # raised here already if the thread got to that block first
+        writer.write(tmp_path / "c.js", b"three\n", append=False)
+    with pytest.raises(FileNotFoundError):
+        writer.close()
+    assert not writer.thread.is_alive()
+    assert (tmp_path / "a.js").read_bytes() == b"one\n" and not (tmp_path / "c.js").exists()
+    with pytest.raises(FileNotFoundError):  # and any later write says so
+        writer.write(tmp_path / "d.js", b"four\n", append=False)
