@@ -850,7 +850,8 @@ def test_the_server_logs_one_line_per_event_as_json(tmp_path):
     with Workspace(home) as ws:
         token = authors.add(ws, "alice")
     (tmp_path / "long.toml").write_text(TINY.replace('name = "tiny"', 'name = "long"')
-                                        .replace("games_per_pairing = 2", "games_per_pairing = 200"))
+                                        .replace("games_per_pairing = 2", "games_per_pairing = 200")
+                                        .replace('size = "2x2"', 'size = "6x6"'))  # long games: one is in flight at the stop
     (tmp_path / "tiny.toml").write_text(TINY)
     server = start(home, "--league", str(tmp_path / "long.toml"), "--league", str(tmp_path / "tiny.toml"),
                    "--log-format", "json")
