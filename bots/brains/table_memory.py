@@ -31,3 +31,16 @@ def default_mib(available: int | None = None, free_lines: int = 128) -> int:
 
 
 RULE = f"1/{SHARE} of MemAvailable, {MIN_MIB}-{CAP_MIB} MiB, at most 2**(free lines + 1) entries"
+
+
+RETROGRADE_SHARE = 3 / 4  # a retrograde pass takes exactly its positions' bytes, known before it starts, and gives
+# them back when it ends: it may take more of the machine than a table that stays as long as the solve
+
+
+def retrograde_mib(available: int | None = None) -> int:
+    """The most a retrograde pass takes by default: three quarters of the available memory."""
+    available = available_mib() if available is None else available
+    return FALLBACK_MIB if available is None else max(MIN_MIB, int(available * RETROGRADE_SHARE))
+
+
+RETROGRADE_RULE = "3/4 of MemAvailable"

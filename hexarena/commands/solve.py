@@ -5,6 +5,11 @@ MemAvailable, 16 MiB-16 GiB; ``--memory`` overrides). ``--checkpoint FILE`` writ
 solve stands every ``--checkpoint-every`` seconds, on SIGINT/SIGTERM, at a timeout and at the end; the same
 command run again goes on from it (format: ``bots/brains/checkpoint.py``), in a table of the checkpoint's size,
 or of ``--memory``'s where it is given (a full table's entries are rehashed into the new one).
+
+``--method``: ``search`` (the C search above), ``retrograde`` (every position's value in one pass, one byte each,
+``bots/brains/retrograde.py``: no table to fill and no move order, so misère costs what normal play does; three
+quarters of MemAvailable by default, ``--memory`` overrides; not resumable), or ``auto`` (the default): retrograde
+in misère where its positions fit and no ``--checkpoint`` is given, else the search.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from typing import Annotated
 import typer
 
 from hexarena.commands.board import geometry_option, position
+
+METHODS = ("auto", "search", "retrograde")
 
 
 class _Terminated(Exception):
@@ -48,6 +55,9 @@ def solve(
     checkpoint_every: Annotated[float, typer.Option(help="seconds between checkpoints", min=5,
                                                     max=86_400)] = 600,
     restart: Annotated[bool, typer.Option("--restart", help="overwrite --checkpoint FILE instead of going on")] = False,
+    method: Annotated[str, typer.Option(
+        help="search, retrograde (every position once, one byte each: misère's fastest where they fit in memory; "
+             "not resumable) or auto (retrograde in misère where it fits and no --checkpoint is given)")] = "auto",
 ) -> None:
     """Solve a position: the first player's final margin under perfect play, and every best line.
 
@@ -64,6 +74,8 @@ def solve(
 
     if players != 2:
         raise typer.BadParameter(f"the solver handles 2 players only, got {players}", param_hint="--players")
+    if method not in METHODS:
+        raise typer.BadParameter(f"{method!r} is not one of {', '.join(METHODS)}", param_hint="--method")
     try:
         board = make_board(size, geometry)
     except BoardError as exc:
@@ -81,6 +93,13 @@ def solve(
         raise typer.BadParameter(f"{checkpoint}: cannot write in {checkpoint.parent} (not a writable folder)",
                                  param_hint="--checkpoint")
     available = table_memory.available_mib()
+    if memory is not None and available is not None and memory > available:
+        _fail(f"cannot allocate --memory {memory} MiB on this machine: {available} MiB are available; give "
+              f"16-{available} (default {table_memory.RULE}, here {table_memory.default_mib(available)})", 1)
+    plan = _retrograde_plan(method, state, memory, available, checkpoint)
+    if plan is not None:
+        _solve_by_retrograde(state, plan, timeout, memory, progress, as_json)
+        return
     if resuming:
         try:
             header, _ = checkpoints.read_header(checkpoint)
@@ -101,9 +120,6 @@ def solve(
         entries = table_entries_for(mib, len(board.lines))
         start = START_ENTRIES
         sizing = "--memory" if memory is not None else table_memory.RULE
-    if memory is not None and available is not None and memory > available:
-        _fail(f"cannot allocate --memory {memory} MiB on this machine: {available} MiB are available; give "
-              f"16-{available} (default {table_memory.RULE}, here {table_memory.default_mib(available)})", 1)
     try:
         solver = Solver(rules, table_entries=entries, start_entries=start)
         resumed = checkpoints.read(checkpoint, solver, state) if resuming else None
@@ -133,33 +149,28 @@ def solve(
             save()
             last_checkpoint = time.monotonic()
 
-    def terminated(signum, frame) -> None:
-        raise _Terminated()
-
-    previous = signal.signal(signal.SIGTERM, terminated)
-    try:
-        solution = solver.solve(state, deadline=time.monotonic() + timeout if timeout else None,
-                                resume=resumed.root if resumed else None,
-                                watch=tick if (show or checkpoint is not None) else None)
-    except SolverTimeout:
-        meter.done()
-        if checkpoint is not None:
+    with _stopped_by_sigterm():
+        try:
+            solution = solver.solve(state, deadline=time.monotonic() + timeout if timeout else None,
+                                    resume=resumed.root if resumed else None,
+                                    watch=tick if (show or checkpoint is not None) else None)
+        except SolverTimeout:
+            meter.done()
+            if checkpoint is not None:
+                save()
+                _fail(f"not solved within {timeout:g} s; checkpoint written to {checkpoint}, run again to go on", 1)
+            _fail(f"not solved within {timeout:g} s", 1)
+        except OSError as exc:  # a checkpoint written at an interval could not be
+            meter.done()
+            _fail(f"cannot write --checkpoint {checkpoint}: {exc.strerror or exc}", 1)
+        except (KeyboardInterrupt, _Terminated) as stop:
+            meter.done()
+            status = 143 if isinstance(stop, _Terminated) else 130
+            if checkpoint is None:
+                _fail("interrupted", status)
             save()
-            _fail(f"not solved within {timeout:g} s; checkpoint written to {checkpoint}, run again to go on", 1)
-        _fail(f"not solved within {timeout:g} s", 1)
-    except OSError as exc:  # a checkpoint written at an interval could not be
-        meter.done()
-        _fail(f"cannot write --checkpoint {checkpoint}: {exc.strerror or exc}", 1)
-    except (KeyboardInterrupt, _Terminated) as stop:
-        meter.done()
-        status = 143 if isinstance(stop, _Terminated) else 130
-        if checkpoint is None:
-            _fail("interrupted", status)
-        save()
-        _fail(f"interrupted; checkpoint written to {checkpoint} ({before_nodes + solver.core.nodes:,} nodes so "
-              f"far, {meter.bound()}): run the same command to go on", status)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+            _fail(f"interrupted; checkpoint written to {checkpoint} ({before_nodes + solver.core.nodes:,} nodes so "
+                  f"far, {meter.bound()}): run the same command to go on", status)
     meter.done()
     if checkpoint is not None:
         save()
@@ -169,16 +180,9 @@ def solve(
              "table_entries": solver.core.entries if solver.core is not None else len(solver.table),
              "table_sizing": sizing, "table_filled": solver.core.filled if solver.core is not None else len(solver.table)}
     if as_json:
-        print(json.dumps({"value": solution.value, "best": list(solution.best), "nodes": nodes,
-                          "seconds": round(solution.seconds, 3), "cpu_seconds": round(cpu, 3), "runs": runs,
-                          "future": solution.future, "to_move": state.to_move, "scores": list(state.scores),
-                          **table}))
+        _print_json(solution, state, "search", nodes, cpu, runs, table)
         return
-    free = state.free_count()
-    print(f"{board.size} {geometry}{' misère' if misere else ''}{' border' if border else ''}: "
-          f"{free} free lines, scores {state.scores[0]}-{state.scores[1]}, seat {state.to_move} to move")
-    print(f"value (seat 0's final margin): {solution.value:+d}")
-    print(f"best lines: {', '.join(map(str, solution.best)) or '(game over)'}")
+    _print_solution(solution, state)
     search = "C" if solver.core is not None else "pure-Python"
     over = f" over {runs} runs" if runs > 1 else ""
     if solver.core is not None:
@@ -187,22 +191,154 @@ def solve(
     print(f"{nodes} nodes in {solution.seconds:.2f} s{over} ({search} search)")
 
 
+def _retrograde_plan(method: str, state, memory: int | None, available: int | None, checkpoint: Path | None):
+    """The retrograde pass to make (``bots/brains/retrograde.py``'s ``Plan``), or None for the search: ``auto`` makes
+    it in misère where it fits in ``--memory`` (else three quarters of MemAvailable) and no checkpoint is asked
+    for; ``retrograde`` makes it or says in one line why it cannot."""
+    from hexarena.bots.brains import retrograde, table_memory
+
+    if method == "search" or (method == "auto" and (not state.rules.options.misere or checkpoint is not None)):
+        return None
+    if method == "retrograde" and checkpoint is not None:
+        raise typer.BadParameter("a retrograde pass is not resumable: --checkpoint needs --method search or auto",
+                                 param_hint="--method")
+    if not retrograde.available():
+        if method == "auto":
+            return None
+        _fail("--method retrograde needs hexarena's C extensions (a C compiler when it was installed)", 1)
+    plan = retrograde.Plan.of(state)
+    budget = memory if memory is not None else table_memory.retrograde_mib(available)
+    need = -(-plan.bytes // 2**20)
+    if need <= budget:
+        return plan
+    if method == "retrograde":
+        rule = "--memory" if memory is not None else f"the default, {table_memory.RETROGRADE_RULE}"
+        _fail(f"--method retrograde needs {need:,} MiB ({plan.positions:,} positions, one byte each), more than "
+              f"{budget:,} MiB ({rule}); give --memory {need} or more, or --method search", 1)
+    return None
+
+
+def _solve_by_retrograde(state, plan, timeout: float, memory: int | None, progress: bool | None,
+                         as_json: bool) -> None:
+    """``hexarena solve`` by one retrograde pass: the value, the best lines and the positions counted."""
+    from hexarena.bots.brains import retrograde, table_memory
+    from hexarena.bots.errors import SolverTimeout
+
+    deadline = time.monotonic() + timeout if timeout else None
+    show = sys.stderr.isatty() if progress is None else progress
+    meter = _Progress(show, sys.stderr.isatty())
+    total = plan.positions
+
+    def watch(done: int) -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise SolverTimeout(f"retrograde pass past its deadline after {done} positions")
+        meter.show_at(lambda rate, elapsed: f"{_si(done)} of {_si(total)} positions ({100 * done / total:.0f}%), "
+                                            f"{_si(rate(done))} positions/s, {elapsed}")
+
+    cpu_start = time.process_time()
+    with _stopped_by_sigterm():
+        try:
+            solution = retrograde.solve(state, watch)
+        except SolverTimeout:
+            meter.done()
+            _fail(f"not solved within {timeout:g} s", 1)
+        except MemoryError:
+            meter.done()
+            _fail(f"cannot allocate {-(-plan.bytes // 2**20):,} MiB for the retrograde pass ({total:,} positions) "
+                  "on this machine; give --method search", 1)
+        except (KeyboardInterrupt, _Terminated) as stop:
+            meter.done()
+            _fail("interrupted", 143 if isinstance(stop, _Terminated) else 130)
+    meter.done()
+    cpu = time.process_time() - cpu_start
+    sizing = "--memory" if memory is not None else table_memory.RETROGRADE_RULE
+    mib = round(plan.bytes / 2**20, 1)
+    if as_json:
+        _print_json(solution, state, "retrograde", total, cpu, 1,
+                    {"table_mib": mib, "table_max_entries": total, "table_entries": total, "table_sizing": sizing,
+                     "table_filled": total})
+        return
+    _print_solution(solution, state)
+    print(f"retrograde: every position once, one byte each ({mib:,.0f} MiB, within {sizing})")
+    print(f"{total} positions in {solution.seconds:.2f} s (retrograde)")
+
+
+def _print_json(solution, state, method: str, nodes: int, cpu: float, runs: int, table: dict) -> None:
+    print(json.dumps({"value": solution.value, "best": list(solution.best), "nodes": nodes,
+                      "seconds": round(solution.seconds, 3), "cpu_seconds": round(cpu, 3), "runs": runs,
+                      "future": solution.future, "to_move": state.to_move, "scores": list(state.scores),
+                      "method": method, **table}))
+
+
+def _print_solution(solution, state) -> None:
+    rules = state.rules
+    board, options = rules.board, rules.options
+    print(f"{board.size} {board.geometry}{' misère' if options.misere else ''}{' border' if options.border else ''}: "
+          f"{state.free_count()} free lines, scores {state.scores[0]}-{state.scores[1]}, seat {state.to_move} to move")
+    print(f"value (seat 0's final margin): {solution.value:+d}")
+    print(f"best lines: {', '.join(map(str, solution.best)) or '(game over)'}")
+
+
+class _stopped_by_sigterm:
+    """SIGTERM stops what runs in the block as SIGINT does (``_Terminated``)."""
+
+    def __enter__(self) -> None:
+        def terminated(signum, frame) -> None:
+            raise _Terminated()
+
+        self.previous = signal.signal(signal.SIGTERM, terminated)
+
+    def __exit__(self, *exc) -> None:
+        signal.signal(signal.SIGTERM, self.previous)
+
+
 def _fail(message: str, status: int) -> None:
     """One line on stderr and exit (SystemExit: typer would answer 130 with a second "interrupted" line)."""
     print(f"hexarena: error: {message}", file=sys.stderr)
     raise SystemExit(status)
 
 
-class _Meter:
-    """The progress line: nodes, nodes/s, table fill, the bound (and best line) so far, elapsed."""
+class _Progress:
+    """A progress line on stderr, rewritten in place on a terminal (every second), a line every 5 s otherwise,
+    from 2 s on; ``show_at(make)`` prints ``make(rate, elapsed)`` when one is due."""
 
-    def __init__(self, solver, state, show: bool, terminal: bool, before_nodes: int) -> None:
-        self.solver, self.state, self.show, self.terminal = solver, state, show, terminal
+    def __init__(self, show: bool, terminal: bool) -> None:
+        self.show, self.terminal = show, terminal
         self.started = self.last = time.monotonic()
-        self.before = before_nodes
-        self.last_nodes = 0
+        self.last_count = 0
         self.printed = False
         self.every = 1.0 if terminal else 5.0
+
+    def show_at(self, make) -> None:
+        now = time.monotonic()
+        if not self.show or now - self.started < 2 or now - self.last < self.every:
+            return
+
+        def rate(count: int) -> float:
+            per_second = (count - self.last_count) / max(now - self.last, 1e-9)
+            self.last_count = count
+            return per_second
+
+        elapsed = int(now - self.started)
+        line = make(rate, f"{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}")
+        self.last = now
+        sys.stderr.write(f"\r\x1b[K{line}" if self.terminal else line + "\n")
+        sys.stderr.flush()
+        self.printed = True
+
+    def done(self) -> None:
+        if self.printed and self.terminal:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+class _Meter(_Progress):
+    """The search's progress line: nodes, nodes/s, table fill, the bound (and best line) so far, elapsed."""
+
+    def __init__(self, solver, state, show: bool, terminal: bool, before_nodes: int) -> None:
+        super().__init__(show, terminal)
+        self.solver, self.state = solver, state
+        self.before = before_nodes
 
     def bound(self) -> str:
         """Seat 0's final margin as far as the search has proven it."""
@@ -216,29 +352,14 @@ class _Meter:
         return f"value {ends[0]:+d}" if ends[0] == ends[1] else f"value in [{ends[0]:+d}, {ends[1]:+d}]"
 
     def tick(self) -> None:
-        now = time.monotonic()
-        if not self.show or now - self.started < 2 or now - self.last < self.every:
-            return
-        core = self.solver.core
-        nodes = core.nodes
-        rate = (nodes - self.last_nodes) / max(now - self.last, 1e-9)
-        self.last, self.last_nodes = now, nodes
-        best = self.solver.best_so_far(self.state)
-        elapsed = int(now - self.started)
-        line = (f"{_si(self.before + nodes)} nodes, {_si(rate)} nodes/s, table {100 * core.filled / core.max_entries:.0f}% "
-                f"full, {self.bound()}{f', best line {best}' if best is not None else ''}, "
-                f"{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}")
-        if self.terminal:
-            sys.stderr.write(f"\r\x1b[K{line}")
-        else:
-            sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-        self.printed = True
+        def line(rate, elapsed: str) -> str:
+            core = self.solver.core
+            best = self.solver.best_so_far(self.state)
+            return (f"{_si(self.before + core.nodes)} nodes, {_si(rate(core.nodes))} nodes/s, table "
+                    f"{100 * core.filled / core.max_entries:.0f}% full, {self.bound()}"
+                    f"{f', best line {best}' if best is not None else ''}, {elapsed}")
 
-    def done(self) -> None:
-        if self.printed and self.terminal:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
+        self.show_at(line)
 
 
 def _si(count: float) -> str:

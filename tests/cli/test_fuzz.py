@@ -189,14 +189,14 @@ def run_cli(args: list[str], home: Path) -> tuple[int, str]:
 nobots = st.lists(st.sampled_from(["nobot", "nobot@1234", "/nonexistent/bot", "remote:", "remote:x y", "Greedy",
                                    "a\0b", ""]), min_size=0, max_size=5)
 option_values = st.one_of(durations, integers.map(str), sizes, hostile_text, st.sampled_from(
-    ["/dev/full", "/proc/version", "/", "/tmp", "-", "--", "nan", "inf", "-1", "1e9"]))
+    ["/dev/full", "/proc/version", "/", "/tmp", "-", "--", "nan", "inf", "-1", "1e9", "retrograde", "search"]))
 COMMANDS = {
     "match": ["--size", "--geometry", "--games", "--time", "--seed", "--out", "--logs", "--remote-wait", "--openings",
               "--misere", "--border", "--json", "--show"],
     "sprt": ["--size", "--time", "--seed", "--out", "--max-pairs", "--concurrency", "--openings", "--elo0", "--alpha"],
     "board": ["--geometry", "--moves", "--json", "--border"],
     "solve": ["--geometry", "--moves", "--timeout", "--memory", "--players", "--misere", "--json", "--checkpoint",
-              "--restart", "--progress"],
+              "--restart", "--progress", "--method"],
     "league table": ["--by", "--format", "--table"],
     "league status": [],
     "league export": ["--out"],
