@@ -2,10 +2,10 @@
 
     analysis_of(ws, record, budget)    the stored analysis, or one made now (and stored)
     stored_analysis(ws, game_id)       the stored one, or None
-    league_analyses(ws, league, budget) a league's stored analyses, up to PER_PUBLISH of its games without one
-                                       analysed first
-    Analysing(ws, league, budget)      the same, those games analysed in a process of its own while the caller
-                                       reads the league (publish)
+    Analysing(ws, league, budget)      a league's stored analyses, up to PER_PUBLISH of its games without one
+                                       analysed first, in a process of its own while the caller reads the league
+                                       (publish): .analyses(), then .save(ws)
+    league_analyses(ws, league, budget) the same made in this process, and stored
 
 A stored analysis is never recomputed, except one that solved only part of its positions when it is asked for
 with a larger budget than it had. Only finished, stored games are analysed (the row references ``games``).
@@ -76,24 +76,6 @@ def analysis_of(ws: Workspace, record: GameRecord, budget: float) -> Analysis:
     return analysis
 
 
-def analyse_all(ws: Workspace, records: Iterable[GameRecord], budget: float) -> dict[str, dict]:
-    """Analyse and store each of ``records`` (stored 2-player games), ``budget`` seconds each; their analyses by
-    game id (the ``--json`` form). They are stored ``SAVED_TOGETHER`` at a time (a crash loses at most those
-    not stored yet: the next publish makes them again). Where the store refuses the write (a full disk, a
-    read-only or busy database) they are returned all the same, unsaved: publishing a site never needs to write
-    the workspace."""
-    made, saving, unsaved = {}, True, []
-    for analysis in analysed(records, budget):
-        made[analysis.game] = analysis.to_json()
-        unsaved.append(analysis)
-        if len(unsaved) >= SAVED_TOGETHER:
-            saving = saving and save_analyses(ws, unsaved, budget)  # once refused, the rest are kept in memory only
-            unsaved = []
-    if saving:
-        save_analyses(ws, unsaved, budget)
-    return made
-
-
 def analysed(records: Iterable[GameRecord], budget: float) -> Iterator[Analysis]:
     """The analyses of ``records`` (2-player games), ``budget`` seconds each, one at a time, none stored."""
     solvers: dict[BoardConfig, Solver] = {}  # one table per configuration, carried from game to game
@@ -103,7 +85,7 @@ def analysed(records: Iterable[GameRecord], budget: float) -> Iterator[Analysis]
         yield analyse(record, budget, solvers[record.config])
 
 
-SAVED_TOGETHER = 100  # analyses stored per transaction by ``analyse_all``
+SAVED_TOGETHER = 100  # analyses stored per transaction by ``Analysing.save``
 COSTLIEST = 10  # moves listed per bot (its page's "your costliest moves")
 
 
@@ -111,31 +93,33 @@ PER_PUBLISH = 500  # games analysed by one publish at most (10 s at the default 
 
 
 def league_analyses(ws: Workspace, league: str, budget: float, most: int = PER_PUBLISH) -> dict[str, dict]:
-    """Every stored analysis of the league's current schedule by game id (its ``--json`` form), after analysing
-    (within ``budget`` seconds each) the finished 2-player games that have none, the schedule's last first and at
-    most ``most`` of them (a big league's games are analysed over several publishes, not a million at once);
-    ``budget`` 0: none analysed now. Those games' records are read in the query that finds them; a league of
-    3-4 players reads none."""
-    texts = _pending(ws, league, budget, most)  # whole, before the first analysis is stored
-    found = analyse_all(ws, _records(texts), budget) if texts else {}
-    for game, analysis in _stored(ws, league).items():
-        found.setdefault(game, analysis)
+    """``Analysing``'s answer made in this process and stored at once (for a caller with nothing to do meanwhile)."""
+    analysing = Analysing(ws, league, budget, most, apart=False)
+    found = analysing.analyses()
+    analysing.save(ws)
     return found
 
 
 class Analysing:
-    """``league_analyses`` while the caller goes on (a publish reads the league meanwhile): the games without an
-    analysis are analysed in a process of its own (``python -m hexarena.leagues.results.analyses``, on the
-    records read here at once), ``analyses()`` waits for them and answers as ``league_analyses`` does, ``save()``
-    stores them (in one transaction: call it outside any read the caller holds). Where that process fails, they are
-    analysed here instead."""
+    """Every stored analysis of the league's current schedule by game id (its ``--json`` form), after analysing
+    (within ``budget`` seconds each) the finished 2-player games that have none, the schedule's last first and at
+    most ``most`` of them (a big league's games are analysed over several publishes, not a million at once);
+    ``budget`` 0: none analysed now. Those games' records are read at once, in the query that finds them (a league
+    of 3-4 players reads none).
 
-    def __init__(self, ws: Workspace, league: str, budget: float, most: int = PER_PUBLISH) -> None:
+    ``apart`` (publish): they are analysed in a process of their own (``python -m
+    hexarena.leagues.results.analyses``) while the caller goes on (a publish reads the league meanwhile); where that
+    process fails, here instead. ``analyses()`` waits for them and answers; ``save()`` stores them (in transactions
+    of ``SAVED_TOGETHER``: call it outside any read the caller holds; a store that refuses the write, a full disk or
+    a read-only or busy database, leaves them unsaved: they were shown all the same)."""
+
+    def __init__(self, ws: Workspace, league: str, budget: float, most: int = PER_PUBLISH, *,
+                 apart: bool = True) -> None:
         self.budget, self.made = budget, None
-        self.texts = _pending(ws, league, budget, most)
+        self.texts = _pending(ws, league, budget, most)  # whole, before the first analysis is stored
         self.stored = _stored(ws, league)
         self.folder = self.process = None
-        if self.texts:
+        if self.texts and apart:
             self.folder = tempfile.TemporaryDirectory(prefix="hexarena-analyses-")
             given = Path(self.folder.name, "records.json")
             given.write_text(json.dumps({"budget": budget, "records": self.texts}), encoding="utf-8")
@@ -161,8 +145,9 @@ class Analysing:
         except (OSError, ValueError, KeyError, TypeError):
             pass
         finally:
-            self.folder.cleanup()
-        return list(analysed(_records(self.texts), self.budget))  # that process failed: here, then
+            if self.folder is not None:
+                self.folder.cleanup()
+        return list(analysed(_records(self.texts), self.budget))  # not apart, or that process failed: here, then
 
     def close(self) -> None:
         """Stop that process if it still runs (the caller failed before it asked for the analyses)."""
