@@ -14,6 +14,7 @@ with a larger budget than it had. Only finished, stored games are analysed (the 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import subprocess
 import sys
@@ -29,6 +30,9 @@ from hexarena.leagues.results.analysis import Analysis, analyse
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import OutOfSpace
 from hexarena.referee.record import BoardConfig, GameRecord
+
+CHILD = "hexarena.leagues.results.analyses"  # the module ``Analysing`` runs as a process of its own
+log = logging.getLogger(CHILD)  # its failure: the CLI prints it as a ``hexarena: warning:`` line
 
 
 def stored_analysis(ws: Workspace, game_id: str) -> tuple[Analysis, float] | None:
@@ -109,9 +113,11 @@ class Analysing:
 
     ``apart`` (publish): they are analysed in a process of their own (``python -m
     hexarena.leagues.results.analyses``) while the caller goes on (a publish reads the league meanwhile); where that
-    process fails, here instead. ``analyses()`` waits for them and answers; ``save()`` stores them (in transactions
-    of ``SAVED_TOGETHER``: call it outside any read the caller holds; a store that refuses the write, a full disk or
-    a read-only or busy database, leaves them unsaved: they were shown all the same)."""
+    process fails, here instead, after one warning (logger ``hexarena.leagues.results.analyses``) naming it and
+    quoting the last line of its stderr (kept in a file, never on the caller's terminal). ``analyses()`` waits for
+    them and answers; ``save()`` stores them (in transactions of ``SAVED_TOGETHER``: call it outside any read the
+    caller holds; a store that refuses the write, a full disk or a read-only or busy database, leaves them unsaved:
+    they were shown all the same)."""
 
     def __init__(self, ws: Workspace, league: str, budget: float, most: int = PER_PUBLISH, *,
                  apart: bool = True) -> None:
@@ -119,15 +125,18 @@ class Analysing:
         self.texts = _pending(ws, league, budget, most)  # whole, before the first analysis is stored
         self.stored = _stored(ws, league)
         self.folder = self.process = None
+        self.failed = ""  # why that process could not start
         if self.texts and apart:
             self.folder = tempfile.TemporaryDirectory(prefix="hexarena-analyses-")
             given = Path(self.folder.name, "records.json")
             given.write_text(json.dumps({"budget": budget, "records": self.texts}), encoding="utf-8")
-            try:
-                self.process = subprocess.Popen([sys.executable, "-m", "hexarena.leagues.results.analyses", str(given),
-                                                 str(given.with_name("analyses.json"))], stdin=subprocess.DEVNULL)
-            except OSError:
-                self.process = None
+            try:  # -P: the hexarena this process runs, never a hexarena/ folder in the current one
+                with open(given.with_name("stderr.txt"), "wb") as errors:
+                    self.process = subprocess.Popen([sys.executable, "-P", "-m", CHILD, str(given),
+                                                     str(given.with_name("analyses.json"))],
+                                                    stdin=subprocess.DEVNULL, stdout=errors, stderr=errors)
+            except OSError as exc:
+                self.failed = f"it did not start: {exc.strerror or exc}"
 
     def analyses(self) -> dict[str, dict]:
         if self.made is None:
@@ -138,16 +147,26 @@ class Analysing:
         return found
 
     def _wait(self) -> list[Analysis]:
-        try:
-            if self.process is not None and self.process.wait() == 0:
-                answer = Path(self.folder.name, "analyses.json").read_text(encoding="utf-8")
-                return [Analysis.from_json(data) for data in json.loads(answer)]
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-        finally:
-            if self.folder is not None:
+        """That process's analyses; where it failed (or there was none), those made here."""
+        failed = self.failed
+        if self.process is not None:
+            folder = Path(self.folder.name)
+            try:
+                status = self.process.wait()
+                if status == 0:
+                    answer = (folder / "analyses.json").read_text(encoding="utf-8")
+                    return [Analysis.from_json(data) for data in json.loads(answer)]
+                failed = f"exit status {status}" if status > 0 else f"killed by signal {-status}"
+                if said := _last_line(folder / "stderr.txt"):
+                    failed += f": {said}"
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                failed = f"its answer is unreadable: {type(exc).__name__}: {exc}"[:300]
+            finally:
                 self.folder.cleanup()
-        return list(analysed(_records(self.texts), self.budget))  # not apart, or that process failed: here, then
+        if failed:
+            log.warning("the analysis process (python -m %s) failed (%s); its %d games are analysed in this process "
+                        "instead", CHILD, failed, len(self.texts))
+        return list(analysed(_records(self.texts), self.budget))
 
     def close(self) -> None:
         """Stop that process if it still runs (the caller failed before it asked for the analyses)."""
@@ -185,6 +204,15 @@ def _stored(ws: Workspace, league: str) -> dict[str, dict]:
         except ValueError:
             continue
     return found
+
+
+def _last_line(path: Path) -> str:
+    """The last line of a process's output kept in ``path`` (at most 200 characters; "" if none)."""
+    try:
+        lines = path.read_bytes()[-4096:].decode("utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1].strip()[:200] if lines else ""
 
 
 def _records(texts: Iterable[str]) -> Iterable[GameRecord]:
