@@ -133,7 +133,7 @@ class Analysing:
             try:  # -P: the hexarena this process runs, never a hexarena/ folder in the current one
                 with open(given.with_name("stderr.txt"), "wb") as errors:
                     self.process = subprocess.Popen([sys.executable, "-P", "-m", CHILD, str(given),
-                                                     str(given.with_name("analyses.json"))],
+                                                     str(given.with_name("analyses.jsonl"))],
                                                     stdin=subprocess.DEVNULL, stdout=errors, stderr=errors)
             except OSError as exc:
                 self.failed = f"it did not start: {exc.strerror or exc}"
@@ -147,26 +147,30 @@ class Analysing:
         return found
 
     def _wait(self) -> list[Analysis]:
-        """That process's analyses; where it failed (or there was none), those made here."""
-        failed = self.failed
+        """That process's analyses; where it failed, those it finished and the others made here (all made here where
+        there was no such process)."""
+        failed, kept = self.failed, []
         if self.process is not None:
             folder = Path(self.folder.name)
             try:
                 status = self.process.wait()
-                if status == 0:
-                    answer = (folder / "analyses.json").read_text(encoding="utf-8")
-                    return [Analysis.from_json(data) for data in json.loads(answer)]
-                failed = f"exit status {status}" if status > 0 else f"killed by signal {-status}"
-                if said := _last_line(folder / "stderr.txt"):
-                    failed += f": {said}"
-            except (OSError, ValueError, KeyError, TypeError) as exc:
-                failed = f"its answer is unreadable: {type(exc).__name__}: {exc}"[:300]
+                kept = _answered(folder / "analyses.jsonl")
+                if status != 0:
+                    failed = f"exit status {status}" if status > 0 else f"killed by signal {-status}"
+                    if said := _last_line(folder / "stderr.txt"):
+                        failed += f": {said}"
             finally:
                 self.folder.cleanup()
+        done = {analysis.game for analysis in kept}
+        rest = [record for record in _records(self.texts) if record.id not in done]
+        if self.process is not None and rest and not failed:
+            failed = f"its answer lacks {len(rest)} of them"
         if failed:
-            log.warning("the analysis process (python -m %s) failed (%s); its %d games are analysed in this process "
-                        "instead", CHILD, failed, len(self.texts))
-        return list(analysed(_records(self.texts), self.budget))
+            games = len(kept) + len(rest)
+            log.warning("the analysis process (python -m %s) failed (%s); %s are analysed in this process instead",
+                        CHILD, failed, f"the {len(rest)} of its {games} games it had not analysed" if kept else
+                        f"its {games} games")
+        return [*kept, *analysed(rest, self.budget)]  # the schedule's last first: that process went in that order
 
     def close(self) -> None:
         """Stop that process if it still runs (the caller failed before it asked for the analyses)."""
@@ -202,6 +206,22 @@ def _stored(ws: Workspace, league: str) -> dict[str, dict]:
         try:
             found[game] = json.loads(text)
         except ValueError:
+            continue
+    return found
+
+
+def _answered(path: Path) -> list[Analysis]:
+    """The analyses in an answer of ``main``'s, one a line: each whole line's (a process that died mid-line left a
+    part of one, or nothing at all)."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")[:-1]
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        try:
+            found.append(Analysis.from_json(json.loads(line)))
+        except (ValueError, KeyError, TypeError):
             continue
     return found
 
@@ -249,10 +269,13 @@ def costliest_moves(ws: Workspace, analyses: dict[str, dict]) -> dict[str, list[
 
 def main(argv: list[str]) -> None:
     """``python -m hexarena.leagues.results.analyses GIVEN ANSWER``: the analyses of the records in GIVEN (JSON:
-    ``{"budget", "records"}``, written by ``Analysing``) written to ANSWER as a JSON list."""
+    ``{"budget", "records"}``, written by ``Analysing``) written to ANSWER one a line as each is made (where this
+    process dies, its caller keeps those and makes only the others)."""
     given = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
-    made = [a.to_json() for a in analysed(_records(given["records"]), float(given["budget"]))]
-    Path(argv[1]).write_text(json.dumps(made), encoding="utf-8")
+    with Path(argv[1]).open("w", encoding="utf-8") as answer:
+        for analysis in analysed(_records(given["records"]), float(given["budget"])):
+            answer.write(json.dumps(analysis.to_json()) + "\n")
+            answer.flush()
 
 
 if __name__ == "__main__":

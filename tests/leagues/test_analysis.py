@@ -264,3 +264,34 @@ def test_a_publish_whose_analysis_process_fails_says_so_in_one_line_and_the_site
     assert chunk.count('"analysis":{') == len(games)  # the site is whole
     with Workspace(home) as ws:
         assert sorted(stored_analysis(ws, r.id)[0].to_json()["game"] for r in games) == sorted(r.id for r in games)
+
+
+def test_the_analyses_a_dead_analysis_process_finished_are_kept_and_only_the_others_made_here(tmp_path, monkeypatch,
+                                                                                              caplog):
+    """The analysis process answers one line per analysis as each is made: where it dies (here a real process, the
+    ``python`` it is started with, that answers the first game and half a line, then is killed by SIGKILL), the
+    whole lines are kept and only the other games are analysed here, after one warning that says so."""
+    from hexarena.leagues.results.analyses import Analysing
+
+    games = [played_game(BoardConfig(size="2x2", geometry="hex"), seed) for seed in (13, 14, 15)]
+    first = analyse(games[2], 10.0).to_json() | {"seconds": 123.0}  # the schedule's last first; marked as its own
+    (tmp_path / "answered.jsonl").write_text(json.dumps(first) + '\n{"game": "g-2x2', encoding="utf-8")
+    dying = tmp_path / "python"
+    dying.write_text(f'#!/bin/sh\ncat {tmp_path / "answered.jsonl"} > "$5"\necho "Traceback (most recent call last):"'
+                     ' >&2\necho MemoryError >&2\nkill -9 $$\n')
+    dying.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(dying))
+    with Workspace(tmp_path / "home") as ws:
+        league = parse_league('name = "tiny"\nparticipants = ["a", "b"]\n[[boards]]\nsize = "2x2"\n')
+        definitions.save_rows(ws, league, [(r.id, 0, "2x2 hex", "[]", n) for n, r in enumerate(games)])
+        for record in games:
+            assert store.save_game(ws, "tiny", record)
+        analysing = Analysing(ws, "tiny", 10.0)
+        found = analysing.analyses()
+        analysing.close()
+    assert list(found) == [r.id for r in reversed(games)] and found[games[2].id] == first  # kept, not made again
+    assert [{**found[r.id], "seconds": 0} for r in games[:2]] == [analyse(r, 10.0).to_json() | {"seconds": 0}
+                                                                   for r in games[:2]]
+    assert [r.getMessage() for r in caplog.records] == [(
+        "the analysis process (python -m hexarena.leagues.results.analyses) failed (killed by signal 9: MemoryError); "
+        "the 2 of its 3 games it had not analysed are analysed in this process instead")]
