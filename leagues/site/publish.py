@@ -61,19 +61,26 @@ from pathlib import Path
 import pandas as pd
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from hexarena.leagues.workspace.files import check_out_folder
-from hexarena.leagues.site import charts
-from hexarena.leagues.site.logs import log_names, seat_log, write_game_logs
 from hexarena.leagues.results import definitions
 from hexarena.leagues.results.analyses import Analysing, costliest_moves
+from hexarena.leagues.results.report import (
+    Facts,
+    Kind,
+    LeagueReport,
+    league_snapshot,
+    read_games,
+    standings_payload,
+    strip_paths,
+    unique_stems,
+)
 from hexarena.leagues.results.tables import csv_text
 from hexarena.leagues.results.wording import markdown_table, result_summary
+from hexarena.leagues.site import charts
+from hexarena.leagues.site.logs import log_names, seat_log, write_game_logs
+from hexarena.leagues.workspace.files import check_out_folder
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 from hexarena.referee.record import BoardConfig, GameRecord
-from hexarena.leagues.results.report import (
-    Facts, Kind, LeagueReport, league_snapshot, read_games, standings_payload, strip_paths, unique_stems,
-)
 
 SITE = Path(__file__).parent  # the templates, scripts and stylesheet beside this module
 STATIC = ("site.css", "games.js", "replay.js", "insight.js", "log.js")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import contextlib
 import csv
 import hashlib
-import re
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -23,23 +23,32 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from helpers import (GREEDY, RANDOM, ROOT, chunk_games, console_errors, fixture_home, league_file, needs_browser,
-                     replay_url, site_records)
+from helpers import (
+    GREEDY,
+    RANDOM,
+    ROOT,
+    chunk_games,
+    console_errors,
+    fixture_home,
+    league_file,
+    needs_browser,
+    replay_url,
+    site_records,
+)
 
 from hexarena.leagues.results import definitions, store
-from hexarena.leagues.schedule.config import parse_league
-from hexarena.leagues.results.report import compute
-from hexarena.leagues.site import publish
-from hexarena.leagues.results.report import game_files
-from hexarena.leagues.site.publish import bot_pages, standings_markdown, write_site
-from hexarena.leagues.schedule.games import ScheduledGame
+from hexarena.leagues.results.report import compute, game_files
 from hexarena.leagues.results.wording import summary
+from hexarena.leagues.schedule.config import parse_league
+from hexarena.leagues.schedule.games import ScheduledGame
+from hexarena.leagues.site import publish
+from hexarena.leagues.site.publish import bot_pages, standings_markdown, write_site
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import BotFault
 from hexarena.referee.clock import TimeControl
-from hexarena.referee.seats.inprocess import InProcessSpec
 from hexarena.referee.record import BoardConfig, GameRecord, HostStall
 from hexarena.referee.referee import Referee
+from hexarena.referee.seats.inprocess import InProcessSpec
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "standings.md"
 
@@ -811,12 +820,12 @@ def test_the_pages_name_each_script_by_its_contents_hash_and_the_same_league_is_
 @pytest.mark.slow
 @needs_browser
 def test_league_records_the_sites_copy_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):
-    from hexarena.leagues.results import store
-    from hexarena.leagues.schedule.config import load_league
-    from hexarena.leagues.results.report import game_files
-    from hexarena.leagues.site.publish import publish
     from hexarena.leagues.registry.snapshot import source_hash
+    from hexarena.leagues.results import store
+    from hexarena.leagues.results.report import game_files
     from hexarena.leagues.running.runner import run_league
+    from hexarena.leagues.schedule.config import load_league
+    from hexarena.leagues.site.publish import publish
     from hexarena.leagues.workspace.home import Workspace
 
     with Workspace(tmp_path / "new") as ws:
