@@ -161,16 +161,17 @@ class Analysing:
                         failed += f": {said}"
             finally:
                 self.folder.cleanup()
-        done = {analysis.game for analysis in kept}
-        rest = [record for record in _records(self.texts) if record.id not in done]
+        records = list(_records(self.texts))
+        made = {analysis.game: analysis for analysis in kept}
+        rest = [record for record in records if record.id not in made]
         if self.process is not None and rest and not failed:
             failed = f"its answer lacks {len(rest)} of them"
         if failed:
-            games = len(kept) + len(rest)
             log.warning("the analysis process (python -m %s) failed (%s); %s are analysed in this process instead",
-                        CHILD, failed, f"the {len(rest)} of its {games} games it had not analysed" if kept else
-                        f"its {games} games")
-        return [*kept, *analysed(rest, self.budget)]  # the schedule's last first: that process went in that order
+                        CHILD, failed, f"the {len(rest)} of its {len(records)} games it had not analysed" if made else
+                        f"its {len(records)} games")
+        made.update((analysis.game, analysis) for analysis in analysed(rest, self.budget))
+        return [made[record.id] for record in records]  # the schedule's last first
 
     def close(self) -> None:
         """Stop that process if it still runs (the caller failed before it asked for the analyses)."""
