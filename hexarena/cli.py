@@ -96,7 +96,7 @@ def register(argv: list[str] | None = None) -> typer.Typer:
 
 
 # loggers whose warnings are for the user: each is printed as a line of its own (``Said``)
-SAID = ("hexarena.leagues.results.store",)
+SAID = ("hexarena.leagues.results.store", "hexarena.leagues.results.analyses")
 
 
 class Said(logging.Handler):

@@ -2,10 +2,10 @@
 
     analysis_of(ws, record, budget)    the stored analysis, or one made now (and stored)
     stored_analysis(ws, game_id)       the stored one, or None
-    league_analyses(ws, league, budget) a league's stored analyses, up to PER_PUBLISH of its games without one
-                                       analysed first
-    Analysing(ws, league, budget)      the same, those games analysed in a process of its own while the caller
-                                       reads the league (publish)
+    Analysing(ws, league, budget)      a league's stored analyses, up to PER_PUBLISH of its games without one
+                                       analysed first, in a process of its own while the caller reads the league
+                                       (publish): .analyses(), then .save(ws)
+    league_analyses(ws, league, budget) the same made in this process, and stored
 
 A stored analysis is never recomputed, except one that solved only part of its positions when it is asked for
 with a larger budget than it had. Only finished, stored games are analysed (the row references ``games``).
@@ -14,6 +14,7 @@ with a larger budget than it had. Only finished, stored games are analysed (the 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import subprocess
 import sys
@@ -29,6 +30,9 @@ from hexarena.leagues.results.analysis import Analysis, analyse
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import OutOfSpace
 from hexarena.referee.record import BoardConfig, GameRecord
+
+CHILD = "hexarena.leagues.results.analyses"  # the module ``Analysing`` runs as a process of its own
+log = logging.getLogger(CHILD)  # its failure: the CLI prints it as a ``hexarena: warning:`` line
 
 
 def stored_analysis(ws: Workspace, game_id: str) -> tuple[Analysis, float] | None:
@@ -76,24 +80,6 @@ def analysis_of(ws: Workspace, record: GameRecord, budget: float) -> Analysis:
     return analysis
 
 
-def analyse_all(ws: Workspace, records: Iterable[GameRecord], budget: float) -> dict[str, dict]:
-    """Analyse and store each of ``records`` (stored 2-player games), ``budget`` seconds each; their analyses by
-    game id (the ``--json`` form). They are stored ``SAVED_TOGETHER`` at a time (a crash loses at most those
-    not stored yet: the next publish makes them again). Where the store refuses the write (a full disk, a
-    read-only or busy database) they are returned all the same, unsaved: publishing a site never needs to write
-    the workspace."""
-    made, saving, unsaved = {}, True, []
-    for analysis in analysed(records, budget):
-        made[analysis.game] = analysis.to_json()
-        unsaved.append(analysis)
-        if len(unsaved) >= SAVED_TOGETHER:
-            saving = saving and save_analyses(ws, unsaved, budget)  # once refused, the rest are kept in memory only
-            unsaved = []
-    if saving:
-        save_analyses(ws, unsaved, budget)
-    return made
-
-
 def analysed(records: Iterable[GameRecord], budget: float) -> Iterator[Analysis]:
     """The analyses of ``records`` (2-player games), ``budget`` seconds each, one at a time, none stored."""
     solvers: dict[BoardConfig, Solver] = {}  # one table per configuration, carried from game to game
@@ -103,7 +89,7 @@ def analysed(records: Iterable[GameRecord], budget: float) -> Iterator[Analysis]
         yield analyse(record, budget, solvers[record.config])
 
 
-SAVED_TOGETHER = 100  # analyses stored per transaction by ``analyse_all``
+SAVED_TOGETHER = 100  # analyses stored per transaction by ``Analysing.save``
 COSTLIEST = 10  # moves listed per bot (its page's "your costliest moves")
 
 
@@ -111,39 +97,46 @@ PER_PUBLISH = 500  # games analysed by one publish at most (10 s at the default 
 
 
 def league_analyses(ws: Workspace, league: str, budget: float, most: int = PER_PUBLISH) -> dict[str, dict]:
-    """Every stored analysis of the league's current schedule by game id (its ``--json`` form), after analysing
-    (within ``budget`` seconds each) the finished 2-player games that have none, the schedule's last first and at
-    most ``most`` of them (a big league's games are analysed over several publishes, not a million at once);
-    ``budget`` 0: none analysed now. Those games' records are read in the query that finds them; a league of
-    3-4 players reads none."""
-    texts = _pending(ws, league, budget, most)  # whole, before the first analysis is stored
-    found = analyse_all(ws, _records(texts), budget) if texts else {}
-    for game, analysis in _stored(ws, league).items():
-        found.setdefault(game, analysis)
+    """``Analysing``'s answer made in this process and stored at once (for a caller with nothing to do meanwhile)."""
+    analysing = Analysing(ws, league, budget, most, apart=False)
+    found = analysing.analyses()
+    analysing.save(ws)
     return found
 
 
 class Analysing:
-    """``league_analyses`` while the caller goes on (a publish reads the league meanwhile): the games without an
-    analysis are analysed in a process of its own (``python -m hexarena.leagues.results.analyses``, on the
-    records read here at once), ``analyses()`` waits for them and answers as ``league_analyses`` does, ``save()``
-    stores them (in one transaction: call it outside any read the caller holds). Where that process fails, they are
-    analysed here instead."""
+    """Every stored analysis of the league's current schedule by game id (its ``--json`` form), after analysing
+    (within ``budget`` seconds each) the finished 2-player games that have none, the schedule's last first and at
+    most ``most`` of them (a big league's games are analysed over several publishes, not a million at once);
+    ``budget`` 0: none analysed now. Those games' records are read at once, in the query that finds them (a league
+    of 3-4 players reads none).
 
-    def __init__(self, ws: Workspace, league: str, budget: float, most: int = PER_PUBLISH) -> None:
+    ``apart`` (publish): they are analysed in a process of their own (``python -m
+    hexarena.leagues.results.analyses``) while the caller goes on (a publish reads the league meanwhile); where that
+    process fails, here instead, after one warning (logger ``hexarena.leagues.results.analyses``) naming it and
+    quoting the last line of its stderr (kept in a file, never on the caller's terminal). ``analyses()`` waits for
+    them and answers; ``save()`` stores them (in transactions of ``SAVED_TOGETHER``: call it outside any read the
+    caller holds; a store that refuses the write, a full disk or a read-only or busy database, leaves them unsaved:
+    they were shown all the same)."""
+
+    def __init__(self, ws: Workspace, league: str, budget: float, most: int = PER_PUBLISH, *,
+                 apart: bool = True) -> None:
         self.budget, self.made = budget, None
-        self.texts = _pending(ws, league, budget, most)
+        self.texts = _pending(ws, league, budget, most)  # whole, before the first analysis is stored
         self.stored = _stored(ws, league)
         self.folder = self.process = None
-        if self.texts:
+        self.failed = ""  # why that process could not start
+        if self.texts and apart:
             self.folder = tempfile.TemporaryDirectory(prefix="hexarena-analyses-")
             given = Path(self.folder.name, "records.json")
             given.write_text(json.dumps({"budget": budget, "records": self.texts}), encoding="utf-8")
-            try:
-                self.process = subprocess.Popen([sys.executable, "-m", "hexarena.leagues.results.analyses", str(given),
-                                                 str(given.with_name("analyses.json"))], stdin=subprocess.DEVNULL)
-            except OSError:
-                self.process = None
+            try:  # -P: the hexarena this process runs, never a hexarena/ folder in the current one
+                with open(given.with_name("stderr.txt"), "wb") as errors:
+                    self.process = subprocess.Popen([sys.executable, "-P", "-m", CHILD, str(given),
+                                                     str(given.with_name("analyses.jsonl"))],
+                                                    stdin=subprocess.DEVNULL, stdout=errors, stderr=errors)
+            except OSError as exc:
+                self.failed = f"it did not start: {exc.strerror or exc}"
 
     def analyses(self) -> dict[str, dict]:
         if self.made is None:
@@ -154,15 +147,31 @@ class Analysing:
         return found
 
     def _wait(self) -> list[Analysis]:
-        try:
-            if self.process is not None and self.process.wait() == 0:
-                answer = Path(self.folder.name, "analyses.json").read_text(encoding="utf-8")
-                return [Analysis.from_json(data) for data in json.loads(answer)]
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-        finally:
-            self.folder.cleanup()
-        return list(analysed(_records(self.texts), self.budget))  # that process failed: here, then
+        """That process's analyses; where it failed, those it finished and the others made here (all made here where
+        there was no such process)."""
+        failed, kept = self.failed, []
+        if self.process is not None:
+            folder = Path(self.folder.name)
+            try:
+                status = self.process.wait()
+                kept = _answered(folder / "analyses.jsonl")
+                if status != 0:
+                    failed = f"exit status {status}" if status > 0 else f"killed by signal {-status}"
+                    if said := _last_line(folder / "stderr.txt"):
+                        failed += f": {said}"
+            finally:
+                self.folder.cleanup()
+        records = list(_records(self.texts))
+        made = {analysis.game: analysis for analysis in kept}
+        rest = [record for record in records if record.id not in made]
+        if self.process is not None and rest and not failed:
+            failed = f"its answer lacks {len(rest)} of them"
+        if failed:
+            log.warning("the analysis process (python -m %s) failed (%s); %s are analysed in this process instead",
+                        CHILD, failed, f"the {len(rest)} of its {len(records)} games it had not analysed" if made else
+                        f"its {len(records)} games")
+        made.update((analysis.game, analysis) for analysis in analysed(rest, self.budget))
+        return [made[record.id] for record in records]  # the schedule's last first
 
     def close(self) -> None:
         """Stop that process if it still runs (the caller failed before it asked for the analyses)."""
@@ -202,6 +211,31 @@ def _stored(ws: Workspace, league: str) -> dict[str, dict]:
     return found
 
 
+def _answered(path: Path) -> list[Analysis]:
+    """The analyses in an answer of ``main``'s, one a line: each whole line's (a process that died mid-line left a
+    part of one, or nothing at all)."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")[:-1]
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        try:
+            found.append(Analysis.from_json(json.loads(line)))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return found
+
+
+def _last_line(path: Path) -> str:
+    """The last line of a process's output kept in ``path`` (at most 200 characters; "" if none)."""
+    try:
+        lines = path.read_bytes()[-4096:].decode("utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1].strip()[:200] if lines else ""
+
+
 def _records(texts: Iterable[str]) -> Iterable[GameRecord]:
     """The readable records among stored JSON texts (a garbled one is the store's warning and ``hexarena
     doctor``'s, not ours)."""
@@ -236,10 +270,13 @@ def costliest_moves(ws: Workspace, analyses: dict[str, dict]) -> dict[str, list[
 
 def main(argv: list[str]) -> None:
     """``python -m hexarena.leagues.results.analyses GIVEN ANSWER``: the analyses of the records in GIVEN (JSON:
-    ``{"budget", "records"}``, written by ``Analysing``) written to ANSWER as a JSON list."""
+    ``{"budget", "records"}``, written by ``Analysing``) written to ANSWER one a line as each is made (where this
+    process dies, its caller keeps those and makes only the others)."""
     given = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
-    made = [a.to_json() for a in analysed(_records(given["records"]), float(given["budget"]))]
-    Path(argv[1]).write_text(json.dumps(made), encoding="utf-8")
+    with Path(argv[1]).open("w", encoding="utf-8") as answer:
+        for analysis in analysed(_records(given["records"]), float(given["budget"])):
+            answer.write(json.dumps(analysis.to_json()) + "\n")
+            answer.flush()
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ class LeagueReport:
     generated: datetime = field(default_factory=lambda: datetime.now(UTC))
     facts: dict = field(default_factory=dict)  # ``facts``: found while the games are written
     history: dict = field(default_factory=dict)  # ratings over time (``hexarena.leagues.results.history``)
-    analyses: dict = field(default_factory=dict)  # game id → its solver analysis (``results.analyses.league_analyses``)
+    analyses: dict = field(default_factory=dict)  # game id → its solver analysis (``results.analyses.Analysing``)
     costliest: dict = field(default_factory=dict)  # bot → its costliest moves (``results.analyses.costliest_moves``)
 
     @property

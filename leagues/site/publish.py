@@ -22,7 +22,9 @@ This module writes the site and nothing else: what it shows is the league's ``Le
                            link needs no index); the board geometry per configuration is data/boards.js
     site/games/            the chunks: the site's one copy of each record, one a line (``Chunks``;
                            ``read_site`` reads them back, ``grep -h '^{' games/chunk-*.js`` too)
-    site/static/           the stylesheet and the two scripts (nothing is loaded from the network)
+    site/static/           the stylesheet and the scripts (nothing is loaded from the network); the pages name
+                           each with its content's hash, ``static/replay.js?v=<hash>`` (``content_version``):
+                           a browser's cached copy of an older site's script is never run on this one's data
     site/standings.md, standings.csv, standings.json
     site/.hexarena-site.json  the files written: the next publish removes those it no longer writes
                            (and nothing else: a user's own files in the folder stay)
@@ -45,6 +47,7 @@ their own while the league's tables are read (``results.analyses.Analysing``).
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 import os
 import queue
@@ -58,19 +61,26 @@ from pathlib import Path
 import pandas as pd
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from hexarena.leagues.workspace.files import check_out_folder
-from hexarena.leagues.site import charts
-from hexarena.leagues.site.logs import log_names, seat_log, write_game_logs
 from hexarena.leagues.results import definitions
 from hexarena.leagues.results.analyses import Analysing, costliest_moves
+from hexarena.leagues.results.report import (
+    Facts,
+    Kind,
+    LeagueReport,
+    league_snapshot,
+    read_games,
+    standings_payload,
+    strip_paths,
+    unique_stems,
+)
 from hexarena.leagues.results.tables import csv_text
 from hexarena.leagues.results.wording import markdown_table, result_summary
+from hexarena.leagues.site import charts
+from hexarena.leagues.site.logs import log_names, seat_log, write_game_logs
+from hexarena.leagues.workspace.files import check_out_folder
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 from hexarena.referee.record import BoardConfig, GameRecord
-from hexarena.leagues.results.report import (
-    Facts, Kind, LeagueReport, league_snapshot, read_games, standings_payload, strip_paths, unique_stems,
-)
 
 SITE = Path(__file__).parent  # the templates, scripts and stylesheet beside this module
 STATIC = ("site.css", "games.js", "replay.js", "insight.js", "log.js")
@@ -175,13 +185,16 @@ def _remove_stale(out: Path, stale: set[str]) -> None:
 def _write_pages(out: Path, league: LeagueReport) -> None:
     for folder in (out, out / "static", out / "data", out / "games", out / "logs"):
         folder.mkdir(parents=True, exist_ok=True)
-    for name in STATIC:
-        shutil.copyfile(SITE / name, out / "static" / name)
+    static = {}  # each file's reference, which changes with its content: a browser never runs a cached old script
+    for name in STATIC:  # with new data files (an old replay.js on new data threw a TypeError until reloaded)
+        content = (SITE / name).read_bytes()
+        (out / "static" / name).write_bytes(content)
+        static[name] = f"static/{name}?v={content_version(content)}"
     league.facts = write_game_data(out, league)  # first: the one pass over the games finds the facts
     pages = bot_pages(league.standings["bot"].tolist())
     env = Environment(loader=FileSystemLoader(SITE), autoescape=select_autoescape(["html"]),
                       trim_blocks=True, lstrip_blocks=True)
-    env.globals.update(league=league, pages=pages, files=league.files)
+    env.globals.update(league=league, pages=pages, files=league.files, static=static)
     env.filters["num"] = format_number
 
     def page(template: str, target: str, **context) -> None:
@@ -205,6 +218,12 @@ def _write_pages(out: Path, league: LeagueReport) -> None:
 def bot_pages(bots: list[str]) -> dict[str, str]:
     """Bot → its page, e.g. ``greedy@1a2b3c4d5e`` → ``bot-greedy_1a2b3c4d5e.html``."""
     return {bot: f"bot-{stem}.html" for bot, stem in zip(bots, unique_stems(bots))}
+
+
+def content_version(content: bytes) -> str:
+    """A file's version as its pages reference it (``static/replay.js?v=<this>``): the first 10 hex digits of its
+    SHA-256, so the same file gives the same site, byte for byte, and a changed one a new reference."""
+    return hashlib.sha256(content).hexdigest()[:10]
 
 
 def format_number(value: object, digits: int | None = None) -> str:

@@ -207,10 +207,10 @@ def test_a_publish_analyses_at_most_its_share_of_a_big_league_the_schedules_last
 
 @pytest.mark.parametrize("python", ["process", "no python"])
 def test_a_publishs_analyses_made_in_a_process_of_their_own_are_those_made_here_and_are_stored_after(
-        tmp_path, monkeypatch, python):
+        tmp_path, monkeypatch, caplog, python):
     """``Analysing`` (publish) analyses the games without one in another process while the caller reads on: the
-    same analyses as ``league_analyses`` makes here (and made here where that process cannot start), stored only
-    by ``save``; the stored ones come with them."""
+    same analyses as ``league_analyses`` makes here (and made here where that process cannot start, with a warning
+    that says so), stored only by ``save``; the stored ones come with them."""
     from hexarena.leagues.results.analyses import Analysing
 
     games = [played_game(BoardConfig(size="2x2", geometry="hex"), seed) for seed in (8, 9, 10)]
@@ -232,3 +232,66 @@ def test_a_publishs_analyses_made_in_a_process_of_their_own_are_those_made_here_
         analysing.close()
         analysing.save(ws)
         assert league_analyses(ws, "tiny", 10.0) == found  # stored: nothing made again
+    said = ("the analysis process (python -m hexarena.leagues.results.analyses) failed (it did not start: No such file "
+            "or directory); its 2 games are analysed in this process instead")
+    assert [r.getMessage() for r in caplog.records] == ([] if python == "process" else [said])
+
+
+def test_a_publish_whose_analysis_process_fails_says_so_in_one_line_and_the_site_still_has_every_analysis(
+        tmp_path, capfd, monkeypatch):
+    """The process a publish analyses in (``Analysing``) cannot import hexarena (a broken install: a package on
+    PYTHONPATH shadows it; the publishing process has it imported already): one warning line naming that process and
+    quoting its stderr's last line, no traceback; the games are analysed in the publishing process instead, shown and
+    stored."""
+    broken = tmp_path / "broken" / "hexarena"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text('raise RuntimeError("a broken install of hexarena")\n')
+    games = [played_game(BoardConfig(size="2x2", geometry="hex"), seed) for seed in (11, 12)]
+    home, out = tmp_path / "home", tmp_path / "site"
+    with Workspace(home) as ws:
+        league = parse_league('name = "tiny"\nparticipants = ["a", "b"]\n[[boards]]\nsize = "2x2"\n')
+        definitions.save_rows(ws, league, [(r.id, 0, "2x2 hex", "[]", n) for n, r in enumerate(games)])
+        for record in games:
+            assert store.save_game(ws, "tiny", record)
+    monkeypatch.setenv("PYTHONPATH", str(broken.parent))
+    monkeypatch.chdir(tmp_path)  # not the repository's folder: its hexarena/ would come first on the child's path
+    status, _, err = cli(capfd, "publish", "tiny", "--out", str(out), "--home", str(home))
+    assert status == 0 and "Traceback" not in err
+    assert err.splitlines() == [(
+        "hexarena: warning: the analysis process (python -m hexarena.leagues.results.analyses) failed (exit status 1: "
+        "RuntimeError: a broken install of hexarena); its 2 games are analysed in this process instead")]
+    chunk = (out / "games" / "chunk-0.js").read_text(encoding="utf-8")
+    assert chunk.count('"analysis":{') == len(games)  # the site is whole
+    with Workspace(home) as ws:
+        assert sorted(stored_analysis(ws, r.id)[0].to_json()["game"] for r in games) == sorted(r.id for r in games)
+
+
+def test_the_analyses_a_dead_analysis_process_finished_are_kept_and_only_the_others_made_here(tmp_path, monkeypatch,
+                                                                                              caplog):
+    """The analysis process answers one line per analysis as each is made: where it dies (here a real process, the
+    ``python`` it is started with, that answers the first game and half a line, then is killed by SIGKILL), the
+    whole lines are kept and only the other games are analysed here, after one warning that says so."""
+    from hexarena.leagues.results.analyses import Analysing
+
+    games = [played_game(BoardConfig(size="2x2", geometry="hex"), seed) for seed in (13, 14, 15)]
+    first = analyse(games[2], 10.0).to_json() | {"seconds": 123.0}  # the schedule's last first; marked as its own
+    (tmp_path / "answered.jsonl").write_text(json.dumps(first) + '\n{"game": "g-2x2', encoding="utf-8")
+    dying = tmp_path / "python"
+    dying.write_text(f'#!/bin/sh\ncat {tmp_path / "answered.jsonl"} > "$5"\necho "Traceback (most recent call last):"'
+                     ' >&2\necho MemoryError >&2\nkill -9 $$\n')
+    dying.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(dying))
+    with Workspace(tmp_path / "home") as ws:
+        league = parse_league('name = "tiny"\nparticipants = ["a", "b"]\n[[boards]]\nsize = "2x2"\n')
+        definitions.save_rows(ws, league, [(r.id, 0, "2x2 hex", "[]", n) for n, r in enumerate(games)])
+        for record in games:
+            assert store.save_game(ws, "tiny", record)
+        analysing = Analysing(ws, "tiny", 10.0)
+        found = analysing.analyses()
+        analysing.close()
+    assert list(found) == [r.id for r in reversed(games)] and found[games[2].id] == first  # kept, not made again
+    assert [{**found[r.id], "seconds": 0} for r in games[:2]] == [analyse(r, 10.0).to_json() | {"seconds": 0}
+                                                                   for r in games[:2]]
+    assert [r.getMessage() for r in caplog.records] == [(
+        "the analysis process (python -m hexarena.leagues.results.analyses) failed (killed by signal 9: MemoryError); "
+        "the 2 of its 3 games it had not analysed are analysed in this process instead")]

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import re
+import hashlib
 import json
 import os
 import random
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -21,23 +23,32 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from helpers import (GREEDY, RANDOM, ROOT, chunk_games, console_errors, fixture_home, league_file, needs_browser,
-                     replay_url, site_records)
+from helpers import (
+    GREEDY,
+    RANDOM,
+    ROOT,
+    chunk_games,
+    console_errors,
+    fixture_home,
+    league_file,
+    needs_browser,
+    replay_url,
+    site_records,
+)
 
 from hexarena.leagues.results import definitions, store
-from hexarena.leagues.schedule.config import parse_league
-from hexarena.leagues.results.report import compute
-from hexarena.leagues.site import publish
-from hexarena.leagues.results.report import game_files
-from hexarena.leagues.site.publish import bot_pages, standings_markdown, write_site
-from hexarena.leagues.schedule.games import ScheduledGame
+from hexarena.leagues.results.report import compute, game_files
 from hexarena.leagues.results.wording import summary
+from hexarena.leagues.schedule.config import parse_league
+from hexarena.leagues.schedule.games import ScheduledGame
+from hexarena.leagues.site import publish
+from hexarena.leagues.site.publish import bot_pages, standings_markdown, write_site
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import BotFault
 from hexarena.referee.clock import TimeControl
-from hexarena.referee.seats.inprocess import InProcessSpec
 from hexarena.referee.record import BoardConfig, GameRecord, HostStall
 from hexarena.referee.referee import Referee
+from hexarena.referee.seats.inprocess import InProcessSpec
 
 GOLDEN = Path(__file__).parents[1] / "golden" / "standings.md"
 
@@ -767,17 +778,54 @@ def test_publishing_over_an_older_site_removes_its_per_game_files(records, tmp_p
     assert len(list(out.rglob("*"))) < 30  # pages, data, static files: not one file per game
 
 
+def test_the_pages_name_each_script_by_its_contents_hash_and_the_same_league_is_the_same_site(records, tmp_path,
+                                                                                              monkeypatch):
+    """A browser that cached an older site's replay.js must not run it on this site's data (it threw a TypeError
+    until reloaded): the pages reference ``static/replay.js?v=<its hash>``, which changes with the script's content
+    alone. The same league and scripts published twice are the same site, byte for byte."""
+    league = compute("demo", records)
+    first, again, changed = tmp_path / "first", tmp_path / "again", tmp_path / "changed"
+    write_site(first, league)
+    write_site(again, league)
+    files = sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(again).as_posix() for p in again.rglob("*") if p.is_file())
+    assert [f for f in files if (first / f).read_bytes() != (again / f).read_bytes()] == []
+
+    def references(site: Path) -> dict[str, set[str]]:
+        """Each static file's references in the pages, as ``?v=`` versions (one, where all pages agree)."""
+        pages = "".join(p.read_text(encoding="utf-8") for p in site.glob("*.html"))
+        found: dict[str, set[str]] = {}
+        for name, version in re.findall(r'"static/([\w.]+)(?:\?v=([0-9a-f]+))?"', pages):
+            found.setdefault(name, set()).add(version)
+        return found
+
+    def hashed(site: Path, name: str) -> str:
+        return hashlib.sha256((site / "static" / name).read_bytes()).hexdigest()[:10]
+
+    assert references(first) == {name: {hashed(first, name)} for name in publish.STATIC}
+    templates = tmp_path / "templates"
+    shutil.copytree(publish.SITE, templates, ignore=shutil.ignore_patterns("__pycache__"))
+    with (templates / "replay.js").open("a", encoding="utf-8") as script:
+        script.write("// a newer viewer\n")
+    monkeypatch.setattr(publish, "SITE", templates)
+    write_site(changed, league)
+    now = references(changed)
+    assert now["replay.js"] == {hashed(changed, "replay.js")} != references(first)["replay.js"]
+    assert {k: v for k, v in now.items() if k != "replay.js"} == {
+        k: v for k, v in references(first).items() if k != "replay.js"}  # the others' references stay
+
+
 # ---- versions on the replay page (issue 14, item 9) -----------------------------------------------
 
 @pytest.mark.slow
 @needs_browser
 def test_league_records_the_sites_copy_and_the_replay_page_name_each_seats_version(tmp_path: Path, browser):
-    from hexarena.leagues.results import store
-    from hexarena.leagues.schedule.config import load_league
-    from hexarena.leagues.results.report import game_files
-    from hexarena.leagues.site.publish import publish
     from hexarena.leagues.registry.snapshot import source_hash
+    from hexarena.leagues.results import store
+    from hexarena.leagues.results.report import game_files
     from hexarena.leagues.running.runner import run_league
+    from hexarena.leagues.schedule.config import load_league
+    from hexarena.leagues.site.publish import publish
     from hexarena.leagues.workspace.home import Workspace
 
     with Workspace(tmp_path / "new") as ws:
