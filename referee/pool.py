@@ -42,7 +42,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from hexarena.protocol.errors import HexarenaError
 from hexarena.referee.errors import WorkerLost
@@ -126,7 +126,8 @@ class Workers:
     """Worker processes started before their settings are known, for a ``RefereeProcessPool`` to take
     (``referee_pool(..., workers=...)``): a caller that will play games at once starts them first (``hexarena
     league run``), so that they are ready by the time it has read what it plays. Each waits for its settings;
-    those no pool takes are killed by ``close`` (they have started no bot).
+    those no pool takes are killed by ``close`` (they have started no bot), which the caller that started them
+    calls once it is done with them (``with Workers(...) as workers:``, or a ``finally``): no one else closes them.
 
     Fresh interpreters by default, which import the referee (0.25 s of CPU each) while the caller imports and
     reads. With ``fork``, this process imports the referee once and forks them, ready at once: only while it
@@ -154,6 +155,12 @@ class Workers:
             process.kill()
             process.wait()
             connection.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _threads() -> int:

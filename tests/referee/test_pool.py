@@ -132,10 +132,9 @@ def test_worker_processes_play_every_job_once_and_the_same_games_as_a_thread():
 
 @pytest.mark.slow
 def test_a_pool_takes_the_workers_started_ahead_and_those_it_does_not_take_are_killed():
-    workers = Workers(3)
-    started = [process for _, process in workers._started]
-    pool = referee_pool(OPTIONS, 2, workers=workers)
-    workers.close()
+    with Workers(3) as workers:  # the caller that started them closes them: those the pool did not take
+        started = [process for _, process in workers._started]
+        pool = referee_pool(OPTIONS, 2, workers=workers)
     try:
         assert [p.pid for p in pool._processes.values()] == [p.pid for p in started[:2]]
         assert started[2].wait(5) == -signal.SIGKILL  # it had started no bot
