@@ -172,21 +172,31 @@ def _threads() -> int:
 
 
 class Forked:
-    """A forked worker, with what the pool uses of ``subprocess.Popen``: pid, returncode, poll, wait, kill."""
+    """A forked worker, with what the pool uses of ``subprocess.Popen``: pid, returncode, poll, wait, kill.
+
+    Reaped by something else (a SIGCHLD handler, a ``waitpid(-1)`` of a library): exited, its status unknown,
+    taken as 0, as ``Popen`` takes it."""
 
     def __init__(self, pid: int) -> None:
         self.pid, self.returncode = pid, None
 
+    def _reap(self, flags: int) -> None:
+        try:
+            pid, status = os.waitpid(self.pid, flags)
+        except ChildProcessError:  # not ours to reap any more: gone
+            self.returncode = 0
+            return
+        if pid:
+            self.returncode = os.waitstatus_to_exitcode(status)
+
     def poll(self) -> int | None:
         if self.returncode is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.returncode = os.waitstatus_to_exitcode(status)
+            self._reap(os.WNOHANG)
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         if timeout is None and self.returncode is None:
-            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+            self._reap(0)
         deadline = time.monotonic() + (timeout or 0)
         while self.poll() is None:
             if time.monotonic() > deadline:
