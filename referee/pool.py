@@ -13,7 +13,8 @@ sandbox choice travels in it, and with it only what the sandbox binds of the fil
 (``sandbox.linked_out``, found once here, remembered across runs); nothing else of this process's state does. Threads share one GIL: two referees in one process spend a move's Python work one at a
 time, so on a busy machine a league at concurrency 2 played at about the speed of one. The processes pay
 an interpreter's start each (0.25 s of CPU importing the referee) and a pickled record per game; ``hexarena league
-run`` starts them first (``Workers``), forked from its own process where it safely can, so that none imports.
+run`` and ``hexarena sprt`` start them first (``Workers``), forked from their own process where they safely can, so
+that none imports.
 
 The pool outlives one ``map`` (``hexarena sprt`` plays batch after batch on the same warm bots); the
 league runner's ``LocalExecutor`` makes one per run (kept across an adaptive league's batches). ``close`` stops it: work not started is not done,
@@ -125,9 +126,10 @@ def referee_pool(settings: RefereeSettings, size: int, name: str = "referee",
 class Workers:
     """Worker processes started before their settings are known, for a ``RefereeProcessPool`` to take
     (``referee_pool(..., workers=...)``): a caller that will play games at once starts them first (``hexarena
-    league run``), so that they are ready by the time it has read what it plays. Each waits for its settings;
-    those no pool takes are killed by ``close`` (they have started no bot), which the caller that started them
-    calls once it is done with them (``with Workers(...) as workers:``, or a ``finally``): no one else closes them.
+    league run``, ``hexarena sprt``), so that they are ready by the time it has read what it plays. Each waits for
+    its settings; those no pool takes are killed by ``close`` (they have started no bot), which the caller that
+    started them calls once it is done with them (``with Workers(...) as workers:``, or a ``finally``): no one else
+    closes them.
 
     Fresh interpreters by default, which import the referee (0.25 s of CPU each) while the caller imports and
     reads. With ``fork``, this process imports the referee once and forks them, ready at once: only while it
