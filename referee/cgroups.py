@@ -141,13 +141,14 @@ class Cgroup:
         return sorted(pids)
 
     def kill(self, seconds: float = 1.0) -> bool:
-        """SIGKILL every process in the cgroup until none is left (True), or ``seconds`` have passed."""
+        """SIGKILL every process in the cgroup until none is left (True), or ``seconds`` have passed (0: one pass,
+        no wait: the watchdog's, which must not hold up its other looks)."""
         end = time.monotonic() + seconds
         while members := self.members():
             for pid in members:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
-            if time.monotonic() > end:
+            if time.monotonic() >= end:
                 return False
             time.sleep(0.002)
         return True

@@ -397,12 +397,14 @@ class BotProcess:
         return None
 
     def stop_for(self, limit: str) -> None:
-        """Past a limit: say which, and kill the whole sandbox now (its cgroup's every process, if it has one)."""
+        """Past a limit: say which, and kill the whole sandbox now (its cgroup's every process, if it has one).
+        One pass, no wait (it runs on the watchdog's thread): the watchdog calls it again at each look until the
+        bot is reaped, and ``kill_all`` waits for the rest."""
         self.limit_hit = limit
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
         if self.cgroup is not None:
-            self.cgroup.kill()
+            self.cgroup.kill(0)
 
     def describe_exit(self) -> str:
         """``exited with status 1: <last stderr line>`` for a fault's detail; the limit, if one stopped it."""

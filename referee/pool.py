@@ -13,7 +13,8 @@ sandbox choice travels in it, and with it only what the sandbox binds of the fil
 (``sandbox.linked_out``, found once here, remembered across runs); nothing else of this process's state does. Threads share one GIL: two referees in one process spend a move's Python work one at a
 time, so on a busy machine a league at concurrency 2 played at about the speed of one. The processes pay
 an interpreter's start each (0.25 s of CPU importing the referee) and a pickled record per game; ``hexarena league
-run`` starts them first (``Workers``), forked from its own process where it safely can, so that none imports.
+run`` and ``hexarena sprt`` start them first (``Workers``), forked from their own process where they safely can, so
+that none imports.
 
 The pool outlives one ``map`` (``hexarena sprt`` plays batch after batch on the same warm bots); the
 league runner's ``LocalExecutor`` makes one per run (kept across an adaptive league's batches). ``close`` stops it: work not started is not done,
@@ -42,7 +43,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from hexarena.protocol.errors import HexarenaError
 from hexarena.referee.errors import WorkerLost
@@ -125,8 +126,10 @@ def referee_pool(settings: RefereeSettings, size: int, name: str = "referee",
 class Workers:
     """Worker processes started before their settings are known, for a ``RefereeProcessPool`` to take
     (``referee_pool(..., workers=...)``): a caller that will play games at once starts them first (``hexarena
-    league run``), so that they are ready by the time it has read what it plays. Each waits for its settings;
-    those no pool takes are killed by ``close`` (they have started no bot).
+    league run``, ``hexarena sprt``), so that they are ready by the time it has read what it plays. Each waits for
+    its settings; those no pool takes are killed by ``close`` (they have started no bot), which the caller that
+    started them calls once it is done with them (``with Workers(...) as workers:``, or a ``finally``): no one else
+    closes them.
 
     Fresh interpreters by default, which import the referee (0.25 s of CPU each) while the caller imports and
     reads. With ``fork``, this process imports the referee once and forks them, ready at once: only while it
@@ -155,6 +158,12 @@ class Workers:
             process.wait()
             connection.close()
 
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def _threads() -> int:
     """This process's threads: the kernel's count where it shows one (a library's own threads too), else Python's."""
@@ -165,21 +174,31 @@ def _threads() -> int:
 
 
 class Forked:
-    """A forked worker, with what the pool uses of ``subprocess.Popen``: pid, returncode, poll, wait, kill."""
+    """A forked worker, with what the pool uses of ``subprocess.Popen``: pid, returncode, poll, wait, kill.
+
+    Reaped by something else (a SIGCHLD handler, a ``waitpid(-1)`` of a library): exited, its status unknown,
+    taken as 0, as ``Popen`` takes it."""
 
     def __init__(self, pid: int) -> None:
         self.pid, self.returncode = pid, None
 
+    def _reap(self, flags: int) -> None:
+        try:
+            pid, status = os.waitpid(self.pid, flags)
+        except ChildProcessError:  # not ours to reap any more: gone
+            self.returncode = 0
+            return
+        if pid:
+            self.returncode = os.waitstatus_to_exitcode(status)
+
     def poll(self) -> int | None:
         if self.returncode is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.returncode = os.waitstatus_to_exitcode(status)
+            self._reap(os.WNOHANG)
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         if timeout is None and self.returncode is None:
-            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+            self._reap(0)
         deadline = time.monotonic() + (timeout or 0)
         while self.poll() is None:
             if time.monotonic() > deadline:

@@ -10,7 +10,9 @@ Every ``INTERVAL`` seconds the thread asks each watched bot whether it is past a
 (``BotProcess.exceeded``) and, if so, SIGKILLs its sandbox (``BotProcess.stop_for``): its process group,
 which takes the whole sandbox with it (the parent-death signal of bwrap's and ``namespaces.py``'s init),
 and every process of its cgroup. The process then exits, and its seat reports the fault ``crashed`` with
-the limit named (``BotProcess.describe_exit``).
+the limit named (``BotProcess.describe_exit``). The kill is one pass a look, repeated at each look until the bot
+is reaped: a bot slow to die (a process forking as the kill came) holds up neither the other bots' looks nor the
+lag measurement.
 
 Where the machine lets the referee make cgroups (``referee/cgroups.py``: v2 where the memory controller is
 delegated, v1 where its memory hierarchy is writable) the kernel enforces a bot's memory and processes, and
@@ -124,10 +126,14 @@ class Watchdog:
             planned = max(planned, woke - self.interval)  # a long stall is counted once, not caught up on
 
     def look(self, process: Watched) -> None:
-        """Measure ``process`` once; past a limit, kill its sandbox and say why."""
-        if process.popen.returncode is not None or process.limit_hit is not None:
-            return  # reaped already (its pid may be another process's now), or being killed
-        if (limit := process.exceeded()) is not None:
+        """Measure ``process`` once; past a limit, kill its sandbox and say why. Killed and not reaped yet: killed
+        again (what a kill leaves, a process forking as it came, is killed at the next look, not waited for here:
+        a slow death would hold up the other bots' looks and count as the host's lag)."""
+        if process.popen.returncode is not None:
+            return  # reaped already (its pid may be another process's now)
+        if process.limit_hit is not None:
+            process.stop_for(process.limit_hit)
+        elif (limit := process.exceeded()) is not None:
             process.stop_for(limit)
 
 

@@ -1,7 +1,9 @@
-"""Fixtures for every test: the test bots' variables forwarded, referees that always close, a
-headless browser. Plain helpers (paths, the test bots, processes, leagues...) are in ``helpers.py``."""
+"""Fixtures for every test: a cache folder of the session's, the test bots' variables forwarded, referees that
+always close, a headless browser. Plain helpers (paths, the test bots, processes, leagues...) are in ``helpers.py``."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 from helpers import CHROMEDRIVER, CHROMIUM, FAST, SHARED, TEST_BOTS, sandbox_unavailable
@@ -12,6 +14,21 @@ from hexarena.referee.referee import Referee
 
 # `pytest --hypothesis-profile=long`: the fuzz campaign (tests/cli/test_fuzz.py) and every property test, 20x longer
 settings.register_profile("long", max_examples=2000)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_cache_folder(tmp_path_factory):
+    """The user's cache folder (``XDG_CACHE_HOME``: where ``referee/sandbox.py`` remembers its walk of /usr) is a
+    folder of this session, in this process's environment, so every command a test starts has it too: the suite
+    writes nothing under the real home's ~/.cache. One for the whole session: /usr is walked once, not once a test.
+    A test that sets or unsets it itself (monkeypatch) gets this one back after it."""
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before
 
 
 @pytest.fixture(autouse=True)

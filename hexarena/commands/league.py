@@ -176,7 +176,8 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
               "command again plays the rest", file=sys.stderr)
         raise
     finally:
-        if workers is not None:  # those no pool took (a failure before the run, a league with little left)
+        if workers is not None:  # started here, closed here only: those no pool took (a failure before the run,
+            # a league with little left, a cluster's league)
             workers.close()
     print(f"league {summary.league}: {summary.already + summary.played} of {summary.total} games played "
           f"({summary.played} now); workspace {ws.home}", file=sys.stderr)

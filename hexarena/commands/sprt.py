@@ -7,6 +7,7 @@ after each whole batch, so the stopping point does not depend on which game fini
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from pathlib import Path
@@ -59,7 +60,7 @@ def sprt(
     from hexarena.leagues.workspace.files import check_out_file
     from hexarena.protocol.board import parse_size
     from hexarena.referee.clock import TimeControl
-    from hexarena.referee.pool import referee_pool
+    from hexarena.referee.pool import Workers, referee_pool
     from hexarena.referee.record import BoardConfig
     from hexarena.referee.settings import RefereeSettings
 
@@ -71,63 +72,67 @@ def sprt(
     if seed is None:
         seed = secrets.randbelow(2**31)
     positions = start_positions(openings, config, max_pairs, seed)
-    specs = _distinct_names([resolve_bot(new, home, sandboxed), resolve_bot(old, home, sandboxed)])
-    if any(spec.remote for spec in specs):
-        raise ConfigError("sprt plays local bots only (remote:NAME is for match)")
-    first, second = specs
-    if out is not None:
-        check_out_file(out)  # /dev/full, /proc/version, a folder: refused before any game is played
-    sink = open_outputs(out, logs)
-    say = (lambda text: None) if as_json else (lambda text: print(text, flush=True))
-    say(f"sprt: {first.name} vs {second.name} on {config.label}, time {control}, seed {seed}, "
-        f"{'random start positions' if openings == 'random' else f'{len(positions)} start position(s)'}; "
-        f"H0 {elo0:g} H1 {elo1:g} {model}, alpha {alpha:g} beta {beta:g}, "
-        f"bounds ({hypotheses.lower:.2f}, {hypotheses.upper:.2f})")
-    counts, draws, games = [0] * 5, [0], [0]
+    at_once = min(concurrency, max_pairs)
+    # forked before this process runs a thread or opens a workspace (a registered bot's name opens one), as
+    # ``league run``'s: none imports the referee; closed here, those the pool did not take
+    with Workers(at_once, fork=True) if at_once > 1 else contextlib.nullcontext() as workers:
+        specs = _distinct_names([resolve_bot(new, home, sandboxed), resolve_bot(old, home, sandboxed)])
+        if any(spec.remote for spec in specs):
+            raise ConfigError("sprt plays local bots only (remote:NAME is for match)")
+        first, second = specs
+        if out is not None:
+            check_out_file(out)  # /dev/full, /proc/version, a folder: refused before any game is played
+        sink = open_outputs(out, logs)
+        say = (lambda text: None) if as_json else (lambda text: print(text, flush=True))
+        say(f"sprt: {first.name} vs {second.name} on {config.label}, time {control}, seed {seed}, "
+            f"{'random start positions' if openings == 'random' else f'{len(positions)} start position(s)'}; "
+            f"H0 {elo0:g} H1 {elo1:g} {model}, alpha {alpha:g} beta {beta:g}, "
+            f"bounds ({hypotheses.lower:.2f}, {hypotheses.upper:.2f})")
+        counts, draws, games = [0] * 5, [0], [0]
 
-    def arrived(number: int, records: list) -> None:
-        scores = [stats.game_score(record, record.seats.index(first.name)) for record in records]
-        counts[stats.pair_index(*scores)] += 1
-        draws[0] += sum(score == 0.5 for score in scores)
-        games[0] += len(records)
-        for record in records:
+        def arrived(number: int, records: list) -> None:
+            scores = [stats.game_score(record, record.seats.index(first.name)) for record in records]
+            counts[stats.pair_index(*scores)] += 1
+            draws[0] += sum(score == 0.5 for score in scores)
+            games[0] += len(records)
+            for record in records:
+                if sink is not None:
+                    sink.write(record.model_dump_json() + "\n")
+                    sink.flush()
+
+        def pair(number: int) -> tuple:
+            opening = positions[number % len(positions)]
+            game = {"seed": seed + number, "prelude": opening}
+            return number, [([first, second], config, {**game, "game_id": f"pair{number + 1}a"}),
+                            ([second, first], config, {**game, "game_id": f"pair{number + 1}b"})]
+
+        def state() -> dict:
+            return stats.report(counts, hypotheses, draws[0], games[0])
+
+        settings = RefereeSettings(time_control=control, sandboxed=sandboxed, log_dir=logs)
+        pool = referee_pool(settings, at_once, name="pair", workers=workers)
+        played = 0
+        result = state()
+        try:
+            while played < max_pairs and result["verdict"] is None:
+                batch = [pair(n) for n in range(played, min(played + concurrency, max_pairs))]
+                for number, records in pool.map(play_pair, batch):
+                    arrived(number, records)
+                played += len(batch)
+                result = state()
+                say(f"pairs {played}: {counts_line(result)}")
+        except KeyboardInterrupt:
+            pool.close(wait=False)
+            finish(state(), "interrupted", as_json)
+            raise
+        except BaseException:  # a failure of ours (a full disk, a bug): every referee stops its bots before we report
+            pool.close()
+            raise
+        finally:
             if sink is not None:
-                sink.write(record.model_dump_json() + "\n")
-                sink.flush()
-
-    def pair(number: int) -> tuple:
-        opening = positions[number % len(positions)]
-        game = {"seed": seed + number, "prelude": opening}
-        return number, [([first, second], config, {**game, "game_id": f"pair{number + 1}a"}),
-                        ([second, first], config, {**game, "game_id": f"pair{number + 1}b"})]
-
-    def state() -> dict:
-        return stats.report(counts, hypotheses, draws[0], games[0])
-
-    settings = RefereeSettings(time_control=control, sandboxed=sandboxed, log_dir=logs)
-    pool = referee_pool(settings, min(concurrency, max_pairs), name="pair")
-    played = 0
-    result = state()
-    try:
-        while played < max_pairs and result["verdict"] is None:
-            batch = [pair(n) for n in range(played, min(played + concurrency, max_pairs))]
-            for number, records in pool.map(play_pair, batch):
-                arrived(number, records)
-            played += len(batch)
-            result = state()
-            say(f"pairs {played}: {counts_line(result)}")
-    except KeyboardInterrupt:
-        pool.close(wait=False)
-        finish(state(), "interrupted", as_json)
-        raise
-    except BaseException:  # a failure of ours (a full disk, a bug): every referee stops its bots before we report
+                sink.close()
         pool.close()
-        raise
-    finally:
-        if sink is not None:
-            sink.close()
-    pool.close()
-    finish(result, result["verdict"] or f"inconclusive at --max-pairs {max_pairs}", as_json)
+        finish(result, result["verdict"] or f"inconclusive at --max-pairs {max_pairs}", as_json)
 
 
 def counts_line(result: dict) -> str:

@@ -187,14 +187,10 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
     (``hexarena.leagues.running.executors.dask_driver``); an unreachable or malformed address is a ConfigError
     before anything is stored. ``settings``: how its referees are made (default: ``league_settings``).
     ``workers``: referee worker processes started ahead (``hexarena.referee.pool.Workers``) for the local executor
-    this function makes; killed by the time it returns if no pool took them.
+    this function makes; those no pool took are the caller's to close (it started them).
     """
-    try:
-        return _locked(ws, league, concurrency, progress, source, executor, scheduler, replace, observer,
-                       settings or league_settings(ws, league), workers)
-    finally:
-        if workers is not None:
-            workers.close()
+    return _locked(ws, league, concurrency, progress, source, executor, scheduler, replace, observer,
+                   settings or league_settings(ws, league), workers)
 
 
 def _locked(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
@@ -210,8 +206,6 @@ def _locked(ws: Workspace, league: LeagueConfig, concurrency: int | None, progre
                                   "or --scheduler")
 
             executor = owned = DaskExecutor(scheduler or league.scheduler or "", settings)
-            if workers is not None:  # a cluster's workers play
-                workers.close()
         try:
             return _run_league(ws, league, concurrency, progress, source, executor, replace, observer, settings,
                                workers)

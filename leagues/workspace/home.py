@@ -15,7 +15,6 @@ a database written by a newer hexarena is refused), and ``transaction``. It hold
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -64,7 +63,8 @@ class Layout:
         return self.home / "site"
 
 
-# database file -> its stamp as this process last left it (None: changed by something else since)
+# database file (its resolved path: one file under two spellings is one entry) -> its stamp as this process last
+# left it (None: changed by something else since, or gone)
 _LEFT: dict[Path, str | None] = {}
 
 
@@ -83,6 +83,7 @@ class Workspace(Layout):
         try:
             for folder in (self.home, self.registry_dir, self.logs_dir):
                 folder.mkdir(parents=True, exist_ok=True)
+            self._file = self.database.resolve()  # its key in ``_LEFT``, however the home was spelled
             self.db = sqlite3.connect(self.database, timeout=30, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             if is_out_of_space(exc):
@@ -103,7 +104,7 @@ class Workspace(Layout):
                 raise ConfigError(f"workspace database {self.database}: {'; '.join(wrong)}: {schema.RESTORE}")
             if not checked:
                 self._write_checked(stamp)
-            _LEFT[self.database] = stamp  # found sound just now (checked, or unchanged since the last check)
+            _LEFT[self._file] = stamp  # found sound just now (checked, or unchanged since the last check)
         except sqlite3.Error as exc:
             self.db.close()
             if is_out_of_space(exc):
@@ -129,6 +130,14 @@ class Workspace(Layout):
         db = self.database.stat()
         wal = Path(f"{self.database}-wal")
         return f"{db.st_size} {db.st_mtime_ns} {wal.stat().st_size if wal.exists() else 0}"
+
+    def _stamp_left(self) -> str | None:
+        """The stamp as this process leaves the file now; None if it cannot be read (the file went): the next open
+        checks, and what went wrong meanwhile is what is raised, not this."""
+        try:
+            return self._file_stamp()
+        except OSError:
+            return None
 
     def _read_checked(self) -> str | None:
         try:
@@ -158,7 +167,7 @@ class Workspace(Layout):
                     raise
                 self.db.execute("COMMIT")
             finally:
-                _LEFT[self.database] = self._file_stamp() if ours else None
+                _LEFT[self._file] = self._stamp_left() if ours else None
         except BaseException as exc:
             # whatever stops it leaves no transaction open, also between BEGIN and the block (a Ctrl-C, which
             # a signal handler raises between any two lines); a full disk leaves the database as it was: say
@@ -197,7 +206,7 @@ class Workspace(Layout):
     def _unchanged(self) -> bool:
         """Whether the file is as this process last left it (False once it was not, or it is gone)."""
         try:
-            return _LEFT.get(self.database) is not None and self._file_stamp() == _LEFT[self.database]
+            return _LEFT.get(self._file) is not None and self._file_stamp() == _LEFT[self._file]
         except OSError:
             return False
 
@@ -205,8 +214,8 @@ class Workspace(Layout):
         ours = self._unchanged()
         self.db.close()
         if ours:  # the close's own checkpoint of the WAL is the last change: stamped as it leaves the file
-            with contextlib.suppress(OSError):
-                _LEFT[self.database] = stamp = self._file_stamp()
+            _LEFT[self._file] = stamp = self._stamp_left()
+            if stamp is not None:
                 self._write_checked(stamp)
 
     def __enter__(self) -> Self:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import math
 import subprocess
+from pathlib import Path
 
 import pytest
-from helpers import BOTS, HEXARENA, ROOT
+from helpers import BOTS, HEXARENA, ROOT, wait_for
 
 from hexarena.leagues.results import sprt
 from hexarena.protocol.errors import ConfigError
@@ -161,6 +162,34 @@ def test_ctrl_c_prints_the_state_so_far():
     lines = out.splitlines()
     assert lines[-1] == "SPRT: interrupted" and lines[-3].startswith("Games: ") and "Ptnml(0-2)" in lines[-3]
 
+
+
+@pytest.mark.slow
+def test_sprt_forks_its_referee_workers_as_league_run_does_and_ctrl_c_stops_them():
+    """--concurrency 2: the two referee workers are forked from sprt's own process (its command line, not a fresh
+    interpreter's ``-m hexarena.referee.pool``: none imports the referee), and are gone once a Ctrl-C stopped it."""
+    import signal
+
+    from hexarena.referee.launch import children
+
+    run = subprocess.Popen([*HEXARENA, "sprt", GREEDY, GREEDY, "--size", "3x3", "--time", "300ms", "--seed", "2",
+                            "--concurrency", "2"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509 - Ctrl-C
+    command = lambda pid: Path(f"/proc/{pid}/cmdline").read_bytes()
+    try:
+        while run.stdout.readline().startswith("sprt:"):  # the header; then wait for the first batch
+            pass
+        ours = command(run.pid)
+        workers = wait_for(lambda: found if len(found := children(run.pid)) >= 2 else None, 30, "2 referee workers")
+        commands = [command(pid) for pid in workers]
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=30)
+    finally:
+        run.kill()
+        run.wait()
+    assert commands == [ours, ours] and b"hexarena.referee.pool" not in ours
+    assert run.returncode == 130 and out.splitlines()[-1] == "SPRT: interrupted", err
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
 
 def test_a_one_sided_result_is_inf_with_a_bound_and_no_pair_is_no_nan():
     from hexarena.leagues.results.sprt import Hypotheses, describe, elo_text, estimate, report

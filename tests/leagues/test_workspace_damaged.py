@@ -186,6 +186,36 @@ def test_the_page_check_runs_again_only_after_the_file_changed(home: Path, monke
     assert checked[-1] is True
 
 
+
+def test_one_file_opened_under_two_spellings_is_followed_as_one(home: Path, tmp_path: Path, monkeypatch) -> None:
+    """The home by its path and by a symlink to it: each workspace's writes are this process's own to the other
+    too, so the closes stamp the file and the next open does not check its pages again."""
+    (tmp_path / "link").symlink_to(home)
+    checked = []
+    problems = schema.problems
+    monkeypatch.setattr(schema, "problems", lambda db, pages=True: checked.append(pages) or problems(db, pages))
+    with Workspace(home) as first, Workspace(tmp_path / "link") as second:
+        for ws, key in ((first, "a"), (second, "b"), (first, "c")):
+            with ws.transaction() as db:
+                db.execute("INSERT INTO registry_meta (key, value) VALUES (?, 'y')", (key,))
+    Workspace(home).close()
+    assert checked == [False, False, False]
+
+
+def test_a_database_file_gone_in_a_transaction_leaves_the_blocks_own_error(tmp_path: Path) -> None:
+    """The stamp taken as the transaction ends cannot be read (the file was deleted meanwhile): the error the block
+    raised is what the caller sees, and a block that succeeded still commits quietly."""
+    ws = Workspace(tmp_path / "home")
+    with pytest.raises(ValueError, match="the block's own"), ws.transaction() as db:
+        db.execute("INSERT INTO registry_meta (key, value) VALUES ('x', 'y')")
+        (tmp_path / "home" / "hexarena.db").unlink()
+        raise ValueError("the block's own")
+    with ws.transaction() as db:
+        db.execute("INSERT INTO registry_meta (key, value) VALUES ('z', 'y')")
+    # the open file, though deleted: the failed block rolled back, the next one committed
+    assert [row[0] for row in ws.db.execute("SELECT key FROM registry_meta WHERE key IN ('x', 'z')")] == ["z"]
+    ws.close()
+
 def test_an_interrupt_right_after_begin_leaves_no_transaction_open(tmp_path: Path, monkeypatch) -> None:
     """A Ctrl-C lands between any two lines (a signal handler raises it): one between BEGIN and the block (here
     raised by the check that follows BEGIN) rolls back, so the league's clean-up and the next write still work

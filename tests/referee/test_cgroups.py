@@ -14,6 +14,8 @@ import pytest
 from helpers import BOTS, HEXARENA, wait_for
 
 from hexarena.referee import cgroups
+from hexarena.referee.launch import BotProcess, Limits
+from hexarena.referee.watchdog import Watchdog
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 MOUNTS = ("memory", "pids", "cpuacct", "unified")  # made read-only in a mount namespace of the test's own
@@ -133,6 +135,44 @@ def test_the_cgroup_v2_kind_counts_cpu_kills_every_process_and_is_removed():
         assert group.remove() and not os.path.exists(folder)
     assert launched.returncode == -signal.SIGKILL
 
+
+
+def test_the_watchdog_kills_a_bot_past_its_limit_once_a_look_and_waits_for_nothing(tmp_path):
+    """A bot past its cgroup's memory limit whose cgroup still lists a process after the SIGKILLs (one that cannot
+    leave: a zombie, in a cgroup folder written by hand): each look of the watchdog kills once and returns, the next
+    look kills again until the bot is reaped. Waiting for the cgroup to empty (up to 1 s) on the watchdog's thread
+    held up the other bots' looks and counted as the host's lag."""
+    zombie = os.posix_spawn("/bin/true", ["true"], os.environ)
+    state = lambda: Path(f"/proc/{zombie}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    wait_for(lambda: state() == "Z", 10, "the spawned process a zombie")
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    (folder / "cgroup.procs").write_text(f"{zombie}\n")
+    (folder / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 1\n")
+    group = cgroups.CgroupV1(str(folder), None, None)
+    bot = subprocess.Popen(["sleep", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    process = BotProcess(bot, Limits(memory_mb=64), sandboxed=False, cgroup=group)
+    try:
+        Watchdog.shared().unwatch(process)  # looked at by this test only
+        passes = []
+        members = group.members
+        group.members = lambda: passes.append(1) or members()
+        watchdog = Watchdog()
+        watchdog.look(process)
+        assert process.limit_hit is not None and process.limit_hit.startswith("memory limit")
+        assert len(passes) == 1
+        watchdog.look(process)  # not reaped yet: killed again, once
+        assert len(passes) == 2
+        assert bot.wait(10) == -signal.SIGKILL
+        watchdog.look(process)  # reaped: its pid may be another's now, nothing is killed
+        assert len(passes) == 2
+    finally:
+        bot.kill()
+        os.waitpid(zombie, 0)
+        for file in folder.iterdir():  # an empty folder, which the close removes as it would a cgroup
+            file.unlink()
+        process.close()
+    assert not folder.exists()
 
 def test_a_cgroup2_lookalike_without_subtree_control_is_a_reason_not_a_traceback(tmp_path):
     """A root whose cgroup.controllers names the memory controller but whose referee's folder has no

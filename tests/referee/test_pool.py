@@ -19,7 +19,7 @@ from hexarena.leagues.running.jobs import Job, play_job
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.errors import WorkerLost
-from hexarena.referee.pool import RefereePool, RefereeProcessPool, Workers, referee_pool
+from hexarena.referee.pool import Forked, RefereePool, RefereeProcessPool, Workers, referee_pool
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
 from hexarena.referee.seats.inprocess import InProcessSpec
@@ -132,10 +132,9 @@ def test_worker_processes_play_every_job_once_and_the_same_games_as_a_thread():
 
 @pytest.mark.slow
 def test_a_pool_takes_the_workers_started_ahead_and_those_it_does_not_take_are_killed():
-    workers = Workers(3)
-    started = [process for _, process in workers._started]
-    pool = referee_pool(OPTIONS, 2, workers=workers)
-    workers.close()
+    with Workers(3) as workers:  # the caller that started them closes them: those the pool did not take
+        started = [process for _, process in workers._started]
+        pool = referee_pool(OPTIONS, 2, workers=workers)
     try:
         assert [p.pid for p in pool._processes.values()] == [p.pid for p in started[:2]]
         assert started[2].wait(5) == -signal.SIGKILL  # it had started no bot
@@ -225,6 +224,19 @@ def test_workers_forked_from_a_process_without_threads_play_and_stop_as_fresh_on
     assert done.stdout.splitlines() == ["True", "['g0', 'g1', 'g2']", "[0, 0]"], done.stderr
     assert done.returncode == 0 and done.stderr == ""
 
+
+
+def test_a_forked_worker_reaped_by_something_else_is_gone_not_an_error():
+    """Another part of the process (a SIGCHLD handler, a library's waitpid(-1)) reaped the worker first: poll,
+    wait and kill answer as Popen's do (exited, status unknown: 0), with no ChildProcessError."""
+    pid = os.posix_spawn("/bin/sh", ["sh", "-c", "exit 3"], os.environ)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 3  # behind the pool's back
+    assert Forked(pid).poll() == 0
+    assert Forked(pid).wait() == 0
+    assert Forked(pid).wait(timeout=5) == 0
+    killed = Forked(pid)
+    killed.kill()
+    assert killed.returncode == 0
 
 def mark_and_wait(referee: Referee, item: tuple) -> int:
     """A worker's item (picklable: this module is on the worker's path): mark its start, take 1 s."""

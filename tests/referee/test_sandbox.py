@@ -473,6 +473,15 @@ def test_the_usr_walk_is_remembered_until_a_folder_it_read_changes(tmp_path, mon
     assert hops() == {"/etc/passwd", "/etc/group"} and len(walks) == 8
 
 
+
+def test_the_suite_keeps_the_usr_walk_in_a_cache_folder_of_its_own(tmp_path_factory):
+    """conftest's session folder, not the real home's ~/.cache: for this process and every command a test starts."""
+    cache = os.environ.get("XDG_CACHE_HOME")
+    assert cache is not None and Path(cache).is_relative_to(tmp_path_factory.getbasetemp())
+    shown = subprocess.run([sys.executable, "-c", "import os; print(os.environ['XDG_CACHE_HOME'])"],
+                           capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == cache
+
 def test_the_usr_walk_is_not_remembered_without_a_home_to_keep_it_in(tmp_path, monkeypatch):
     """No home folder to be found ("~" left as is) and no XDG_CACHE_HOME: walked, nothing written under the cwd."""
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)

@@ -28,7 +28,7 @@ class LocalExecutor(Executor):
     By default each ``run`` has a pool of its own, stopped when its iterator is closed; with ``keep``, one pool of
     ``concurrency`` referees serves every ``run`` until ``close`` (an adaptive league's batches: the workers and
     their bots start once, not once a batch). ``workers``: worker processes started ahead (``referee.pool.Workers``),
-    which the first pool takes; what it does not take is killed when it is made, or by ``close``."""
+    which the first pool takes; what it does not take stays the caller's to close (it started them)."""
 
     def __init__(self, settings: RefereeSettings, concurrency: int, keep: bool = False,
                  workers: Workers | None = None) -> None:
@@ -54,11 +54,7 @@ class LocalExecutor(Executor):
 
     def _new_pool(self, jobs: Sequence[Job]):
         workers, self._workers = self._workers, None
-        try:
-            return referee_pool(self.settings, self._size(jobs), workers=workers)
-        finally:
-            if workers is not None:
-                workers.close()  # those the pool did not take
+        return referee_pool(self.settings, self._size(jobs), workers=workers)
 
     def threaded(self, jobs: Sequence[Job]) -> bool:
         """Whether ``run(jobs)`` plays on a thread of this process (one referee), not in worker processes."""
@@ -69,11 +65,7 @@ class LocalExecutor(Executor):
         return self.concurrency if self.keep else min(self.concurrency, len(jobs))
 
     def close(self) -> None:
-        """Stop the kept pool (nothing to do without ``keep``: each run's pool stops with its iterator), and kill
-        the workers started ahead that no pool took."""
-        if self._workers is not None:
-            self._workers, workers = None, self._workers
-            workers.close()
+        """Stop the kept pool (nothing to do without ``keep``: each run's pool stops with its iterator)."""
         if self._pool is not None:
             self._pool, pool = None, self._pool
             pool.close()
