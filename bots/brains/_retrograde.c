@@ -10,6 +10,10 @@
  *
  * value is the mover's future margin (cells it takes minus cells the other takes from here on; negated in misère,
  * sign = -1), int8 (at most 64 cells). values(k, cells, misere) -> bytearray of 2**k values, k at most 30.
+ *
+ * solve() below is the same pass as the solver's exact method (bots/brains/retrograde.py), over fewer positions: a
+ * cell's border lines counted, not told apart. It still shares nothing with the search, which the proofs check
+ * against values().
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -156,7 +160,9 @@ static PyObject *solve(PyObject *Py_UNUSED(module), PyObject *args) {
     uint64_t low_size = (uint64_t)1 << n_internal, low_full = low_size - 1, blocks = (uint64_t)high_size;
     int8_t *value = malloc(low_size * blocks);
     if (!value) return PyErr_NoMemory();
-    int sign = misere ? -1 : 1, failed = 0;
+    int sign = misere ? -1 : 1, failed = 0, bordered[MAX_SOLVE_CELLS], n_bordered = 0;
+    for (Py_ssize_t c = 0; c < n_cells; c++)
+        if (border[c]) bordered[n_bordered++] = (int)c; /* the cells a border move can be drawn in */
     uint64_t done = 0, next_watch = every ? every : UINT64_MAX;
     Py_BEGIN_ALLOW_THREADS
     for (uint64_t hi = blocks; hi-- > 0 && !failed;) {
@@ -181,7 +187,8 @@ static PyObject *solve(PyObject *Py_UNUSED(module), PyObject *args) {
                 if (v > best) best = v;
                 moved = 1;
             }
-            for (Py_ssize_t c = 0; c < n_cells; c++) {
+            for (int k = 0; k < n_bordered; k++) {
+                int c = bordered[k];
                 if (count[c] == border[c]) continue;
                 int8_t next = block[radix[c] * low_size + s];
                 int v = count[c] + 1 == border[c] && !(inner[c] & ~s) ? sign + next : -next;

@@ -88,8 +88,6 @@ def solve(state: State, watch: Callable[[int], None] | None = None) -> Solution:
     for (_, border), value in zip(plan.cells, border_moves, strict=True):
         if value == objective:
             best.extend(border)  # interchangeable: each of them keeps the value
-    if not plan.internal and not plan.cells:
-        objective = 0
     future = objective * (-1 if misere else 1)
     value = state.scores[0] - state.scores[1] + (future if state.to_move == 0 else -future)
     return Solution(value, future, tuple(sorted(best)), plan.positions, time.monotonic() - started)
