@@ -95,7 +95,9 @@ static PyObject *values(PyObject *Py_UNUSED(module), PyObject *args) {
  * smaller set of positions: a cell's free border lines (sides of that cell only) are interchangeable, so a position
  * is the subset of the `internal` free lines drawn (bits 0..internal-1) and, per cell, how many of its free border
  * lines are drawn (a mixed-radix digit). Every move adds to the index, so one pass from the last index down gives
- * every value. cells: per cell, (its free internal lines, its number of free border lines). The result: the root's
+ * every value, keeping a ring of the last blocks only (the cells' order sets its size: the cell with the most border
+ * lines last makes it smallest, bots/brains/retrograde.py). cells: per cell, (its free internal lines, its number of
+ * free border lines). The result: the root's
  * value, and the value of each first move (None where it is not a move), internal lines then each cell's border.
  * `watch` is called every `every` positions with the positions done (an exception it raises stops the pass), and
  * SIGINT is checked there too.
@@ -157,8 +159,12 @@ static PyObject *solve(PyObject *Py_UNUSED(module), PyObject *args) {
         PyErr_Format(PyExc_MemoryError, "retrograde: %.0f positions, more than 2**40", total);
         return NULL;
     }
-    uint64_t low_size = (uint64_t)1 << n_internal, low_full = low_size - 1, blocks = (uint64_t)high_size;
-    int8_t *value = malloc(low_size * blocks);
+    /* a block is read by the blocks at most one radix below it: with the cells ordered by their border lines, the
+       last cell's radix, so a ring of that many blocks plus one holds all the pass reads (slot: block % ring) */
+    uint64_t low_size = (uint64_t)1 << n_internal, low_full = low_size - 1, blocks = (uint64_t)high_size, ring = 1;
+    for (Py_ssize_t c = 0; c < n_cells; c++)
+        if (border[c] && radix[c] + 1 > ring) ring = radix[c] + 1;
+    int8_t *value = malloc(low_size * ring);
     if (!value) return PyErr_NoMemory();
     int sign = misere ? -1 : 1, failed = 0, bordered[MAX_SOLVE_CELLS], n_bordered = 0;
     for (Py_ssize_t c = 0; c < n_cells; c++)
@@ -172,7 +178,7 @@ static PyObject *solve(PyObject *Py_UNUSED(module), PyObject *args) {
             count[c] = (int)(hi / radix[c] % (uint64_t)(border[c] + 1));
             if (count[c] == border[c]) complete |= (uint64_t)1 << c;
         }
-        int8_t *block = value + hi * low_size;
+        int8_t *block = value + hi % ring * low_size;
         for (uint64_t s = low_size; s-- > 0;) {
             int best = -128, moved = 0;
             for (uint64_t rest = low_full & ~s; rest; rest &= rest - 1) {
@@ -190,7 +196,7 @@ static PyObject *solve(PyObject *Py_UNUSED(module), PyObject *args) {
             for (int k = 0; k < n_bordered; k++) {
                 int c = bordered[k];
                 if (count[c] == border[c]) continue;
-                int8_t next = block[radix[c] * low_size + s];
+                int8_t next = value[(hi + radix[c]) % ring * low_size + s];
                 int v = count[c] + 1 == border[c] && !(inner[c] & ~s) ? sign + next : -next;
                 if (v > best) best = v;
                 moved = 1;

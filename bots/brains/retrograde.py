@@ -6,11 +6,12 @@ so misère costs what normal play does. A position is the set of free internal l
 cells) and, per cell, how many of its free border lines are drawn: a cell's border lines are sides of that cell
 only, so which of them are drawn changes nothing (a reduction proven with the others, ``bots/brains/proof.py``).
 
-    plan = Plan(state)              # plan.positions, plan.bytes: what the pass needs
+    plan = Plan.of(state)           # plan.positions, plan.bytes: what the pass needs
     solution = solve(state, watch)  # Solution: value, future, best lines, positions as nodes, seconds
 
-Hexagons 4x4 with border (33 internal lines): 2**33 positions, 8 GiB; hexagons 3x3 (16 internal lines, 22 border
-lines over 8 cells): 2.1 G positions. Boards whose positions do not fit are left to the search.
+Hexagons 4x4 with border (33 internal lines, no border line free): 2**33 positions, 8 GiB; hexagons 3x3 (16
+internal lines, 22 border lines over 8 cells): 1.9 G positions, of which the pass keeps a ring of the last 5,761
+blocks of 2**16 (360 MiB). Boards whose ring does not fit are left to the search.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ class Plan:
             border = tuple(line for line in cell if not drawn >> line & 1 and len(owners[line]) == 1)
             if inner or border:
                 cells.append((inner, border))
+        cells.sort(key=lambda cell: len(cell[1]))  # the most border lines last: the smallest ring (``bytes``)
         return cls(internal, tuple(cells))
 
     @property
@@ -68,8 +70,15 @@ class Plan:
 
     @property
     def bytes(self) -> int:
-        """The memory the pass takes: one byte per position."""
-        return self.positions
+        """The memory the pass takes: one byte per position of the blocks it still reads. A block (one count of
+        drawn border lines per cell, every subset of the internal lines) is read only by the blocks at most the
+        last cell's radix below it, so the pass keeps a ring of that many blocks plus one."""
+        radix, ring = 1, 1
+        for _, border in self.cells:
+            if border:
+                ring = radix + 1
+            radix *= len(border) + 1
+        return ring << len(self.internal)
 
 
 def solve(state: State, watch: Callable[[int], None] | None = None) -> Solution:

@@ -213,8 +213,9 @@ def _retrograde_plan(method: str, state, memory: int | None, available: int | No
         return plan
     if method == "retrograde":
         rule = "--memory" if memory is not None else f"the default, {table_memory.RETROGRADE_RULE}"
-        _fail(f"--method retrograde needs {need:,} MiB ({plan.positions:,} positions, one byte each), more than "
-              f"{budget:,} MiB ({rule}); give --memory {need} or more, or --method search", 1)
+        _fail(f"--method retrograde needs {need:,} MiB (one byte a position, of the last blocks of its "
+              f"{plan.positions:,}), more than {budget:,} MiB ({rule}); give --memory {need} or more, or --method "
+              "search", 1)
     return None
 
 
@@ -244,8 +245,8 @@ def _solve_by_retrograde(state, plan, timeout: float, memory: int | None, progre
             _fail(f"not solved within {timeout:g} s", 1)
         except MemoryError:
             meter.done()
-            _fail(f"cannot allocate {-(-plan.bytes // 2**20):,} MiB for the retrograde pass ({total:,} positions) "
-                  "on this machine; give --method search", 1)
+            _fail(f"cannot allocate {-(-plan.bytes // 2**20):,} MiB for the retrograde pass on this machine; give "
+                  "--method search", 1)
         except (KeyboardInterrupt, _Terminated) as stop:
             meter.done()
             _fail("interrupted", 143 if isinstance(stop, _Terminated) else 130)
@@ -259,7 +260,7 @@ def _solve_by_retrograde(state, plan, timeout: float, memory: int | None, progre
                      "table_filled": total})
         return
     _print_solution(solution, state)
-    print(f"retrograde: every position once, one byte each ({mib:,.0f} MiB, within {sizing})")
+    print(f"retrograde: every position once, one byte each, the last blocks kept ({mib:,.0f} MiB, within {sizing})")
     print(f"{total} positions in {solution.seconds:.2f} s (retrograde)")
 
 

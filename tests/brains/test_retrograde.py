@@ -65,11 +65,12 @@ def test_the_pass_gives_plain_search_s_value_in_every_first_position(misere):
     assert retrograde.solve(rules.start()).future == start * sign
 
 
-def test_the_positions_are_the_internal_subsets_times_each_cell_s_border_counts():
+def test_the_positions_are_the_internal_subsets_times_each_cell_s_border_counts_and_a_ring_of_them_is_kept():
     Plan = retrograde.Plan
     hexagons = Plan.of(Rules(make_board("3x3"), Options()).start())  # 16 internal lines, 22 border lines on 8 cells
     assert (len(hexagons.internal), sum(len(border) for _, border in hexagons.cells)) == (16, 22)
     assert hexagons.positions == 1_887_436_800
+    assert hexagons.bytes == 5_761 << 16  # the ring: the last cell's radix (2 * 3 * 3 * 4 * 4 * 4 * 5) + 1 blocks
     bordered = Rules(make_board("4x4"), Options(2, True, True))  # its 33 free lines are all internal
     assert Plan.of(bordered.start()).positions == 2**33
     assert Plan.of(bordered.replay(bordered.start().legal_moves()[:2])).positions == 2**31
@@ -131,8 +132,8 @@ def test_misere_is_solved_by_the_pass_and_normal_play_by_the_search():
     (["2x2", "--misere", "--method", "retrograde", "--checkpoint", "{tmp}/c.ckpt"], 2,
      "a retrograde pass is not resumable: --checkpoint needs --method search or auto"),
     (["3x3", "--misere", "--method", "retrograde", "--memory", "16"], 1,
-     ("--method retrograde needs 1,800 MiB (1,887,436,800 positions, one byte each), more than 16 MiB (--memory); "
-      "give --memory 1800 or more, or --method search")),
+     ("--method retrograde needs 361 MiB (one byte a position, of the last blocks of its 1,887,436,800), more than "
+      "16 MiB (--memory); give --memory 361 or more, or --method search")),
 ])
 def test_a_pass_that_cannot_be_made_is_one_line(args, status, message, tmp_path):
     done = run(*[arg.replace("{tmp}", str(tmp_path)) for arg in args])
