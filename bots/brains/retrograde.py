@@ -29,6 +29,7 @@ except ImportError:  # no C compiler when hexarena was installed: the search alo
     _retrograde = None
 
 WATCH_EVERY = 1 << 22  # positions between two calls of ``watch``: a few tenths of a second
+MAX_POSITIONS = 1 << 40  # the C pass's limit: past it a pass would take days
 
 
 def available() -> bool:

@@ -207,6 +207,11 @@ def _retrograde_plan(method: str, state, memory: int | None, available: int | No
             return None
         _fail("--method retrograde needs hexarena's C extensions (a C compiler when it was installed)", 1)
     plan = retrograde.Plan.of(state)
+    if plan.positions > retrograde.MAX_POSITIONS:
+        if method == "auto":
+            return None
+        _fail(f"--method retrograde takes at most 2**40 positions, this one has {plan.positions:,}; give --method "
+              "search", 1)
     budget = memory if memory is not None else table_memory.retrograde_mib(available)
     need = -(-plan.bytes // 2**20)
     if need <= budget:

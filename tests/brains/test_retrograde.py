@@ -134,6 +134,8 @@ def test_misere_is_solved_by_the_pass_and_normal_play_by_the_search():
     (["3x3", "--misere", "--method", "retrograde", "--memory", "16"], 1,
      ("--method retrograde needs 361 MiB (one byte a position, of the last blocks of its 1,887,436,800), more than "
       "16 MiB (--memory); give --memory 361 or more, or --method search")),
+    (["3x4", "--misere", "--method", "retrograde"], 1,
+     "--method retrograde takes at most 2**40 positions, this one has 2,174,327,193,600; give --method search"),
 ])
 def test_a_pass_that_cannot_be_made_is_one_line(args, status, message, tmp_path):
     done = run(*[arg.replace("{tmp}", str(tmp_path)) for arg in args])
