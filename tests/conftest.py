@@ -4,6 +4,7 @@ always close, a headless browser. Plain helpers (paths, the test bots, processes
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 from helpers import CHROMEDRIVER, CHROMIUM, FAST, SHARED, TEST_BOTS, sandbox_unavailable
@@ -11,6 +12,12 @@ from hypothesis import settings
 
 from hexarena.referee import sandbox
 from hexarena.referee.referee import Referee
+
+# A suite started in the background by a non-interactive shell (`python3 -m pytest &` in a script) inherits SIGINT
+# ignored, and so would every command a test starts: the tests that stop a solve, a league or a server with Ctrl-C
+# would see it ignored. A handler is reset to the default at exec, so the commands get Ctrl-C back too.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # `pytest --hypothesis-profile=long`: the fuzz campaign (tests/cli/test_fuzz.py) and every property test, 20x longer
 settings.register_profile("long", max_examples=2000)
