@@ -427,7 +427,7 @@ def test_submit_server_of_a_name_another_author_owns_names_the_token_not_author(
 HOSTILE_CHECKS = {  # bots that fail the check by showing the server's folders: where they run, their files
     "says where it runs": "import os, sys\nsys.exit('running in ' + os.getcwd() + ' as ' + os.path.abspath(__file__))\n",
     "says it in HELLO": "import os\nprint('HELLO ' + os.getcwd() + ' ' + os.environ.get('TMPDIR', ''), flush=True)\n"
-                        "import time\ntime.sleep(5)\n",
+                        "import time\ntime.sleep(1)\n",  # the check waits for its exit (it waited 5 s)
     "raises": "import os\nraise RuntimeError(os.path.realpath('bot.py') + ' ' + repr(os.listdir('..'))[:300])\n",
 }
 
