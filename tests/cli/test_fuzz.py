@@ -223,8 +223,8 @@ def command_lines(draw) -> list[str]:
         args.append(option)
         if option not in FLAGS:
             args.append(draw(option_values))
-    if command == "solve" and "--timeout" not in args:
-        args += ["--timeout", "5"]
+    if command == "solve" and "--timeout" not in args:  # most drawn boards take minutes: what ends them is tested
+        args += ["--timeout", "1"]
     return [arg.replace("\0", "") if draw(st.booleans()) else arg for arg in args]
 
 

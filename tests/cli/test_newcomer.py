@@ -374,12 +374,13 @@ def test_submit_says_pass_and_fail_as_check_does(tmp_path: Path):
 
 @pytest.mark.slow
 def test_balanced_openings_say_their_time_up_front_show_progress_and_fall_back_to_playouts(tmp_path: Path):
-    run = subprocess.run([*HEXARENA, "openings", "4x4", "--count", "2", "--balanced", "--candidates", "20",
+    # 20 candidates, none solved in 0.3 s: at least 6 s, past the first progress line's 5 s (PROGRESS_EVERY)
+    run = subprocess.run([*HEXARENA, "openings", "4x4", "--count", "2", "--balanced", "--candidates", "10",
                           "--budget", "0.3"], capture_output=True, text=True, timeout=300, check=False)
     assert run.returncode == 0, run.stderr  # before: "no start position solved", exit 2, after minutes of silence
     said = run.stderr.splitlines()
-    assert said[0].startswith("hexarena: solving 40 candidate positions of 4x4 hex, up to 0.3 s each: at most 12 s")
-    assert any(re.fullmatch(r"hexarena: \d+/40 candidates tried, \d+ solved \(\d+ s\)", line) for line in said)
+    assert said[0].startswith("hexarena: solving 20 candidate positions of 4x4 hex, up to 0.3 s each: at most 6 s")
+    assert any(re.fullmatch(r"hexarena: \d+/20 candidates tried, \d+ solved \(\d+ s\)", line) for line in said)
     assert said[-1].startswith("hexarena: 0 of 2 start positions solved within --budget 0.3 s; the other 2 balanced "
                                "by chain-rule playouts instead")
     rows = run.stdout.splitlines()

@@ -9,6 +9,7 @@ headless Chromium watches the served standings page change in place and a game i
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import json
 import logging
@@ -301,9 +302,10 @@ class EventReader(threading.Thread):
         self.events: list[tuple[float, str, dict]] = []
         self.comments = 0
         self.status = None
+        self.connection: http.client.HTTPConnection | None = None
 
     def run(self) -> None:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        connection = self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
         try:
             connection.request("GET", "/api/events", headers={"Accept": "text/event-stream"})
             response = connection.getresponse()
@@ -325,6 +327,15 @@ class EventReader(threading.Thread):
         finally:
             connection.close()
 
+    def close(self) -> None:
+        """Hang up, as a spectator closing the page: else the server's stop waits its 5 s grace for this stream."""
+        sock = self.connection.sock if self.connection is not None else None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        if self.is_alive():
+            self.join(10)
+
     def after(self, first: tuple[str, str], kind: str) -> list[dict]:
         """The events of ``kind`` that came after the ``(kind, game)`` event ``first``."""
         seen = list(self.events)
@@ -337,8 +348,15 @@ class EventReader(threading.Thread):
 
 
 
-def hexarena(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([*HEXARENA, *args], capture_output=True, text=True, timeout=120, check=False, **kwargs)
+def register(home: Path, bot: Path) -> None:
+    """The reference bots and ``bot`` registered in ``home`` as ``hexarena submit`` would, less its check: the
+    check plays a dozen games of the slow bot (about 10 s), and what these tests watch is the server."""
+    from hexarena.leagues.registry.submit import ensure_reference_bots, submit
+    from hexarena.leagues.workspace.home import Workspace
+
+    with Workspace(home) as ws:
+        ensure_reference_bots(ws)
+        assert submit(ws, bot, check=False).accepted
 
 
 @pytest.fixture(scope="module")
@@ -350,8 +368,7 @@ def server(tmp_path_factory):
     (bot / "bot.py").write_text(SLOW_BOT)
     (bot / "bot.toml").write_text('name = "slowpoke"\ncommand = ["python3", "bot.py"]\nlanguage = "python"\n'
                                   'author = "tests"\n')
-    submitted = hexarena("submit", str(bot), "--home", str(home))
-    assert submitted.returncode == 0, submitted.stderr
+    register(home, bot)
     (root / "live.toml").write_text(LEAGUE)
     port = free_port()
     with open(root / "server.log", "w") as log:
@@ -371,14 +388,13 @@ def server(tmp_path_factory):
             wait_for(lambda: reader.status, 10, "the event stream opens")
             yield {"port": port, "home": home, "events": reader, "process": process}
         finally:
+            reader.close()
             process.terminate()
             try:
                 process.wait(20)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-            if reader.is_alive():
-                reader.join(10)
         print((root / "server.log").read_text()[-3000:], file=sys.stderr)
 
 
@@ -611,7 +627,7 @@ def test_a_spectator_who_comes_just_after_the_end_sees_the_final_position(tmp_pa
     bot.mkdir()
     (bot / "bot.py").write_text(SLOW_BOT)
     (bot / "bot.toml").write_text('name = "slowpoke"\ncommand = ["python3", "bot.py"]\nlanguage = "python"\n')
-    assert hexarena("submit", str(bot), "--home", str(home)).returncode == 0
+    register(home, bot)
     (tmp_path / "live.toml").write_text(LEAGUE)
     gate, publish = threading.Event(), served_site.publish
     gate.set()
@@ -655,5 +671,7 @@ def test_a_spectator_who_comes_just_after_the_end_sees_the_final_position(tmp_pa
         assert [e for e in console_errors(browser) if f"/api/live/games/{game} " not in e] == []
     finally:
         gate.set()
+        browser.get("about:blank")  # the page's streams closed, and ours: the server stops without its 5 s grace
+        events.close()
         server.should_exit = True
         thread.join(60)

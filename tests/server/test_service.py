@@ -427,7 +427,7 @@ def test_submit_server_of_a_name_another_author_owns_names_the_token_not_author(
 HOSTILE_CHECKS = {  # bots that fail the check by showing the server's folders: where they run, their files
     "says where it runs": "import os, sys\nsys.exit('running in ' + os.getcwd() + ' as ' + os.path.abspath(__file__))\n",
     "says it in HELLO": "import os\nprint('HELLO ' + os.getcwd() + ' ' + os.environ.get('TMPDIR', ''), flush=True)\n"
-                        "import time\ntime.sleep(5)\n",
+                        "import time\ntime.sleep(1)\n",  # the check waits for its exit (it waited 5 s)
     "raises": "import os\nraise RuntimeError(os.path.realpath('bot.py') + ' ' + repr(os.listdir('..'))[:300])\n",
 }
 
@@ -625,8 +625,10 @@ def test_a_manifest_of_40_mb_in_a_40_kb_upload_is_refused_at_once_in_one_line(se
 
 @pytest.mark.slow
 def test_one_authors_slow_builds_do_not_hold_another_authors_upload(served, tmp_path):
-    """issue 31 item 5: alice sends three 8 s builds, then bob one quick upload: bob's takes the second slot at once
-    and is answered before alice's first (before: behind two of alice's, 19-20 s); the queue shows their places."""
+    """issue 31 item 5: alice sends two 8 s builds and a quick one, then bob one quick upload: bob's takes the second
+    slot at once and is answered before alice's first (before: behind two of alice's, 19-20 s); the queue shows their
+    places. Her third need not be slow: in one queue for all authors her first two would take both slots and hold bob's
+    upload past the end of her first; the third only has to be waiting (8 s less to wait for at the end)."""
     answers: dict[str, tuple[float, tuple]] = {}
     began = time.monotonic()
 
@@ -638,7 +640,8 @@ def test_one_authors_slow_builds_do_not_hold_another_authors_upload(served, tmp_
     for number in range(3):
         folder = bot_folder(tmp_path, f"slow{number}")
         manifest = folder / "bot.toml"
-        manifest.write_text(manifest.read_text() + 'build = ["sleep", "8"]\n')
+        if number < 2:
+            manifest.write_text(manifest.read_text() + 'build = ["sleep", "8"]\n')
         threads.append(threading.Thread(target=send, args=(f"alice{number}", "alice", folder)))
         threads[-1].start()
     wait_for(lambda: any(p["author"] == "alice" and p["waiting"] == 2
