@@ -27,11 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from hexarena.protocol.rules import Outcome
 from hexarena.referee.record import FAULTS, GameRecord
+
+if TYPE_CHECKING:  # imported where used: a league run stores its first games before it needs pandas
+    import pandas as pd
 
 HOST_STALL = "fault_host_stall"  # a timeout with ``host_stall``: the host's fault, not the bot's
 FAULT_COLUMNS = [f"fault_{reason}" for reason in FAULTS]

@@ -34,13 +34,15 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from hexarena.leagues.results.rows import SUM_COLUMNS, Tally, normalise, seat_rows
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, OutOfSpace
 from hexarena.referee.record import GameRecord
+
+if TYPE_CHECKING:  # imported where a frame is made: a league run stores its first games before it needs pandas
+    import pandas as pd
 
 FAULT_RESULT_COLUMNS = ("fault_no_connection", "fault_crashed", "fault_timeout", "fault_illegal_line",
                         "fault_malformed_message", "fault_wrong_request", "fault_host_stall")
@@ -297,6 +299,8 @@ def _own_moves(ws: Workspace, column: str, league: str, bot: str, games: int) ->
 def seat_frame(ws: Workspace, league: str) -> pd.DataFrame:
     """The seat rows (``hexarena.leagues.results.rows``) of the league's current schedule as a normalised frame,
     straight from the results table."""
+    import pandas as pd
+
     cursor = ws.db.cursor()
     cursor.row_factory = None  # plain tuples: much faster than sqlite3.Row for many rows
     columns = ", ".join(f"r.{c}" for c in RESULT_COLUMNS)
@@ -323,6 +327,8 @@ def tally(ws: Workspace, league: str) -> Tally:
     ``totals`` and ``shapes`` (a few thousand rows for a million games): ``save_game`` keeps them, and they
     are folded from the results table when the league has none (its first read after the migration to
     schema 5, or after its schedule changed)."""
+    import pandas as pd
+
     totals, shapes = _tally_rows(ws, league)
     sums = pd.DataFrame(totals, columns=list(TOTALS_COLUMNS[1:]))
     seated = [(shape, configuration, players, seat, row[2 * seat], row[2 * seat + 1], count)
@@ -532,6 +538,8 @@ def save_snapshot(ws: Workspace, league: str, rows: list[tuple], taken: datetime
 
 def snapshots(ws: Workspace, league: str, at: datetime | None = None) -> pd.DataFrame:
     """The league's snapshots (``SNAPSHOT_COLUMNS``), in order; with ``at`` only the last one taken by then."""
+    import pandas as pd
+
     columns = ", ".join(SNAPSHOT_COLUMNS)
     if at is None:
         return pd.DataFrame(_rows(ws, f"SELECT {columns} FROM rating_snapshots WHERE league = ? ORDER BY batch, elo DESC",

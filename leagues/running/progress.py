@@ -15,7 +15,7 @@ from rich.progress import Progress
 from rich.text import Text
 
 from hexarena.leagues.results import store
-from hexarena.leagues.results.tables import seat_rows
+from hexarena.leagues.results.rows import seat_rows
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.referee.record import GameRecord
 

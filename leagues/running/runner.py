@@ -34,7 +34,6 @@ from hexarena.leagues.results import definitions, store
 from hexarena.leagues.registry.resolve import ResolvedBot, active_bots, resolve
 from hexarena.leagues.schedule.config import ALL, MAX_TABLES, LeagueConfig
 from hexarena.leagues.running.jobs import Job
-from hexarena.leagues.running.adaptive import AdaptiveLeague
 from hexarena.leagues.running.fairness import games_at_once
 from hexarena.leagues.workspace.locks import league_lock
 from hexarena.leagues.schedule.games import Entrant, ScheduledGame, gauntlet_entrant, schedule
@@ -50,8 +49,10 @@ from hexarena.leagues.running.executors.base import Executor
 from hexarena.leagues.running.executors.local import LocalExecutor
 from hexarena.leagues.running.progress import ProgressDisplay
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # both import pandas: a league run hands out its first games before it needs it
     import pandas as pd
+
+    from hexarena.leagues.running.adaptive import AdaptiveLeague
 
 
 log = logging.getLogger("hexarena.leagues.runner")
@@ -150,6 +151,8 @@ class Pending:
 def adaptive_league(ws: Workspace, league: LeagueConfig, source: str = "<league>", replace: bool = False,
                     verify: bool = True) -> tuple[AdaptiveLeague, dict[str, BotSpec], definitions.Definition]:
     """An adaptive league's schedule so far, each label's bot and the stored definition (refused as ``pending``)."""
+    from hexarena.leagues.running.adaptive import AdaptiveLeague
+
     known = definitions.definition(ws, league)
     if known.differences and not replace:
         raise ConfigError(f"{source}: {known.refusal()}")
