@@ -155,14 +155,12 @@ class Game:
             self.draw(number, self.random_line(), 0.0, substituted=True)
             return
         left_ms, limit_ms = clock.request()
+        cpu_before = self.cpu_ms(seat)  # read before anything leaves: the sends below go back to back
         # the mover hears the news, then its TURN, then the others hear it: each bot's order is kept, the mover
         # starts thinking sooner, and the sends leave together (ZeroMQ's I/O thread wakes once for them)
-        for message in self.pending:
-            seat.send(message)
-        cpu_before = self.cpu_ms(seat)
-        sent = seat.request(left_ms, limit_ms, len(self.moves) + 1)
-        deadline = clock.deadline(sent, self.grace)  # counted from the moment the TURN left
+        sent = seat.request(left_ms, limit_ms, len(self.moves) + 1, self.pending)
         self.flush(heard=seat)
+        deadline = clock.deadline(sent, self.grace)  # counted from the moment the TURN left
         try:
             line, seconds = seat.await_move(deadline)
             try:

@@ -32,6 +32,8 @@ from hexarena.protocol import codec
 from hexarena.protocol.errors import BotFault
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from hexarena.referee.clock import Deadline
     from hexarena.referee.hub import Hub
     from hexarena.referee.launch import BotProcess
@@ -77,10 +79,14 @@ class Seat(Protocol):
     def send(self, message: codec.Message) -> None:
         """Deliver one message; a seat that cannot take it faults later, at its turn."""
 
-    def request(self, left_ms: int, limit_ms: int, move: int = 0) -> float:
-        """Send TURN (§4.4) with the next request id; the seat's thinking time starts now. Returns when the TURN
-        left (``time.perf_counter()``): the move's deadline counts from it. ``move``: the number (from 1) of the
-        record's move it asks for, marked in the seat's game log first (``launch.MOVE_MARK``; 0: not marked)."""
+    def request(self, left_ms: int, limit_ms: int, move: int = 0, news: Sequence[codec.Message] = ()) -> float:
+        """Send ``news`` (what the seat has not heard yet: DRAWN, FORFEIT), then TURN (§4.4) with the next request
+        id; the seat's thinking time starts now. Returns when the TURN left (``time.perf_counter()``): the move's
+        deadline counts from it. ``move``: the number (from 1) of the record's move it asks for, marked in the
+        seat's game log first (``launch.MOVE_MARK``; 0: not marked). The news and the TURN leave back to back,
+        with nothing between them that makes a system call: the bot's ZeroMQ I/O thread then takes them in one
+        wake-up and the bot reads them in one, where work between them (the log's mark, reading the output
+        pipes) cost a wake-up of each a message."""
 
     def await_move(self, deadline: Deadline) -> tuple[int, float]:
         """The line of the reply to the last TURN and the seconds it took; BotFault if none came by ``deadline``

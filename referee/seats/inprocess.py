@@ -78,7 +78,9 @@ class InProcessSeat:
         if self.state is SeatState.READY:
             self.player.receive(message)
 
-    def request(self, left_ms: int, limit_ms: int, move: int = 0) -> float:
+    def request(self, left_ms: int, limit_ms: int, move: int = 0, news: Sequence[codec.Message] = ()) -> float:
+        for message in news:
+            self.send(message)
         self._last_id += 1
         self._turn = codec.Turn(self._last_id, left_ms, limit_ms)
         return time.perf_counter()
@@ -161,7 +163,7 @@ class ScriptedSeat(InProcessSeat):
             self.received.append(message)
         super().send(message)
 
-    def request(self, left_ms: int, limit_ms: int, move: int = 0) -> float:
-        sent = super().request(left_ms, limit_ms, move)
+    def request(self, left_ms: int, limit_ms: int, move: int = 0, news: Sequence[codec.Message] = ()) -> float:
+        sent = super().request(left_ms, limit_ms, move, news)
         self.received.append(self._turn)
         return sent

@@ -19,6 +19,8 @@ from hexarena.referee.seats.base import SeatState
 from hexarena.referee.transport import Received
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from hexarena.referee.clock import Deadline
     from hexarena.referee.hub import Hub
 
@@ -115,13 +117,17 @@ class ZmqSeat:
         if self.state is not SeatState.CLOSED:
             self.hub.transport.send(self, message.wire)
 
-    def request(self, left_ms: int, limit_ms: int, move: int = 0) -> float:
+    def request(self, left_ms: int, limit_ms: int, move: int = 0, news: Sequence[codec.Message] = ()) -> float:
         self._last_id += 1
-        if move and self.process is not None:  # the game log's line for this move, before the TURN leaves
+        if move and self.process is not None:  # the game log's line for this move, before the news and TURN leave
             self.process.mark_turn(move, self._last_id)
         self._outstanding = self._last_id
         self._notes, self._notes_dropped, self._notes_ignored = [], 0, 0
-        self.hub.transport.send(self, codec.Turn.encode(self._last_id, left_ms, limit_ms))
+        wires = [message.wire for message in news] if self.state is not SeatState.CLOSED else []
+        wires.append(codec.Turn.encode(self._last_id, left_ms, limit_ms))
+        send = self.hub.transport.send
+        for wire in wires:  # back to back: encoded first
+            send(self, wire)
         self._sent = sent = time.perf_counter()
         return sent
 
