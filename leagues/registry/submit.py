@@ -336,12 +336,17 @@ def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: b
     """Submit every reference bot (``bots/*/bot.toml``) the first time a workspace is used; later calls do nothing.
     Their builds (cbot: make) run in the sandbox unless ``sandboxed`` is False (the organiser's --no-sandbox).
 
-    A reference bot whose manifest, build or check fails is reported in the results and skipped, never fatal.
+    A reference bot whose manifest, build or check fails is reported in the results and skipped, never fatal; so is
+    one whose program is not installed here (nodebot without ``node``): registered, it would lose every game.
     """
     if ws.db.execute("SELECT 1 FROM registry_meta WHERE key = 'reference_bots'").fetchone():
         return []
     results = []
     for folder in sorted(p for p in bots_dir.glob("*") if (p / "bot.toml").is_file()):
+        if (program := _program_missing(folder)) is not None:
+            results.append(SubmitResult("rejected", folder.name, "", None, [], reason=(
+                f"its program {program!r} is not installed here (once it is: hexarena submit {folder})")))
+            continue
         try:
             results.append(submit(ws, folder, check=check, author=REFERENCE_AUTHOR, sandboxed=sandboxed))
         except HexarenaError as exc:
@@ -349,3 +354,14 @@ def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: b
     with ws.transaction() as db:
         db.execute("INSERT OR REPLACE INTO registry_meta (key, value) VALUES ('reference_bots', ?)", (utc_now(),))
     return results
+
+
+def _program_missing(folder: Path) -> str | None:
+    """The program a bot's command runs from the PATH (``node``, ``python3``) when it is not on it; None when it
+    is, or the command runs a file of the bot's own (``./cbot``, made by its build), or the manifest is broken
+    (``submit`` says why)."""
+    try:
+        program = load_manifest(folder).command[0]
+    except ConfigError:
+        return None
+    return program if "/" not in program and shutil.which(program) is None else None

@@ -348,15 +348,18 @@ def test_the_registry_copy_plays_after_the_folder_is_deleted(tmp_path: Path) -> 
     assert sum(record["result"]["scores"]) == len(make_board("2x2", "hex").cells)
 
 
-def test_reference_bots_are_seeded_once_and_a_broken_one_is_skipped(ws: Workspace, tmp_path: Path) -> None:
+def test_reference_bots_are_seeded_once_and_one_broken_or_without_its_program_is_skipped(ws: Workspace, tmp_path: Path) -> None:
     shelf = tmp_path / "bots"
     make_bot(shelf / "good", name="good", author="hexarena")
     make_bot(shelf / "broken", name="broken", build=["sh", "-c", "echo no compiler; exit 1"])
+    make_bot(shelf / "jsbot", name="jsbot", command=["no-such-runtime-here", "bot.js"])  # nodebot without node
     (shelf / "notes").mkdir()  # no bot.toml: not a bot
     results = ensure_reference_bots(ws, shelf, check=False)
     assert [(r.name, r.status, r.reason) for r in results] == [
         ("broken", "rejected", "build 'sh -c echo no compiler; exit 1' failed with exit status 1: no compiler"),
-        ("good", "registered", "")]
+        ("good", "registered", ""),
+        ("jsbot", "rejected", "its program 'no-such-runtime-here' is not installed here (once it is: hexarena "
+                              f"submit {shelf / 'jsbot'})")]
     assert [b.name for b in active_bots(ws)] == ["good"]
     retire(ws, "good")
     assert ensure_reference_bots(ws, shelf, check=False) == []  # once per workspace: a retired bot stays out
