@@ -198,6 +198,13 @@ def _unshare_command(mounts: list[tuple], folder: str, net: bool) -> list[str]:
     return [sys.executable, "-I", "-S", namespaces.__file__, marshal.dumps(spec).hex(), "--"]
 
 
+def program(name: str, sandboxed: bool = True) -> str | None:
+    """Where a bot's command or build finds the program ``name`` (``node``, ``rustc``): on the sandbox's PATH
+    (this interpreter's folder, /usr/local/bin, /usr/bin, /bin: a ``rustc`` only in ~/.cargo/bin is not there),
+    or unconfined on the organiser's; None where it finds none."""
+    return shutil.which(name, path=_base_environment()["PATH"] if sandboxed else None)
+
+
 def _base_environment() -> dict[str, str]:
     path = [os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"]
     env = {"PATH": ":".join(dict.fromkeys(path)), "HOME": "/tmp", "TMPDIR": "/tmp"}

@@ -44,6 +44,7 @@ from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, HexarenaError, OutOfSpace, is_out_of_space
 from hexarena.referee.build import BUILD_TIMEOUT, build, forget
 from hexarena.referee.errors import BuildFailed
+from hexarena.referee import sandbox
 from hexarena.referee.manifest import Manifest, load_manifest
 from hexarena.leagues.registry.catalog import bot_history, checks_of, latest_row, snapshot_folder, utc_now, version_row
 from hexarena.leagues.registry.reference import REFERENCE_AUTHOR, REPO_BOTS, reference_names
@@ -343,7 +344,7 @@ def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: b
         return []
     results = []
     for folder in sorted(p for p in bots_dir.glob("*") if (p / "bot.toml").is_file()):
-        if (program := _program_missing(folder)) is not None:
+        if (program := _program_missing(folder, sandboxed)) is not None:
             results.append(SubmitResult("rejected", folder.name, "", None, [], reason=(
                 f"its program {program!r} is not installed here (once it is: hexarena submit {folder})")))
             continue
@@ -356,12 +357,12 @@ def ensure_reference_bots(ws: Workspace, bots_dir: Path = REPO_BOTS, *, check: b
     return results
 
 
-def _program_missing(folder: Path) -> str | None:
-    """The program a bot's command runs from the PATH (``node``, ``python3``) when it is not on it; None when it
-    is, or the command runs a file of the bot's own (``./cbot``, made by its build), or the manifest is broken
-    (``submit`` says why)."""
+def _program_missing(folder: Path, sandboxed: bool) -> str | None:
+    """The program a bot's command runs from the PATH (``node``, ``python3``) when the bot would not find it
+    (``sandbox.program``); None when it would, or the command runs a file of the bot's own (``./cbot``, made by
+    its build), or the manifest is broken (``submit`` says why)."""
     try:
-        program = load_manifest(folder).command[0]
+        name = load_manifest(folder).command[0]
     except ConfigError:
         return None
-    return program if "/" not in program and shutil.which(program) is None else None
+    return name if "/" not in name and sandbox.program(name, sandboxed) is None else None

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import BOTS, TEST_BOTS
 
+from hexarena.referee import sandbox
 from hexarena.referee.check import ITEMS, check_bot
 from hexarena.referee.limits import Limits
 from hexarena.referee.record import BoardConfig
@@ -29,7 +30,8 @@ class Runtime:
     slow: bool = False  # its build alone takes seconds: its game is a slow test too (its check always is)
 
     def missing(self) -> str | None:
-        absent = [need for need in self.needs if not (Path(need).exists() if "/" in need else shutil.which(need))]
+        # a program where the sandbox finds it: a rustc only in ~/.cargo/bin (rustup) is not installed for a bot
+        absent = [need for need in self.needs if not (Path(need).exists() if "/" in need else sandbox.program(need))]
         return f"{', '.join(absent)} not installed (apt-get install {self.package})" if absent else None
 
 
