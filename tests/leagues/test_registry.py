@@ -355,11 +355,11 @@ def test_reference_bots_are_seeded_once_and_one_broken_or_without_its_program_is
     make_bot(shelf / "jsbot", name="jsbot", command=["no-such-runtime-here", "bot.js"])  # nodebot without node
     (shelf / "notes").mkdir()  # no bot.toml: not a bot
     results = ensure_reference_bots(ws, shelf, check=False)
+    missing = f"its program 'no-such-runtime-here' is not installed here (once it is: hexarena submit {shelf / 'jsbot'})"
     assert [(r.name, r.status, r.reason) for r in results] == [
         ("broken", "rejected", "build 'sh -c echo no compiler; exit 1' failed with exit status 1: no compiler"),
         ("good", "registered", ""),
-        ("jsbot", "rejected", "its program 'no-such-runtime-here' is not installed here (once it is: hexarena "
-                              f"submit {shelf / 'jsbot'})")]
+        ("jsbot", "rejected", missing)]
     assert [b.name for b in active_bots(ws)] == ["good"]
     retire(ws, "good")
     assert ensure_reference_bots(ws, shelf, check=False) == []  # once per workspace: a retired bot stays out
