@@ -5,6 +5,7 @@
     python3 benchmarks/floor.py --minimal-only        # just the minimal referee's games/s
     python3 benchmarks/floor.py --baseline-ref none   # today's code only (default: also a0255e8's)
     python3 benchmarks/floor.py --leagues-only --concurrency 4 --baseline-ref 21ebc33   # 4 games at once
+    python3 benchmarks/floor.py --leagues-only --pin-cores --baseline-ref HEAD   # pinned against unpinned
 
 The minimal referee is written from protocol/PROTOCOL.md, not from the referee's code. It does
 only what a correct referee must: start the bots (each in its own session), check each HELLO's
@@ -263,6 +264,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=2,
                         help="the league's games at once, against as many minimal referees side by side")
     parser.add_argument("--leagues-only", action="store_true", help="leave out the matches (and the lone floor)")
+    parser.add_argument("--pin-cores", action="store_true",
+                        help="today's league run with --pin-cores (the baseline's without: it may not have it)")
     args = parser.parse_args()
     if args.minimal_only:
         seconds = minimal_referee(args.games, args.size)
@@ -304,7 +307,8 @@ def main() -> None:
             for code in order:
                 python, env = codes[code]
                 command = [python, "-m", "hexarena", "league", "run", str(leagues[code]),
-                           "--home", str(tmp / f"home-{code}")]
+                           "--home", str(tmp / f"home-{code}")] + (["--pin-cores"] if args.pin_cores and code == "new"
+                                                                  else [])
                 row[f"league {code}"], row[f"cpu league {code}"] = measured(
                     code, lambda wrap, command=command, env=env, tmp=tmp: timed(command, wrap, env=env, cwd=tmp))
         rows.append(row)

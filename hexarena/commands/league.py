@@ -56,6 +56,9 @@ def run(
                                           "(bots, boards, games, time control...): replace it (its games stay stored)")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the games a run would play, by configuration and "
                                           "by bot, and how long they may take; play and store nothing")] = False,
+    pin_cores: Annotated[bool, typer.Option("--pin-cores", help="with games at once on this machine: each game's "
+                                            "referee and bots on a core of their own (faster when games fill the "
+                                            "cores; a bot cannot use a second core then)")] = False,
 ) -> None:
     """Play every game of the league that is not stored yet (a rerun resumes), then print its table."""
     from hexarena.leagues.schedule.config import load_league
@@ -65,7 +68,7 @@ def run(
         return show_dry_run(league, str(file), concurrency, home, replace)
     sandboxed = choose(no_sandbox or not league.sandbox, "--no-sandbox" if no_sandbox else f"sandbox = false in {file}")
     # closed here, not at exit: the stamp it leaves spares the next command the whole file's check (Workspace.close)
-    play_and_show(league, str(file), concurrency, home, scheduler, replace, sandboxed).close()
+    play_and_show(league, str(file), concurrency, home, scheduler, replace, sandboxed, pin_cores).close()
 
 
 def show_dry_run(league, source: str, concurrency: int | None, home: Path | None, replace: bool) -> None:
@@ -143,9 +146,9 @@ def demo_without_sandbox(home: Path | None) -> bool:
 
 
 def play_and_show(league, source: str, concurrency: int | None, home: Path | None, scheduler: str | None = None,
-                  replace: bool = False, sandboxed: bool = True):
+                  replace: bool = False, sandboxed: bool = True, pin_cores: bool = False):
     """Run the league to the end (its bots sandboxed unless ``sandboxed`` is False), print its tables; returns
-    the workspace."""
+    the workspace. ``pin_cores``: each local worker and its bots on a core of their own (``Workers``)."""
     from hexarena.leagues.running.fairness import games_at_once, unfair_warning
 
     local = not (scheduler or league.executor == "dask")  # a cluster's workers have cores of their own
@@ -155,7 +158,10 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
         from hexarena.referee.pool import Workers
 
         # first, forked before this process runs a thread or opens the workspace: ready before it is
-        workers = Workers(at_once, fork=True)
+        workers = Workers(at_once, fork=True, pin=pin_cores)
+    elif pin_cores:
+        print("hexarena: warning: --pin-cores ignored: it holds games at once on this machine to cores, and this run "
+              + ("plays on a cluster" if not local else "plays one game at a time"), file=sys.stderr)
     try:
         from hexarena.leagues.errors import ExecutorLost
         from hexarena.leagues.running.runner import league_settings, run_league

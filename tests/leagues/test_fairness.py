@@ -1,9 +1,13 @@
 """The runner's warning before a league plays more games at once than the machine has cores."""
 
+import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from helpers import HEXARENA, ROOT, make_workspace
 
 from hexarena.leagues.running.fairness import unfair_warning
 
@@ -44,3 +48,35 @@ def test_league_run_warns_before_it_starts(tmp_path):
                          timeout=120, cwd=tmp_path)
     warnings = [line for line in run.stderr.splitlines() if "games at once" in line]
     assert len(warnings) == 1 and warnings[0].startswith("hexarena: warning: 64 games at once on ")
+
+
+def core_bot(folder: Path, name: str) -> Path:
+    """bots/random as ``name``, saying on stderr (its first game's log) the cores it may run on."""
+    shutil.copytree(ROOT / "bots" / "random", folder)
+    (folder / "bot.toml").write_text((folder / "bot.toml").read_text().replace('name = "random"', f'name = "{name}"'))
+    script = folder / "bot.py"
+    script.write_text("import os, sys\nprint('cores', *sorted(os.sched_getaffinity(0)), file=sys.stderr, flush=True)\n"
+                      + script.read_text())
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores to pin two games to")
+def test_pin_cores_holds_each_games_referee_and_bots_to_a_core_of_their_own(tmp_path):
+    cores = sorted(os.sched_getaffinity(0))
+    bots = [str(core_bot(tmp_path / name, name)) for name in ("corebot", "corebot2")]
+    league = tmp_path / "pinned.toml"
+    league.write_text(f'name = "pinned"\nparticipants = {bots!r}\ngames_per_pairing = 4\ntime_control = "1s"\n'
+                      'concurrency = 2\n[[boards]]\nsize = "2x2"\n'.replace("'", '"'))
+    said = {}
+    for flags in (["--pin-cores"], []):
+        home = tmp_path / f"home-{len(flags)}"
+        make_workspace(home).close()
+        run = subprocess.run([*HEXARENA, "league", "run", str(league), "--home", str(home), *flags],
+                             capture_output=True, text=True, timeout=120, check=False)
+        assert run.returncode == 0, run.stderr
+        said[bool(flags)] = sorted(line.split()[1:] for log in (home / "logs").rglob("*.log")
+                                   for line in log.read_text().splitlines() if line.startswith("cores "))
+    # two workers, each with its two bots: pinned, each pair on a core of its own; else every bot on every core
+    assert said[True] == [[str(cores[0])], [str(cores[0])], [str(cores[1])], [str(cores[1])]]
+    assert said[False] == [[str(core) for core in cores]] * 4
