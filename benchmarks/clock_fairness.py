@@ -3,6 +3,7 @@
     python benchmarks/clock_fairness.py                         # 30/60/90 %, busy and sleeping, 1 2 4 8 at once
     python benchmarks/clock_fairness.py --moves 3000 --shares 60 --concurrency 2 8
     python benchmarks/clock_fairness.py --moves 500 --baseline-ref 23071bb   # each cell by today's code and 23071bb's
+    python benchmarks/clock_fairness.py --pin-cores --baseline-ref HEAD      # pinned (new) against unpinned (old)
 
 An honest bot spends a fixed share of each move's 200 ms (``--move-ms``) and then answers: ``busy``
 spins on the CPU until its share has passed, ``sleep`` sleeps it away. Two copies of it play a league
@@ -73,8 +74,9 @@ def honest_bots(folder: Path, share: int, kind: str, move_ms: int, python: str =
 
 
 def run(share: int, kind: str, concurrency: int, moves: int, move_ms: int, size: str,
-        python: str = sys.executable, env: dict | None = None) -> dict:
-    """One league of two honest bots, played by ``python``'s hexarena (with ``env``); its timeouts and lags."""
+        python: str = sys.executable, env: dict | None = None, pin: bool = False) -> dict:
+    """One league of two honest bots, played by ``python``'s hexarena (with ``env``; ``pin``: ``--pin-cores``);
+    its timeouts and lags."""
     with tempfile.TemporaryDirectory(prefix="fairness-") as tmp:
         tmp = Path(tmp)
         bots = honest_bots(tmp, share, kind, move_ms, python)
@@ -87,7 +89,7 @@ def run(share: int, kind: str, concurrency: int, moves: int, move_ms: int, size:
                           f'concurrency = {concurrency}\n[[boards]]\nsize = "{size}"\n')
         began = time.perf_counter()
         subprocess.run([python, "-m", "hexarena", "league", "run", str(league), "--home", str(tmp / "home"),
-                        "--no-sandbox"], check=True, cwd=tmp, env=env, stdout=subprocess.DEVNULL,
+                        "--no-sandbox", *(["--pin-cores"] if pin else [])], check=True, cwd=tmp, env=env, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
         seconds = time.perf_counter() - began
         with sqlite3.connect(tmp / "home" / "hexarena.db") as db:
@@ -113,6 +115,9 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="one JSON line per run instead of the table")
     parser.add_argument("--baseline-ref", default="none",
                         help="also run every cell with this commit's code, alternating ('none': only today's)")
+    parser.add_argument("--pin-cores", action="store_true",
+                        help="today's code runs its leagues with --pin-cores (the baseline's without: with "
+                             "--baseline-ref HEAD, pinned against unpinned)")
     args = parser.parse_args()
     cores = os.cpu_count() or 1
     codes = {"new": (sys.executable, baseline.this_tree())}
@@ -131,7 +136,8 @@ def main() -> None:
                 cell += 1
                 for code in list(codes) if cell % 2 else list(codes)[::-1]:  # old and new take turns going first
                     python, env = codes[code]
-                    row = {**run(share, kind, concurrency, args.moves, args.move_ms, args.size, python, env),
+                    row = {**run(share, kind, concurrency, args.moves, args.move_ms, args.size, python, env,
+                                 pin=args.pin_cores and code == "new"),
                            "code": code}
                     if args.json:
                         print(json.dumps(row), flush=True)
