@@ -167,13 +167,15 @@ def test_ctrl_c_prints_the_state_so_far():
 @pytest.mark.slow
 def test_sprt_forks_its_referee_workers_as_league_run_does_and_ctrl_c_stops_them():
     """--concurrency 2: the two referee workers are forked from sprt's own process (its command line, not a fresh
-    interpreter's ``-m hexarena.referee.pool``: none imports the referee), and are gone once a Ctrl-C stopped it."""
+    interpreter's ``-m hexarena.referee.pool``: none imports the referee), each held to a core of its own with
+    --pin-cores, and are gone once a Ctrl-C stopped it."""
+    import os
     import signal
 
     from hexarena.referee.launch import children
 
     run = subprocess.Popen([*HEXARENA, "sprt", GREEDY, GREEDY, "--size", "3x3", "--time", "300ms", "--seed", "2",
-                            "--concurrency", "2"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            "--concurrency", "2", "--pin-cores"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509 - Ctrl-C
     command = lambda pid: Path(f"/proc/{pid}/cmdline").read_bytes()
     try:
@@ -182,12 +184,15 @@ def test_sprt_forks_its_referee_workers_as_league_run_does_and_ctrl_c_stops_them
         ours = command(run.pid)
         workers = wait_for(lambda: found if len(found := children(run.pid)) >= 2 else None, 30, "2 referee workers")
         commands = [command(pid) for pid in workers]
+        cores = sorted(os.sched_getaffinity(0))
+        pinned = sorted(min(os.sched_getaffinity(pid)) for pid in workers if len(os.sched_getaffinity(pid)) == 1)
         run.send_signal(signal.SIGINT)
         out, err = run.communicate(timeout=30)
     finally:
         run.kill()
         run.wait()
     assert commands == [ours, ours] and b"hexarena.referee.pool" not in ours
+    assert pinned == (cores[:2] if len(cores) >= 2 else cores * 2)  # worker i on core i (both on the one core)
     assert run.returncode == 130 and out.splitlines()[-1] == "SPRT: interrupted", err
     assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
 
