@@ -141,7 +141,7 @@ class Workers:
     With ``pin``, worker ``i`` is held to core ``i`` (modulo the cores this process may use), and the bots it starts
     inherit that core: each game at once keeps a core of its own, its referee and bots taking turns on it, where
     unpinned the scheduler kept waking them on the busy core while the other idled (``hexarena league run
-    --pin-cores``: 0.77x the time of 300 games at concurrency 2 on 2 cores). A bot then cannot use a second core,
+    --pin-cores``: 0.68-0.77x the time of 300 games at concurrency 2 on 2 cores, 0.88-0.91x at 4). A bot then cannot use a second core,
     not even an idle one, and a bot that thinks on its opponent's time takes it from its opponent alone."""
 
     def __init__(self, size: int, fork: bool = False, pin: bool = False) -> None:

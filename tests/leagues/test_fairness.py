@@ -1,5 +1,6 @@
 """The runner's warning before a league plays more games at once than the machine has cores."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -66,8 +67,8 @@ def test_pin_cores_holds_each_games_referee_and_bots_to_a_core_of_their_own(tmp_
     cores = sorted(os.sched_getaffinity(0))
     bots = [str(core_bot(tmp_path / name, name)) for name in ("corebot", "corebot2")]
     league = tmp_path / "pinned.toml"
-    league.write_text(f'name = "pinned"\nparticipants = {bots!r}\ngames_per_pairing = 4\ntime_control = "1s"\n'
-                      'concurrency = 2\n[[boards]]\nsize = "2x2"\n'.replace("'", '"'))
+    league.write_text(f'name = "pinned"\nparticipants = {json.dumps(bots)}\ngames_per_pairing = 4\n'
+                      'time_control = "1s"\nconcurrency = 2\n[[boards]]\nsize = "2x2"\n')
     said = {}
     for flags in (["--pin-cores"], []):
         home = tmp_path / f"home-{len(flags)}"
