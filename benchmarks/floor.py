@@ -6,6 +6,7 @@
     python3 benchmarks/floor.py --baseline-ref none   # today's code only (default: also a0255e8's)
     python3 benchmarks/floor.py --leagues-only --concurrency 4 --baseline-ref 21ebc33   # 4 games at once
     python3 benchmarks/floor.py --leagues-only --pin-cores --baseline-ref HEAD   # pinned against unpinned
+    python3 benchmarks/floor.py --leagues-only --pin-cores --pin-floors   # the floors pinned too: like against like
 
 The minimal referee is written from protocol/PROTOCOL.md, not from the referee's code. It does
 only what a correct referee must: start the bots (each in its own session), check each HELLO's
@@ -207,14 +208,18 @@ def timed(command: list[str], wrap=list, **kwargs) -> float:
     return time.perf_counter() - began
 
 
-def two_minimal_referees(games: int, size: str, side_by_side: int = 2, wrap=list) -> float:
+def two_minimal_referees(games: int, size: str, side_by_side: int = 2, wrap=list, pin: bool = False) -> float:
     """Two floors side by side (as two processes), each half the games: the league's floor at concurrency 2
     (``side_by_side``: as many floors, each its share of the games, for a league at that concurrency; ``wrap``:
-    what starts each, as ``timed``'s)."""
+    what starts each, as ``timed``'s; ``pin``: floor ``i`` and its bots on core ``i``, as ``league run --pin-cores``
+    holds its workers)."""
     began = time.perf_counter()
     script = f"import sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); import floor; " \
              f"floor.minimal_referee({games // side_by_side}, {size!r})"
-    runs = [subprocess.Popen(wrap([sys.executable, "-c", script])) for _ in range(side_by_side)]
+    cores = sorted(os.sched_getaffinity(0))
+    runs = [subprocess.Popen(wrap([sys.executable, "-c", script]),
+                             preexec_fn=(lambda core=cores[i % len(cores)]: os.sched_setaffinity(0, {core})) if pin else None)
+            for i in range(side_by_side)]
     for run in runs:
         if run.wait() != 0:
             raise SystemExit("floor: a minimal referee failed")
@@ -266,6 +271,8 @@ def main() -> None:
     parser.add_argument("--leagues-only", action="store_true", help="leave out the matches (and the lone floor)")
     parser.add_argument("--pin-cores", action="store_true",
                         help="today's league run with --pin-cores (the baseline's without: it may not have it)")
+    parser.add_argument("--pin-floors", action="store_true",
+                        help="floor i and its bots on core i (with --pin-cores: pinned against pinned)")
     args = parser.parse_args()
     if args.minimal_only:
         seconds = minimal_referee(args.games, args.size)
@@ -301,7 +308,7 @@ def main() -> None:
                                               "--size", args.size, "--games", str(args.games), "--time", "1s",
                                               "--seed", "1"], env=env, cwd=tmp)
             row["two floors"], row["cpu two floors"] = measured(
-                "floors", lambda wrap: two_minimal_referees(args.games, args.size, args.concurrency, wrap))
+                "floors", lambda wrap: two_minimal_referees(args.games, args.size, args.concurrency, wrap, args.pin_floors))
             if args.two_matches:
                 row["two matches"] = two_matches(sys.executable, args.games, args.size, tmp, None)
             for code in order:
