@@ -41,5 +41,6 @@ def game_log(request: Request, game_id: str, seat: int) -> PlainTextResponse:
     path = seat_log(ws.logs_dir / row[0], game_id, seat)
     text = None if path is None else log_text(path)
     if text is None:
-        raise HTTPException(404, f"game {game_id}: no log of seat {seat} was kept")
+        raise HTTPException(404, f"game {game_id}: seat {seat} has no log (its bot wrote nothing in that game, "
+                                 "or its log was removed)")
     return PlainTextResponse(text, headers={"X-Content-Type-Options": "nosniff"})

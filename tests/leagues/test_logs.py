@@ -3,7 +3,7 @@
 none where the league says ``publish_logs = false``), and the replay's links open each seat's log at its move.
 
 A real league of real bot processes: ``talker`` prints ``request R: <b>thinking</b> in GAME`` (markup, to be shown
-as text) on every TURN; random prints nothing."""
+as text) on every TURN; random prints nothing, which leaves it no log (TURN marks alone make none)."""
 
 from __future__ import annotations
 
@@ -64,13 +64,15 @@ def site_logs(site, stem: str) -> dict:
 
 @pytest.mark.slow
 def test_every_turn_is_marked_in_the_seats_log_and_publish_copies_each_games_logs(league):
-    site, _, records, _ = league
+    site, home, records, _ = league
     assert len(records) == 2
     games = chunk_games(site)
     for record in records.values():
         logs = site_logs(site, record.id)  # these ids are their own file stems
-        assert logs["game"] == record.id and sorted(logs["seats"]) == ["0", "1"]
-        assert games[record.id]["logs"] == [0, 1]
+        talker = record.seats.index("talker")
+        assert logs["game"] == record.id and sorted(logs["seats"]) == [str(talker)]  # random wrote nothing: no log
+        assert games[record.id]["logs"] == [talker]
+        assert not list((home / "logs" / "tiny").glob(f"{record.id}.seat{1 - talker}.*"))
         for seat, entry in logs["seats"].items():
             text, own = entry["text"], [k + 1 for k, move in enumerate(record.moves) if move.seat == int(seat)]
             assert entry["bot"] == record.seats[int(seat)]
@@ -79,11 +81,8 @@ def test_every_turn_is_marked_in_the_seats_log_and_publish_copies_each_games_log
             lines = text.splitlines()
             requests = [int(re.fullmatch(r"--- hexarena: move \d+, TURN (\d+)", lines[marks[k] - 1])[1]) for k in own]
             assert requests == list(range(requests[0], requests[0] + len(own)))  # the seat's TURNs, one by one
-            if entry["bot"] == "talker":  # what the bot wrote for a TURN follows that TURN's mark
-                assert [lines[marks[k]] for k in own] == [f"request {r}: <b>thinking</b> in {record.id}"
-                                                          for r in requests]
-            else:
-                assert all(line.startswith("--- hexarena: ") for line in lines)
+            # what the bot wrote for a TURN follows that TURN's mark
+            assert [lines[marks[k]] for k in own] == [f"request {r}: <b>thinking</b> in {record.id}" for r in requests]
 
 
 @pytest.mark.slow
@@ -98,10 +97,10 @@ def test_the_replay_opens_each_seats_log_at_the_move_in_view(browser, league):
                 and any(o.seat == other for o in record.moves[:k]))
     browser.get((site / "replay.html").as_uri() + f"?game={record.id}&move={move}")
     links = {int(a.get_attribute("data-seat")): a for a in browser.find_elements("css selector", "#logs a")}
-    assert sorted(links) == [0, 1]
+    assert sorted(links) == [talker]  # random wrote nothing: no log, no link
     assert links[talker].get_attribute("href").endswith(f"log.html?game={record.id}&seat={talker}&move={move}")
     browser.find_element("tag name", "body").send_keys("\ue014")  # → : one move on, the links follow
-    assert links[other].get_attribute("href").endswith(f"&seat={other}&move={move + 1}")
+    assert links[talker].get_attribute("href").endswith(f"&seat={talker}&move={move + 1}")
     browser.find_element("tag name", "body").send_keys("\ue012")  # ← : back to the move
     links[talker].click()
     assert browser.current_url.split("/")[-1].startswith("log.html?")
@@ -117,13 +116,16 @@ def test_the_replay_opens_each_seats_log_at_the_move_in_view(browser, league):
     assert browser.execute_script("const box = arguments[0].closest('.log-card').getBoundingClientRect(),"
                                   " line = arguments[0].getBoundingClientRect();"
                                   " return line.top >= box.top - 1 && line.bottom <= box.bottom + 1;", mark)
-    # the other seat at this move: its last TURN before it
-    browser.get((site / "log.html").as_uri() + f"?game={record.id}&seat={other}&move={move}")
-    before = max(k + 1 for k, m in enumerate(record.moves[:move]) if m.seat == other)
+    # the talker's log at a move of the other seat: its last TURN before it
+    theirs = next(k + 1 for k, m in enumerate(record.moves) if m.seat == other and any(
+        o.seat == talker for o in record.moves[:k]))
+    browser.get((site / "log.html").as_uri() + f"?game={record.id}&seat={talker}&move={theirs}")
+    before = max(k + 1 for k, m in enumerate(record.moves[:theirs]) if m.seat == talker)
     assert browser.find_element("css selector", "#lines li.mark").text.startswith(f"--- hexarena: move {before}, ")
     assert "last TURN before it" in browser.find_element("id", "where").text
     # no such game, no such seat: one line, no error in the console
-    for query, said in ((f"game={record.id}&seat=3", "No log of seat D"), ("game=nope&seat=0", "No log of game nope"),
+    for query, said in ((f"game={record.id}&seat=3", "No log of seat D"), (f"game={record.id}&seat={other}", "No log of seat"),
+                        ("game=nope&seat=0", "No log of game nope"),
                         ("game=../x&seat=0", "No such game")):
         browser.get((site / "log.html").as_uri() + "?" + query)
         assert said in browser.find_element("id", "error").text

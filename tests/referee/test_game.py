@@ -158,6 +158,20 @@ def test_a_second_hello_is_dropped_and_logged_not_a_fault(make_referee, tmp_path
     assert "a second HELLO on an authenticated connection ignored (§3.3)" in log
 
 
+def test_a_game_in_which_a_bot_wrote_nothing_leaves_it_no_log(make_referee, tmp_path):
+    """TURN marks alone make no log (random writes nothing); a bot that writes gets its log, marks included."""
+    referee = make_referee()
+    record = referee.play([bot("chatty_end"), bot("random")], BoardConfig(size="1x2"), game_id="quiet", seed=1)
+    referee.close()
+    logs = tmp_path / "logs"
+    assert sorted(path.name for path in logs.iterdir()) == ["quiet.seat0.chatty_end.log"]
+    text = (logs / "quiet.seat0.chatty_end.log").read_text()
+    marks = [line for line in text.splitlines() if line.startswith("--- hexarena: move ")]
+    assert len(marks) == sum(1 for move in record.moves if move.seat == 0) and marks[0].startswith(
+        "--- hexarena: move 1, TURN ")
+    assert text.rstrip().endswith("chatty_end: quiet ended completed")  # its answer to END, after its marks
+
+
 def test_what_a_bot_writes_after_end_lands_in_that_games_log(make_referee, tmp_path):
     referee = make_referee()
     for number in (1, 2):

@@ -15,6 +15,7 @@ from helpers import (
     league_file,
     make_workspace,
     needs_browser,
+    per_game,
     start_server,
     stop_server,
     stored_ids,
@@ -36,22 +37,53 @@ def run(home, *command: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
+TALKER = '''"""A random bot that says on stderr, at each TURN, that it thinks."""
+import sys
+
+from hexarena.protocol.client import run_bot
+
+
+def choose(game, state) -> int:
+    print(f"thinking, request {game.clock.id}", file=sys.stderr, flush=True)
+    return game.rng.choice(state.legal_moves())
+
+
+if __name__ == "__main__":
+    run_bot(choose)
+'''
+
+
+def talker(folder):
+    """A bot that writes a line on stderr at each TURN (greedy and random write nothing)."""
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "talker"\ncommand = ["python3", "bot.py"]\nlanguage = "python"\n')
+    (folder / "bot.py").write_text(TALKER)
+    return folder
+
+
 @pytest.mark.slow
 @needs_browser
 def test_a_games_seat_log_is_served_as_text_and_everything_else_is_404(tmp_path, browser):
     home = tmp_path / "home"
     make_workspace(home).close()
-    path = league_file(tmp_path / "tiny.toml", "tiny", ["greedy", "random"], boards=("1x2",), seed=2)
+    path = league_file(tmp_path / "tiny.toml", "tiny", ["greedy", str(talker(tmp_path / "talker"))], boards=("1x2",),
+                       seed=2)
     path.write_text("analysis_budget = 0\n" + path.read_text())
     run(home, "league", "run", str(path))
     game = min(stored_ids(home))
+    seats = per_game(home, "tiny")[game][0]
+    talks = [seat.split("@")[0] for seat in seats].index("talker")
+    quiet, move = 1 - talks, talks + 1  # seat 0 draws move 1, seat 1 move 2 (no first move closes a cell)
     server = start_server(home, "--league", str(path))  # its games are played: it publishes its site, plays none
     try:
-        status, kind, text = get(server, f"/api/games/{game}/logs/0")
+        status, kind, text = get(server, f"/api/games/{game}/logs/{talks}")
         assert (status, kind) == (200, "text/plain; charset=utf-8")
-        assert text.startswith("--- hexarena: move 1, TURN ")  # seat 0 moves first; greedy prints nothing
-        assert get(server, f"/api/games/{game[:6]}/logs/1")[0] == 200  # a unique prefix, as /api/games/{id}
-        for asked, said in ((f"/api/games/{game}/logs/2", f"game {game} has seats 0-1, not 2"),
+        assert f"--- hexarena: move {move}, TURN " in text and "thinking, request " in text
+        assert get(server, f"/api/games/{game[:6]}/logs/{talks}")[0] == 200  # a unique prefix, as /api/games/{id}
+        # greedy wrote nothing in the game: its seat has no log (TURN marks alone make none)
+        assert not list((home / "logs" / "tiny").glob(f"{game}.seat{quiet}.*"))
+        for asked, said in ((f"/api/games/{game}/logs/{quiet}", f"game {game}: seat {quiet} has no log"),
+                            (f"/api/games/{game}/logs/2", f"game {game} has seats 0-1, not 2"),
                             ("/api/games/nope-nope/logs/0", "no finished game has the id 'nope-nope'"),
                             ("/api/games/..%2F..%2Fhexarena.db/logs/0", None),
                             ("/api/games/%2E%2E/logs/0", None)):
@@ -59,15 +91,16 @@ def test_a_games_seat_log_is_served_as_text_and_everything_else_is_404(tmp_path,
             assert status == 404 and kind == "application/json", (asked, status, text)
             assert said is None or said in text
         assert get(server, f"/api/games/{game}/logs/x")[0] == 422
-        # the served site's log page (the published one, with the live script): seat 1's log at its first move
+        # the served site's log page (the published one, with the live script): the talker's log at its first move
         wait_for(lambda: get(server, "/leagues/tiny/log.html")[0] == 200, 60, "the league's site")
-        browser.get(server.url + f"/leagues/tiny/log.html?game={game}&seat=1&move=2")
-        assert browser.find_element("css selector", "#lines li.mark").text.startswith("--- hexarena: move 2, TURN ")
+        browser.get(server.url + f"/leagues/tiny/log.html?game={game}&seat={talks}&move={move}")
+        assert browser.find_element("css selector", "#lines li.mark").text.startswith(
+            f"--- hexarena: move {move}, TURN ")
         assert console_errors(browser) == []
-        for log in (home / "logs" / "tiny").glob(f"{game}.seat1.*.log"):
+        for log in (home / "logs" / "tiny").glob(f"{game}.seat{talks}.*.log"):
             log.unlink()
-        assert get(server, f"/api/games/{game}/logs/1")[:1] == (404,)
-        assert f"game {game}: no log of seat 1 was kept" in get(server, f"/api/games/{game}/logs/1")[2]
+        assert get(server, f"/api/games/{game}/logs/{talks}")[:1] == (404,)
+        assert f"game {game}: seat {talks} has no log" in get(server, f"/api/games/{game}/logs/{talks}")[2]
     finally:
         stop_server(server)
     private = tmp_path / "private.toml"  # the league stored with its logs private (a server not playing it)
@@ -75,7 +108,7 @@ def test_a_games_seat_log_is_served_as_text_and_everything_else_is_404(tmp_path,
     run(home, "league", "run", str(private))
     server = start_server(home)
     try:
-        status, _, text = get(server, f"/api/games/{game}/logs/0")
+        status, _, text = get(server, f"/api/games/{game}/logs/{talks}")
         assert status == 404 and "does not publish its bots' logs (publish_logs = false)" in text
     finally:
         stop_server(server)
