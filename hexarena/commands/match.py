@@ -81,7 +81,8 @@ def match(
     seed: Annotated[int | None, typer.Option(help="seed of game 1 (game i gets seed+i-1)", min=-2**63 + 1,
                                              max=2**63 - 100_001)] = None,
     out: Annotated[Path | None, typer.Option(help="write one JSON record per game to this file")] = None,
-    logs: Annotated[Path | None, typer.Option(help="directory for the bots' per-game output logs")] = None,
+    logs: Annotated[Path | None, typer.Option(help="directory for the bots' per-game output logs (none for a "
+                                                    "game in which the bot wrote nothing)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON record per game on stdout, nothing else")] = False,
     show: Annotated[bool, typer.Option("--show", help="draw the final board of each game")] = False,
     listen: Annotated[str, typer.Option(help="tcp endpoint for remote:NAME seats (CURVE-encrypted)")] = "tcp://127.0.0.1:0",
