@@ -112,15 +112,15 @@ log = logging.getLogger("hexarena.referee.pool")
 
 
 def referee_pool(settings: RefereeSettings, size: int, name: str = "referee",
-                 workers: Workers | None = None) -> RefereePool | RefereeProcessPool:
+                 workers: Workers | None = None, pin: bool = False) -> RefereePool | RefereeProcessPool:
     """``size`` referees made with ``Referee(settings)``: on a thread of this process for one, else in worker
-    processes (no shared GIL; ``workers``: processes started ahead, taken first). Either way
-    ``map(work, items, observer)``, with ``work`` picklable."""
+    processes (no shared GIL; ``workers``: processes started ahead, taken first; ``pin``: each on a core of its own,
+    ``RefereeProcessPool``). Either way ``map(work, items, observer)``, with ``work`` picklable."""
     if size <= 1:
         from hexarena.referee.referee import Referee
 
         return RefereePool(lambda: Referee(settings), size, name)
-    return RefereeProcessPool(settings, size, name, workers)
+    return RefereeProcessPool(settings, size, name, workers, pin)
 
 
 class Workers:
@@ -136,22 +136,14 @@ class Workers:
     runs no other thread (a fork copies only the forking thread, and any lock another one holds stays held in
     the copy) and before it opens anything a copy must not share (a database: the caller's part); else they
     are started fresh. A forked worker keeps none of this process's descriptors but its own connection and
-    stdout and stderr, and ends with ``os._exit`` (no buffer or finaliser of this process runs twice).
+    stdout and stderr, and ends with ``os._exit`` (no buffer or finaliser of this process runs twice)."""
 
-    With ``pin``, worker ``i`` is held to core ``i`` (modulo the cores this process may use), and the bots it starts
-    inherit that core: each game at once keeps a core of its own, its referee and bots taking turns on it, where
-    unpinned the scheduler kept waking them on the busy core while the other idled (``hexarena league run
-    --pin-cores``: 0.68-0.77x the time of 300 games at concurrency 2 on 2 cores, 0.88-0.91x at 4). A bot then cannot use a second core,
-    not even an idle one, and a bot that thinks on its opponent's time takes it from its opponent alone."""
-
-    def __init__(self, size: int, fork: bool = False, pin: bool = False) -> None:
+    def __init__(self, size: int, fork: bool = False) -> None:
         self.forked = fork and hasattr(os, "fork") and _threads() == 1
         if self.forked:  # what a worker needs, imported once here
             import hexarena.referee.referee
             import hexarena.referee.sandbox  # noqa: F401
         self._started = [_fork() if self.forked else _spawn() for _ in range(size)]
-        if pin:
-            pin_to_cores([process.pid for _, process in self._started])
 
     def take(self, size: int) -> list[tuple[Connection, subprocess.Popen | Forked]]:
         """Up to ``size`` of the started workers, no longer this object's to close."""
@@ -173,15 +165,29 @@ class Workers:
         self.close()
 
 
-def pin_to_cores(pids: list[int]) -> None:
-    """Hold process ``pids[i]`` (and what it starts from then on) to core ``i``, counted over the cores this process
-    may use (its own affinity: an organiser's ``taskset`` is kept); nothing where the system has no affinity."""
+def pin_to_cores(pids: list[int], first: int = 0) -> None:
+    """Hold process ``pids[i]`` (and what it starts from then on) to core ``first + i``, counted over the cores this
+    process may use (its own affinity: an organiser's ``taskset`` is kept) and around again; nothing where the
+    system has no affinity."""
     if not hasattr(os, "sched_setaffinity"):
         return
     cores = sorted(os.sched_getaffinity(0))
-    for number, pid in enumerate(pids):
+    for number, pid in enumerate(pids, first):
         with contextlib.suppress(OSError):  # gone already: its pool reports it
             os.sched_setaffinity(pid, {cores[number % len(cores)]})
+
+
+_next_core = 0  # where the next pinned pool of this process starts (``_cores_in_turn``)
+_next_core_lock = threading.Lock()
+
+
+def _cores_in_turn(count: int) -> int:
+    """The first core number for ``count`` pinned workers: the pinned pools of one process (a server's leagues at
+    once) take the cores in turn rather than each starting at the first."""
+    global _next_core
+    with _next_core_lock:
+        first, _next_core = _next_core, _next_core + count
+    return first
 
 
 def _threads() -> int:
@@ -277,12 +283,19 @@ class RefereeProcessPool:
 
     Each worker holds one item beyond the one it plays (``AHEAD``), so it starts its next game while this
     process is still storing the last one; a worker checks for ``close`` before it starts an item.
+
+    With ``pin``, each worker is held to a core of its own, in turn over the cores this process may use (``hexarena
+    league run --pin-cores``: worker ``i`` on core ``i``), before its referee starts a bot, and the bots it starts
+    inherit that core: each game at once keeps a core, its referee and bots taking turns on it, where unpinned the
+    scheduler kept waking them on the busy core while the other idled (300 games at concurrency 2 on 2 cores:
+    0.68-0.77x the time, 0.88-0.91x at 4). A bot then cannot use a second core, not even an idle one, and a bot that
+    thinks on its opponent's time takes it from its opponent alone.
     """
 
     AHEAD = 1
 
     def __init__(self, settings: RefereeSettings, size: int, name: str = "referee",
-                 workers: Workers | None = None) -> None:
+                 workers: Workers | None = None, pin: bool = False) -> None:
         from hexarena.referee.sandbox import linked_out
 
         self._processes: dict[Connection, subprocess.Popen] = {}
@@ -293,6 +306,8 @@ class RefereeProcessPool:
         self._closed = False
         started = workers.take(size) if workers is not None else []
         started += [_spawn() for _ in range(size - len(started))]
+        if pin:  # before the settings go: no bot has started yet
+            pin_to_cores([process.pid for _, process in started], _cores_in_turn(len(started)))
         for number, (connection, process) in enumerate(started):
             self._processes[connection] = process
             self._names[connection] = f"{name}-{number}"

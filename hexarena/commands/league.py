@@ -148,7 +148,7 @@ def demo_without_sandbox(home: Path | None) -> bool:
 def play_and_show(league, source: str, concurrency: int | None, home: Path | None, scheduler: str | None = None,
                   replace: bool = False, sandboxed: bool = True, pin_cores: bool = False):
     """Run the league to the end (its bots sandboxed unless ``sandboxed`` is False), print its tables; returns
-    the workspace. ``pin_cores``: each local worker and its bots on a core of their own (``Workers``)."""
+    the workspace. ``pin_cores``: each local worker and its bots on a core of their own (``RefereeProcessPool``)."""
     from hexarena.leagues.running.fairness import games_at_once, unfair_warning
 
     local = not (scheduler or league.executor == "dask")  # a cluster's workers have cores of their own
@@ -158,7 +158,7 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
         from hexarena.referee.pool import Workers
 
         # first, forked before this process runs a thread or opens the workspace: ready before it is
-        workers = Workers(at_once, fork=True, pin=pin_cores)
+        workers = Workers(at_once, fork=True)
     elif pin_cores:
         print("hexarena: warning: --pin-cores ignored: it holds games at once on this machine to cores, and this run "
               + ("plays on a cluster" if not local else "plays one game at a time"), file=sys.stderr)
@@ -173,7 +173,8 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
         signal.signal(signal.SIGTERM, interrupt)  # stop like Ctrl-C: bots are stopped, finished games are kept
         summary = run_league(ws, league, concurrency=concurrency, progress=True, source=source,
                              scheduler=scheduler, replace=replace,
-                             settings=league_settings(ws, league, sandboxed=sandboxed), workers=workers)
+                             settings=league_settings(ws, league, sandboxed=sandboxed), workers=workers,
+                             pin_cores=pin_cores and local and at_once > 1)
     except ExecutorLost as exc:
         print(f"hexarena: error: {exc}", file=sys.stderr)
         raise typer.Exit(1) from None

@@ -36,6 +36,10 @@ def serve(
                                                                           "arrive (slow clients: docs/service.md)")] = 10,
     log_format: Annotated[str, typer.Option(help="the log on stderr: 'text' lines, or 'json' (one object a line, "
                                                  "for a log collector)")] = "text",
+    pin_cores: Annotated[bool, typer.Option("--pin-cores", help="each league's games at once: each game's referee "
+                                            "and bots on a core of their own, the leagues' games taking the cores in "
+                                            "turn (faster when games fill the cores; a bot cannot use a second core "
+                                            "then)")] = False,
 ) -> None:
     """Serve the workspace over HTTP: authors upload bots (POST /api/bots, a token from 'hexarena authors add'),
     the --league files are played continuously, results are read at /api/... (schema at /docs)."""
@@ -65,7 +69,8 @@ def serve(
     workspace = home if home is not None else default_home()
     app = create_app(workspace, list(league or []),
                      limits=UploadLimits(max_archive=int(max_upload * 2**20), per_minute=upload_rate,
-                                         build_timeout=build_timeout, max_snapshot=int(max_snapshot * 2**20)))
+                                         build_timeout=build_timeout, max_snapshot=int(max_snapshot * 2**20)),
+                     pin_cores=pin_cores)
     lifecycle.event("watchdog", watchdog.describe())  # once the league files are read: a bad one is the only line
     leagues = sorted(app.state.scheduler.runners)
     lifecycle.event("listening", f"workspace {workspace}, leagues: {', '.join(leagues) or 'none'}; listening on "

@@ -82,7 +82,7 @@ def sprt(
     if pin_cores and at_once == 1:
         print("hexarena: warning: --pin-cores ignored: it holds pairs played at once to cores, and this run plays one "
               "at a time", file=sys.stderr)
-    with Workers(at_once, fork=True, pin=pin_cores) if at_once > 1 else contextlib.nullcontext() as workers:
+    with Workers(at_once, fork=True) if at_once > 1 else contextlib.nullcontext() as workers:
         specs = _distinct_names([resolve_bot(new, home, sandboxed), resolve_bot(old, home, sandboxed)])
         if any(spec.remote for spec in specs):
             raise ConfigError("sprt plays local bots only (remote:NAME is for match)")
@@ -117,7 +117,7 @@ def sprt(
             return stats.report(counts, hypotheses, draws[0], games[0])
 
         settings = RefereeSettings(time_control=control, sandboxed=sandboxed, log_dir=logs)
-        pool = referee_pool(settings, at_once, name="pair", workers=workers)
+        pool = referee_pool(settings, at_once, name="pair", workers=workers, pin=pin_cores)
         played = 0
         result = state()
         try:

@@ -35,11 +35,12 @@ from hexarena.protocol.errors import ConfigError
 
 
 def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimits | None = None,
-               retry: float | None = None) -> FastAPI:
+               retry: float | None = None, pin_cores: bool = False) -> FastAPI:
     """The application over the workspace ``home``, playing the league files ``leagues`` continuously.
 
     ConfigError (one line) for a league file that cannot be read, is given twice, or turns its sandbox off:
-    uploaded code runs only in the sandbox.
+    uploaded code runs only in the sandbox. ``pin_cores``: each league's games at once on cores of their own
+    (``hexarena serve --pin-cores``).
     """
     configs = []
     for path in leagues:
@@ -58,7 +59,7 @@ def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimit
 
     hub = events.EventHub()
     site = LiveSite(home, [config.name for config, _ in configs], hub)  # the results site, kept current
-    scheduler = LeagueScheduler(home, configs, observer=hub.observer,
+    scheduler = LeagueScheduler(home, configs, observer=hub.observer, pin_cores=pin_cores,
                                 **({"retry": retry} if retry is not None else {}))
 
     @asynccontextmanager

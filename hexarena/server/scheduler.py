@@ -52,8 +52,9 @@ class LeagueScheduler:
     """Plays the given leagues continuously in ``home`` (module docstring)."""
 
     def __init__(self, home: Path, leagues: list[tuple[LeagueConfig, str]],
-                 observer: Callable[[str], object] | None = None, retry: float = RETRY) -> None:
+                 observer: Callable[[str], object] | None = None, retry: float = RETRY, pin_cores: bool = False) -> None:
         self.home = home
+        self.pin_cores = pin_cores  # each league's referee workers and their bots on cores of their own, in turn
         self.runners = {config.name: LeagueRunner(config, source) for config, source in leagues}
         self.observer = observer
         self.retry = retry
@@ -111,7 +112,7 @@ class LeagueScheduler:
             # uploaded code runs only in the sandbox, whatever the file says (create_app refuses sandbox = false)
             settings = league_settings(ws, runner.config, sandboxed=True)
             summary = run_league(ws, runner.config, progress=False, source=runner.source, settings=settings,
-                                 observer=self.observer(name) if self.observer else None)
+                                 observer=self.observer(name) if self.observer else None, pin_cores=self.pin_cores)
         except HexarenaError as exc:  # too few bots, the league's lock held elsewhere, a changed snapshot
             self._failed(runner, str(exc))
             return

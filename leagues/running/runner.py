@@ -181,7 +181,8 @@ def pending(ws: Workspace, league: LeagueConfig, source: str = "<league>", repla
 def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = None, progress: bool = True,
                source: str = "<league>", executor: Executor | None = None, scheduler: str | None = None,
                replace: bool = False, observer: LeagueObserver | None = None,
-               settings: RefereeSettings | None = None, workers: Workers | None = None) -> RunSummary:
+               settings: RefereeSettings | None = None, workers: Workers | None = None,
+               pin_cores: bool = False) -> RunSummary:
     """Play every game of the league that is not stored yet (see the module docstring). One runner per
     league and workspace (``hexarena.leagues.workspace.locks``): ConfigError naming the running one's pid. A league stored
     under the same name with another definition is refused unless ``replace`` (``pending``).
@@ -190,15 +191,16 @@ def run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None = No
     (``hexarena.leagues.running.executors.dask_driver``); an unreachable or malformed address is a ConfigError
     before anything is stored. ``settings``: how its referees are made (default: ``league_settings``).
     ``workers``: referee worker processes started ahead (``hexarena.referee.pool.Workers``) for the local executor
-    this function makes; those no pool took are the caller's to close (it started them).
+    this function makes; those no pool took are the caller's to close (it started them). ``pin_cores``: that
+    executor's workers and their bots each on a core of their own (``hexarena.referee.pool.RefereeProcessPool``).
     """
     return _locked(ws, league, concurrency, progress, source, executor, scheduler, replace, observer,
-                   settings or league_settings(ws, league), workers)
+                   settings or league_settings(ws, league), workers, pin_cores)
 
 
 def _locked(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
             executor: Executor | None, scheduler: str | None, replace: bool, observer: LeagueObserver | None,
-            settings: RefereeSettings, workers: Workers | None) -> RunSummary:
+            settings: RefereeSettings, workers: Workers | None, pin_cores: bool) -> RunSummary:
     with league_lock(ws, league.name):
         owned = None
         if executor is None and (scheduler or league.executor == "dask"):
@@ -211,7 +213,7 @@ def _locked(ws: Workspace, league: LeagueConfig, concurrency: int | None, progre
             executor = owned = DaskExecutor(scheduler or league.scheduler or "", settings)
         try:
             return _run_league(ws, league, concurrency, progress, source, executor, replace, observer, settings,
-                               workers)
+                               workers, pin_cores)
         finally:
             if owned is not None:
                 owned.close()
@@ -219,14 +221,16 @@ def _locked(ws: Workspace, league: LeagueConfig, concurrency: int | None, progre
 
 def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
                 executor: Executor | None, replace: bool,
-                observer: LeagueObserver | None, settings: RefereeSettings, workers: Workers | None) -> RunSummary:
+                observer: LeagueObserver | None, settings: RefereeSettings, workers: Workers | None,
+                pin_cores: bool) -> RunSummary:
     if league.pairing == "adaptive":
-        return _run_adaptive(ws, league, concurrency, progress, source, executor, replace, observer, settings, workers)
+        return _run_adaptive(ws, league, concurrency, progress, source, executor, replace, observer, settings, workers,
+                             pin_cores)
     to_play = pending(ws, league, source, replace)
     games, todo = to_play.games, to_play.todo
     jobs = [Job(g.id, g.config, tuple(to_play.bots[label] for label in g.seats), g.seed, g.opening) for g in todo]
     if executor is None:
-        executor = LocalExecutor(settings, games_at_once(league, concurrency), workers=workers)
+        executor = LocalExecutor(settings, games_at_once(league, concurrency), workers=workers, pin=pin_cores)
     if jobs:
         executor.check(jobs)
     already = len(games) - len(todo)
@@ -276,7 +280,8 @@ def save_ratings_snapshot(ws: Workspace, name: str, versions: dict[str, str]) ->
 
 def _run_adaptive(ws: Workspace, league: LeagueConfig, concurrency: int | None, progress: bool, source: str,
                   executor: Executor | None, replace: bool,
-                  observer: LeagueObserver | None, settings: RefereeSettings, workers: Workers | None) -> RunSummary:
+                  observer: LeagueObserver | None, settings: RefereeSettings, workers: Workers | None,
+                  pin_cores: bool) -> RunSummary:
     """An adaptive league: batch after batch chosen (``hexarena.leagues.running.adaptive``), played and stored,
     until its stop rule; with ``progress``, one line per batch on stderr (its tables, the calibrating bots)."""
     import sys
@@ -285,7 +290,8 @@ def _run_adaptive(ws: Workspace, league: LeagueConfig, concurrency: int | None, 
     already = sum(1 for g in adaptive.scheduled if g.id in store.played_ids(ws, league.name))
     owned = None
     if executor is None:  # one pool for every batch: its workers and their bots start once
-        executor = owned = LocalExecutor(settings, games_at_once(league, concurrency), keep=True, workers=workers)
+        executor = owned = LocalExecutor(settings, games_at_once(league, concurrency), keep=True, workers=workers,
+                                         pin=pin_cores)
     played = 0
     with closing(owned) if owned is not None else nullcontext(), store.commits_without_fsync(ws):
         while games := adaptive.next_batch():

@@ -1,4 +1,5 @@
-"""The runner's warning before a league plays more games at once than the machine has cores."""
+"""The runner's warning before a league plays more games at once than the machine has cores; games at once held to
+cores of their own (``--pin-cores``: league run, serve)."""
 
 import json
 import os
@@ -8,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import HEXARENA, ROOT, make_workspace
+from helpers import HEXARENA, ROOT, make_workspace, start_server, stop_server, stored_ids, wait_for
 
 from hexarena.leagues.running.fairness import unfair_warning
 
@@ -76,8 +77,32 @@ def test_pin_cores_holds_each_games_referee_and_bots_to_a_core_of_their_own(tmp_
         run = subprocess.run([*HEXARENA, "league", "run", str(league), "--home", str(home), *flags],
                              capture_output=True, text=True, timeout=120, check=False)
         assert run.returncode == 0, run.stderr
-        said[bool(flags)] = sorted(line.split()[1:] for log in (home / "logs").rglob("*.log")
-                                   for line in log.read_text().splitlines() if line.startswith("cores "))
+        said[bool(flags)] = cores_said(home)
     # two workers, each with its two bots: pinned, each pair on a core of its own; else every bot on every core
     assert said[True] == [[str(cores[0])], [str(cores[0])], [str(cores[1])], [str(cores[1])]]
     assert said[False] == [[str(core) for core in cores]] * 4
+
+
+def cores_said(home: Path) -> list[list[str]]:
+    """What the core bots said in their logs: the cores each may run on (each bot says it once, as it starts)."""
+    return sorted(line.split()[1:] for log in (home / "logs").rglob("*.log") for line in log.read_text().splitlines()
+                  if line.startswith("cores "))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores to pin two games to")
+def test_serve_pin_cores_holds_each_served_game_and_its_bots_to_a_core_of_their_own(tmp_path):
+    cores = sorted(os.sched_getaffinity(0))
+    bots = [str(core_bot(tmp_path / name, name)) for name in ("corebot", "corebot2")]
+    league = tmp_path / "served.toml"
+    league.write_text(f'name = "served"\nparticipants = {json.dumps(bots)}\ngames_per_pairing = 4\n'
+                      'time_control = "1s"\nconcurrency = 2\nanalysis_budget = 0\n[[boards]]\nsize = "2x2"\n')
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    server = start_server(home, "--league", str(league), "--pin-cores")
+    try:
+        wait_for(lambda: len(stored_ids(home)) == 4, 120, "the served league's 4 games")
+    finally:
+        stop_server(server)
+    # the league's run: two workers, each with its two bots, each pair on a core of its own
+    assert cores_said(home) == [[str(cores[0])], [str(cores[0])], [str(cores[1])], [str(cores[1])]]

@@ -28,13 +28,15 @@ class LocalExecutor(Executor):
     By default each ``run`` has a pool of its own, stopped when its iterator is closed; with ``keep``, one pool of
     ``concurrency`` referees serves every ``run`` until ``close`` (an adaptive league's batches: the workers and
     their bots start once, not once a batch). ``workers``: worker processes started ahead (``referee.pool.Workers``),
-    which the first pool takes; what it does not take stays the caller's to close (it started them)."""
+    which the first pool takes; what it does not take stays the caller's to close (it started them). ``pin``: each
+    worker and its bots on a core of its own (``referee.pool.RefereeProcessPool``)."""
 
     def __init__(self, settings: RefereeSettings, concurrency: int, keep: bool = False,
-                 workers: Workers | None = None) -> None:
+                 workers: Workers | None = None, pin: bool = False) -> None:
         self.settings = settings
         self.concurrency = max(1, concurrency)
         self.keep = keep
+        self.pin = pin
         self._pool = None
         self._workers = workers
 
@@ -54,7 +56,7 @@ class LocalExecutor(Executor):
 
     def _new_pool(self, jobs: Sequence[Job]):
         workers, self._workers = self._workers, None
-        return referee_pool(self.settings, self._size(jobs), workers=workers)
+        return referee_pool(self.settings, self._size(jobs), workers=workers, pin=self.pin)
 
     def threaded(self, jobs: Sequence[Job]) -> bool:
         """Whether ``run(jobs)`` plays on a thread of this process (one referee), not in worker processes."""
