@@ -62,14 +62,29 @@ def core_bot(folder: Path, name: str) -> Path:
     return folder
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores to pin two games to")
-def test_pin_cores_holds_each_games_referee_and_bots_to_a_core_of_their_own(tmp_path):
-    cores = sorted(os.sched_getaffinity(0))
-    bots = [str(core_bot(tmp_path / name, name)) for name in ("corebot", "corebot2")]
-    league = tmp_path / "pinned.toml"
+def core_league(folder: Path) -> Path:
+    """Four games of two core bots at concurrency 2 (two workers, each with both bots)."""
+    bots = [str(core_bot(folder / name, name)) for name in ("corebot", "corebot2")]
+    league = folder / "pinned.toml"
     league.write_text(f'name = "pinned"\nparticipants = {json.dumps(bots)}\ngames_per_pairing = 4\n'
-                      'time_control = "1s"\nconcurrency = 2\n[[boards]]\nsize = "2x2"\n')
+                      'time_control = "1s"\nconcurrency = 2\nanalysis_budget = 0\n[[boards]]\nsize = "2x2"\n')
+    return league
+
+
+def cores_said(home: Path) -> list[list[str]]:
+    """What the core bots said in their logs: the cores each may run on (each bot says it once, as it starts)."""
+    return sorted(line.split()[1:] for log in (home / "logs").rglob("*.log") for line in log.read_text().splitlines()
+                  if line.startswith("cores "))
+
+
+CORES = sorted(os.sched_getaffinity(0))
+PAIRS_PINNED = [[str(CORES[0])]] * 2 + [[str(CORES[1 % len(CORES)])]] * 2  # worker i and its two bots on core i
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(len(CORES) < 2, reason="needs two cores to pin two games to")
+def test_pin_cores_holds_each_games_referee_and_bots_to_a_core_of_their_own(tmp_path):
+    league = core_league(tmp_path)
     said = {}
     for flags in (["--pin-cores"], []):
         home = tmp_path / f"home-{len(flags)}"
@@ -79,24 +94,14 @@ def test_pin_cores_holds_each_games_referee_and_bots_to_a_core_of_their_own(tmp_
         assert run.returncode == 0, run.stderr
         said[bool(flags)] = cores_said(home)
     # two workers, each with its two bots: pinned, each pair on a core of its own; else every bot on every core
-    assert said[True] == [[str(cores[0])], [str(cores[0])], [str(cores[1])], [str(cores[1])]]
-    assert said[False] == [[str(core) for core in cores]] * 4
-
-
-def cores_said(home: Path) -> list[list[str]]:
-    """What the core bots said in their logs: the cores each may run on (each bot says it once, as it starts)."""
-    return sorted(line.split()[1:] for log in (home / "logs").rglob("*.log") for line in log.read_text().splitlines()
-                  if line.startswith("cores "))
+    assert said[True] == PAIRS_PINNED
+    assert said[False] == [[str(core) for core in CORES]] * 4
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores to pin two games to")
+@pytest.mark.skipif(len(CORES) < 2, reason="needs two cores to pin two games to")
 def test_serve_pin_cores_holds_each_served_game_and_its_bots_to_a_core_of_their_own(tmp_path):
-    cores = sorted(os.sched_getaffinity(0))
-    bots = [str(core_bot(tmp_path / name, name)) for name in ("corebot", "corebot2")]
-    league = tmp_path / "served.toml"
-    league.write_text(f'name = "served"\nparticipants = {json.dumps(bots)}\ngames_per_pairing = 4\n'
-                      'time_control = "1s"\nconcurrency = 2\nanalysis_budget = 0\n[[boards]]\nsize = "2x2"\n')
+    league = core_league(tmp_path)
     home = tmp_path / "home"
     make_workspace(home).close()
     server = start_server(home, "--league", str(league), "--pin-cores")
@@ -104,5 +109,4 @@ def test_serve_pin_cores_holds_each_served_game_and_its_bots_to_a_core_of_their_
         wait_for(lambda: len(stored_ids(home)) == 4, 120, "the served league's 4 games")
     finally:
         stop_server(server)
-    # the league's run: two workers, each with its two bots, each pair on a core of its own
-    assert cores_said(home) == [[str(cores[0])], [str(cores[0])], [str(cores[1])], [str(cores[1])]]
+    assert cores_said(home) == PAIRS_PINNED  # the league's run: as league run --pin-cores's
