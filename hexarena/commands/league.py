@@ -12,6 +12,7 @@ import typer
 
 from hexarena import leagues
 from hexarena.commands.bots import HomeOption, open_workspace
+from hexarena.cores import PinCoresOption, pin_cores_ignored
 from hexarena.unconfined import NoSandboxOption, choose
 from hexarena.protocol.errors import ConfigError
 
@@ -56,9 +57,7 @@ def run(
                                           "(bots, boards, games, time control...): replace it (its games stay stored)")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the games a run would play, by configuration and "
                                           "by bot, and how long they may take; play and store nothing")] = False,
-    pin_cores: Annotated[bool, typer.Option("--pin-cores", help="with games at once on this machine: each game's "
-                                            "referee and bots on a core of their own (faster when games fill the "
-                                            "cores; a bot cannot use a second core then)")] = False,
+    pin_cores: PinCoresOption = False,
 ) -> None:
     """Play every game of the league that is not stored yet (a rerun resumes), then print its table."""
     from hexarena.leagues.schedule.config import load_league
@@ -160,8 +159,7 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
         # first, forked before this process runs a thread or opens the workspace: ready before it is
         workers = Workers(at_once, fork=True)
     elif pin_cores:
-        print("hexarena: warning: --pin-cores ignored: it holds games at once on this machine to cores, and this run "
-              + ("plays on a cluster" if not local else "plays one game at a time"), file=sys.stderr)
+        pin_cores_ignored("plays on a cluster" if not local else "plays one game at a time")
     try:
         from hexarena.leagues.errors import ExecutorLost
         from hexarena.leagues.running.runner import league_settings, run_league
@@ -174,7 +172,7 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
         summary = run_league(ws, league, concurrency=concurrency, progress=True, source=source,
                              scheduler=scheduler, replace=replace,
                              settings=league_settings(ws, league, sandboxed=sandboxed), workers=workers,
-                             pin_cores=pin_cores and local and at_once > 1)
+                             pin_cores=pin_cores)
     except ExecutorLost as exc:
         print(f"hexarena: error: {exc}", file=sys.stderr)
         raise typer.Exit(1) from None

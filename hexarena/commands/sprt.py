@@ -10,13 +10,13 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from hexarena.commands.board import geometry_option
+from hexarena.cores import PinCoresOption, pin_cores_ignored
 from hexarena.unconfined import NoSandboxOption, choose
 from hexarena.protocol.errors import ConfigError
 
@@ -41,9 +41,7 @@ def sprt(
     border: Annotated[bool, typer.Option("--border", help="pre-draw the border lines")] = False,
     time: Annotated[str, typer.Option(help="per move (300ms) or bank+increment (10s+100ms)")] = "1s",
     concurrency: Annotated[int, typer.Option(help="pairs played at once (one referee each)", min=1, max=256)] = 1,
-    pin_cores: Annotated[bool, typer.Option("--pin-cores", help="with pairs at once: each referee and its bots on a "
-                                            "core of their own (faster when they fill the cores; a bot cannot use a "
-                                            "second core then)")] = False,
+    pin_cores: PinCoresOption = False,
     max_pairs: Annotated[int, typer.Option(help="stop, inconclusive, after this many pairs", min=1,
                                            max=1_000_000)] = 2000,
     openings: Annotated[str, typer.Option(help="random (a new start position per pair), N (N random ones in "
@@ -80,8 +78,7 @@ def sprt(
     # forked before this process runs a thread or opens a workspace (a registered bot's name opens one), as
     # ``league run``'s: none imports the referee; closed here, those the pool did not take
     if pin_cores and at_once == 1:
-        print("hexarena: warning: --pin-cores ignored: it holds pairs played at once to cores, and this run plays one "
-              "at a time", file=sys.stderr)
+        pin_cores_ignored("plays one pair at a time")
     with Workers(at_once, fork=True) if at_once > 1 else contextlib.nullcontext() as workers:
         specs = _distinct_names([resolve_bot(new, home, sandboxed), resolve_bot(old, home, sandboxed)])
         if any(spec.remote for spec in specs):

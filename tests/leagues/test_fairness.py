@@ -110,3 +110,16 @@ def test_serve_pin_cores_holds_each_served_game_and_its_bots_to_a_core_of_their_
     finally:
         stop_server(server)
     assert cores_said(home) == PAIRS_PINNED  # the league's run: as league run --pin-cores's
+
+
+def test_pin_cores_on_a_run_of_one_game_at_a_time_is_one_warning_line_and_the_run_goes_on(tmp_path):
+    league = core_league(tmp_path)
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    run = subprocess.run([*HEXARENA, "league", "run", str(league), "--home", str(home), "--concurrency", "1",
+                          "--no-sandbox", "--pin-cores"], capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    assert [line for line in run.stderr.splitlines() if "--pin-cores" in line] == [
+        "hexarena: warning: --pin-cores ignored: it holds games played at once to cores, and this run plays one game "
+        "at a time"]
+    assert "league pinned: 4 of 4 games played" in run.stderr
