@@ -150,6 +150,28 @@ def league_text(name: str, participants=LEAGUE_BOTS, boards=(("2x2", "hex"),), *
     return "\n".join(lines) + "\n"
 
 
+TALKER = '''import sys
+from hexarena.protocol.client import run_bot
+
+
+def choose(game, state):
+    print(f"request {game.clock.id}: <b>thinking</b> in {game.id}", file=sys.stderr, flush=True)
+    return game.rng.choice(state.legal_moves())
+
+
+run_bot(choose)
+'''
+
+
+def talker_bot(folder: Path) -> Path:
+    """A random bot named talker that prints ``request R: <b>thinking</b> in GAME`` on stderr at each TURN (markup, to
+    be shown as text): its logs have a line after each TURN mark, where greedy's and random's have none."""
+    folder.mkdir()
+    (folder / "bot.py").write_text(TALKER)
+    (folder / "bot.toml").write_text('name = "talker"\ncommand = ["python3", "bot.py"]\nlanguage = "python"\n')
+    return folder
+
+
 def make_workspace(home: Path):
     """A workspace with four registered Python bots: the reference random and greedy, and renamed copies."""
     from hexarena.leagues.registry.reference import REFERENCE_AUTHOR

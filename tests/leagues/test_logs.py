@@ -12,23 +12,20 @@ import re
 import subprocess
 
 import pytest
-from helpers import HEXARENA, chunk_games, console_errors, league_file, make_workspace, needs_browser, site_records
+from helpers import (
+    HEXARENA,
+    chunk_games,
+    console_errors,
+    league_file,
+    make_workspace,
+    needs_browser,
+    site_records,
+    talker_bot,
+)
 
 from hexarena.leagues.registry.reference import REFERENCE_AUTHOR
 from hexarena.leagues.registry.submit import submit
 from hexarena.leagues.site.logs import move_lines
-
-TALKER = '''import sys
-from hexarena.protocol.client import run_bot
-
-
-def choose(game, state):
-    print(f"request {game.clock.id}: <b>thinking</b> in {game.id}", file=sys.stderr, flush=True)
-    return game.rng.choice(state.legal_moves())
-
-
-run_bot(choose)
-'''
 
 
 def run(home, *command: str) -> None:
@@ -42,10 +39,7 @@ def league(tmp_path_factory):
     """talker and random on 2x2 hex, each pair twice, played and published: (site, home, records by id)."""
     root = tmp_path_factory.mktemp("logs")
     home = root / "home"
-    folder = root / "talker"
-    folder.mkdir()
-    (folder / "bot.py").write_text(TALKER)
-    (folder / "bot.toml").write_text('name = "talker"\ncommand = ["python3", "bot.py"]\nlanguage = "python"\n')
+    folder = talker_bot(root / "talker")
     with make_workspace(home) as ws:
         assert submit(ws, folder, check=False, author=REFERENCE_AUTHOR).accepted
     path = league_file(root / "tiny.toml", "tiny", ["talker", "random"], boards=("2x2",), seed=5)

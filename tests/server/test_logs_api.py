@@ -19,6 +19,7 @@ from helpers import (
     start_server,
     stop_server,
     stored_ids,
+    talker_bot,
     wait_for,
 )
 
@@ -37,37 +38,13 @@ def run(home, *command: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
-TALKER = '''"""A random bot that says on stderr, at each TURN, that it thinks."""
-import sys
-
-from hexarena.protocol.client import run_bot
-
-
-def choose(game, state) -> int:
-    print(f"thinking, request {game.clock.id}", file=sys.stderr, flush=True)
-    return game.rng.choice(state.legal_moves())
-
-
-if __name__ == "__main__":
-    run_bot(choose)
-'''
-
-
-def talker(folder):
-    """A bot that writes a line on stderr at each TURN (greedy and random write nothing)."""
-    folder.mkdir()
-    (folder / "bot.toml").write_text('name = "talker"\ncommand = ["python3", "bot.py"]\nlanguage = "python"\n')
-    (folder / "bot.py").write_text(TALKER)
-    return folder
-
-
 @pytest.mark.slow
 @needs_browser
 def test_a_games_seat_log_is_served_as_text_and_everything_else_is_404(tmp_path, browser):
     home = tmp_path / "home"
     make_workspace(home).close()
-    path = league_file(tmp_path / "tiny.toml", "tiny", ["greedy", str(talker(tmp_path / "talker"))], boards=("1x2",),
-                       seed=2)
+    talker = str(talker_bot(tmp_path / "talker"))
+    path = league_file(tmp_path / "tiny.toml", "tiny", ["greedy", talker], boards=("1x2",), seed=2)
     path.write_text("analysis_budget = 0\n" + path.read_text())
     run(home, "league", "run", str(path))
     game = min(stored_ids(home))
@@ -78,7 +55,7 @@ def test_a_games_seat_log_is_served_as_text_and_everything_else_is_404(tmp_path,
     try:
         status, kind, text = get(server, f"/api/games/{game}/logs/{talks}")
         assert (status, kind) == (200, "text/plain; charset=utf-8")
-        assert f"--- hexarena: move {move}, TURN " in text and "thinking, request " in text
+        assert f"--- hexarena: move {move}, TURN " in text and f"<b>thinking</b> in {game}" in text
         assert get(server, f"/api/games/{game[:6]}/logs/{talks}")[0] == 200  # a unique prefix, as /api/games/{id}
         # greedy wrote nothing in the game: its seat has no log (TURN marks alone make none)
         assert not list((home / "logs" / "tiny").glob(f"{game}.seat{quiet}.*"))
