@@ -5,7 +5,7 @@
     python3 benchmarks/floor.py --minimal-only        # just the minimal referee's games/s
     python3 benchmarks/floor.py --baseline-ref none   # today's code only (default: also a0255e8's)
     python3 benchmarks/floor.py --leagues-only --concurrency 4 --baseline-ref 21ebc33   # 4 games at once
-    python3 benchmarks/floor.py --leagues-only --pin-cores --baseline-ref HEAD   # pinned against unpinned
+    python3 benchmarks/floor.py --leagues-only --pin-cores --baseline-ref HEAD   # both pinned (a0255e8: unpinned)
     python3 benchmarks/floor.py --leagues-only --pin-cores --pin-floors   # the floors pinned too: like against like
 
 The minimal referee is written from protocol/PROTOCOL.md, not from the referee's code. It does
@@ -251,6 +251,13 @@ def league_file(folder: Path, games: int, size: str, bot: Path, code: str, concu
     return path
 
 
+def pins(python: str, env: dict | None) -> bool:
+    """Whether this code's ``league run`` has ``--pin-cores`` (older baselines do not)."""
+    shown = subprocess.run([python, "-m", "hexarena", "league", "run", "--help"], env=env, capture_output=True, check=False,
+                           text=True, cwd=tempfile.gettempdir())
+    return "--pin-cores" in shown.stdout
+
+
 def seeded_home(python: str, home: Path, env: dict | None = None) -> None:
     subprocess.run([python, "-m", "hexarena", "bots", "--home", str(home)], check=True, env=env,  # not timed
                    cwd=home.parent, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -270,7 +277,7 @@ def main() -> None:
                         help="the league's games at once, against as many minimal referees side by side")
     parser.add_argument("--leagues-only", action="store_true", help="leave out the matches (and the lone floor)")
     parser.add_argument("--pin-cores", action="store_true",
-                        help="today's league run with --pin-cores (the baseline's without: it may not have it)")
+                        help="league run with --pin-cores (the baseline's too, where it has the option)")
     parser.add_argument("--pin-floors", action="store_true",
                         help="floor i and its bots on core i (with --pin-cores: pinned against pinned)")
     args = parser.parse_args()
@@ -289,6 +296,10 @@ def main() -> None:
           flush=True)
     if probe is not None:
         probe.remove()
+    pinned = {code for code, (python, env) in codes.items() if args.pin_cores and pins(python, env)}
+    if args.pin_cores:
+        print(f"--pin-cores: {', '.join(sorted(pinned))} pinned" + ("" if pinned == set(codes) else
+              "; the baseline has no --pin-cores and runs unpinned"), flush=True)
     rows = []
     for number in range(1, args.rounds + 1):
         order = list(codes) if number % 2 else list(codes)[::-1]  # old and new take turns going first
@@ -314,8 +325,7 @@ def main() -> None:
             for code in order:
                 python, env = codes[code]
                 command = [python, "-m", "hexarena", "league", "run", str(leagues[code]),
-                           "--home", str(tmp / f"home-{code}")] + (["--pin-cores"] if args.pin_cores and code == "new"
-                                                                  else [])
+                           "--home", str(tmp / f"home-{code}")] + (["--pin-cores"] if code in pinned else [])
                 row[f"league {code}"], row[f"cpu league {code}"] = measured(
                     code, lambda wrap, command=command, env=env, tmp=tmp: timed(command, wrap, env=env, cwd=tmp))
         rows.append(row)

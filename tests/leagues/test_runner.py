@@ -420,6 +420,23 @@ def test_the_progress_bar_fits_80_columns_and_the_run_ends_with_elapsed_time_and
                         r"\(games by host: alpha 1\)", lines[-1])
 
 
+def test_a_resumed_leagues_progress_starts_from_its_stored_points_as_the_tables_count_them(tmp_path, capsys):
+    from hexarena.leagues.running.progress import ProgressDisplay
+    from hexarena.leagues.schedule.config import load_league
+
+    with Workspace(tmp_path / "home") as ws:
+        run_league(ws, load_league(league_file(tmp_path / "club.toml", "club", [RANDOM, GREEDY], boards=("1x2", "2x2"))),
+                   progress=False)
+        sums = store.tally(ws, "club").sums.groupby("bot")[["points", "games"]].sum()
+        display = ProgressDisplay(ws, "club", 8, 4, terminal=False)
+    assert {bot: (display.points[bot], display.games[bot]) for bot in display.games} == {
+        bot: (float(row["points"]), int(row["games"])) for bot, row in sums.iterrows()}
+    assert sorted(display.games.items()) == [("greedy", 4), ("random", 4)]  # two boards, two games each
+    best = max(display.games, key=lambda bot: display.points[bot])
+    assert display._leader().startswith(f"leader {best} ")
+    assert capsys.readouterr().err.splitlines()[-1] == "club: 4/8 games stored, 4 to play"
+
+
 class StopAfterFirst:
     """Ctrl-C as the runner stores its first game (a KeyboardInterrupt from the observer, in the runner's thread)."""
 
