@@ -173,7 +173,8 @@ def test_a_checkpoint_in_a_folder_that_cannot_be_written_is_refused_before_solvi
 @needs_c
 @pytest.mark.parametrize(("sig", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
 def test_a_solve_stopped_by_a_signal_writes_its_checkpoint_and_a_rerun_finishes_it(tmp_path: Path, sig, status):
-    """Hexagons 2x4 (35 lines, about 15 CPU s): stopped after its first progress line, then run to the end."""
+    """Hexagons 2x4 (35 lines, about 15 CPU s): stopped after its first progress line, then run to the end (after
+    SIGTERM only: the rerun reads the same checkpoint whichever signal wrote it, and takes 8 s of the suite)."""
     path = tmp_path / "2x4.ckpt"
     args = ["2x4", "--memory", "64", "--checkpoint", str(path), "--checkpoint-every", "5"]
     solve = subprocess.Popen([*CLI, *args, "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -195,6 +196,8 @@ def test_a_solve_stopped_by_a_signal_writes_its_checkpoint_and_a_rerun_finishes_
     assert header["runs"] == 1 and header["nodes"] > 0 and header["filled"] > 0
     root = header["root"]  # stopped while the value was searched, or (a fast machine) while the best lines were
     assert root["low"] < root["high"] or root["low"] == root["high"] == -2
+    if sig != signal.SIGTERM:
+        return
     done = run(*args, "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
