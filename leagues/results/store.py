@@ -340,18 +340,6 @@ def tally(ws: Workspace, league: str) -> Tally:
                  normalise(games.astype(frame_types)))
 
 
-def points_by_bot(ws: Workspace, league: str) -> dict[str, tuple[float, int]]:
-    """Each bot's points and games in the league's current schedule, summed over its configurations: the
-    tally's rows without pandas, whose import (0.2 s of CPU) a league's start would otherwise spend while its
-    first games wait to be stored (the progress line's leader)."""
-    bot, games, points = (TOTALS_COLUMNS[1:].index(column) for column in ("bot", "games", "points"))
-    sums: dict[str, tuple[float, int]] = {}
-    for row in _tally_rows(ws, league)[0]:
-        before = sums.get(row[bot], (0.0, 0))
-        sums[row[bot]] = (before[0] + row[points], before[1] + row[games])
-    return sums
-
-
 def ensure_tallied(ws: Workspace, league: str) -> bool:
     """Fold and store the league's totals and shapes from its results unless they are built (listed in
     ``tallied``): a write, so a reader that takes a snapshot (``Workspace.reading``) calls it first. False where

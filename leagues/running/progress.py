@@ -31,9 +31,11 @@ class ProgressDisplay:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
 
-        sums = store.points_by_bot(ws, league)
-        self.points: dict[str, float] = {bot: points for bot, (points, _) in sums.items()}
-        self.games: dict[str, int] = {bot: games for bot, (_, games) in sums.items()}
+        self.points: dict[str, float] = {}
+        self.games: dict[str, int] = {}
+        sums = store.tally(ws, league).sums.groupby("bot")[["points", "games"]].sum()
+        for bot, row in sums.iterrows():
+            self.points[str(bot)], self.games[str(bot)] = float(row["points"]), int(row["games"])
         self.started, self.count = time.monotonic(), 0
         self.league, self.total, self.done = league, total, done
         self.terminal = sys.stderr.isatty() if terminal is None else terminal

@@ -22,9 +22,7 @@ or kernel crash can take back the last ones, which the next run plays again.
 
 from __future__ import annotations
 
-import importlib
 import logging
-import threading
 from collections import Counter
 from contextlib import closing, nullcontext
 from dataclasses import dataclass
@@ -255,8 +253,6 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
         try:
             if not threaded:
                 prepare()
-                if jobs:
-                    warm_tables()
             for record in finished:
                 played += store.save_game(ws, league.name, record)
                 if observer is not None:  # its bug must not stop the league (the record is stored)
@@ -270,15 +266,6 @@ def _run_league(ws: Workspace, league: LeagueConfig, concurrency: int | None, pr
     if played:
         save_ratings_snapshot(ws, league.name, {label: spec.version for label, spec in to_play.bots.items()})
     return RunSummary(league.name, len(games), already, played)
-
-
-def warm_tables() -> None:
-    """Import what the ratings and tables at a run's end need (pandas, numpy: 0.25 s of CPU) on a thread while
-    the games are played, not after the last one: the referees run in processes of their own, and this one's
-    only other work while they play is storing their records, which a worker's game held ahead covers
-    (``RefereeProcessPool.AHEAD``)."""
-    threading.Thread(target=importlib.import_module, args=("hexarena.leagues.results.ratings",), daemon=True,
-                     name="warm-tables").start()
 
 
 def save_ratings_snapshot(ws: Workspace, name: str, versions: dict[str, str]) -> None:
