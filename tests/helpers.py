@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from hexarena.bots.brains.solver import compiled
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.seats.process import BotSpec
 
@@ -46,6 +47,27 @@ has_libzmq_headers = shutil.which("cc") is not None and shutil.which("make") is 
 needs_c = pytest.mark.skipif(not has_libzmq_headers,
                              reason="the C bot needs a compiler, make and libzmq's headers (Debian: gcc make libzmq3-dev)")
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="the Node bot needs node (Debian: nodejs)")
+# pip builds the C search (bots/brains/_solvecore.c, an optional extension) where it finds a C compiler and Python's
+# headers; without them every search runs in pure Python, and what only the C search does is skipped
+needs_c_search = pytest.mark.skipif(not compiled(), reason="the C search is not built: pip builds it where a C "
+                                    "compiler and Python's headers are found (Debian: gcc python3-dev)")
+
+
+def can_build_c_extensions() -> bool:
+    """Whether this machine's C compiler (Python's own ``CC``) builds a file that includes ``Python.h``: where it
+    does, pip builds the C search, and its absence is a failure, not a machine without a compiler."""
+    import sysconfig
+    import tempfile
+
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()
+    if shutil.which(compiler[0]) is None:
+        return False
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder, "probe.c")
+        source.write_text("#include <Python.h>\n#include <stdlib.h>\nint probe(void) { return EXIT_SUCCESS; }\n")
+        done = subprocess.run([*compiler, "-c", str(source), "-o", str(Path(folder, "probe.o")),
+                               f"-I{sysconfig.get_paths()['include']}"], capture_output=True, check=False)
+    return done.returncode == 0
 
 
 def sandbox_unavailable(path: str) -> str | None:

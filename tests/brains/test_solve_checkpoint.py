@@ -11,15 +11,15 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import needs_c_search
 
 from hexarena.bots.brains import table_memory
 from hexarena.bots.brains.checkpoint import MAGIC
-from hexarena.bots.brains.solver import START_ENTRIES, Solver, compiled, table_entries_for
+from hexarena.bots.brains.solver import START_ENTRIES, Solver, table_entries_for
 from hexarena.protocol.board import make_board
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "hexarena", "solve"]
-needs_c = pytest.mark.skipif(not compiled(), reason="the C search is not built (Debian package: gcc, python3-dev)")
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -40,6 +40,7 @@ def test_the_default_table_is_a_quarter_of_the_available_memory_within_bounds():
     assert table_memory.default_mib(200_000, free_lines=25) == 1_536  # 2**26 entries of 24 bytes
 
 
+@needs_c_search
 def test_json_says_how_the_table_was_sized():
     default = json.loads(run("2x2", "--json").stdout)
     assert default["table_sizing"].startswith("1/4 of MemAvailable") and default["table_entries"] >= 16
@@ -51,7 +52,7 @@ def test_json_says_how_the_table_was_sized():
     assert given["value"] == default["value"] == -2
 
 
-@needs_c
+@needs_c_search
 def test_a_finished_checkpoint_answers_at_once_and_counts_its_runs(tmp_path: Path):
     path = tmp_path / "2x3.ckpt"
     first = json.loads(run("2x3", "--memory", "16", "--checkpoint", str(path), "--json").stdout)
@@ -89,7 +90,7 @@ def damage(path: Path, how: str) -> None:
     path.write_bytes(bytes(data))
 
 
-@needs_c
+@needs_c_search
 @pytest.mark.parametrize(("how", "message"), [
     ("other position", "it is of another position (hex 2x2, drawn 0), not hex 2x2 misere, drawn 0"),
     ("truncated", "(truncated or damaged)"),
@@ -121,7 +122,7 @@ def test_a_checkpoint_that_cannot_be_resumed_is_refused_in_one_line_and_kept(tmp
     assert header_of(path)["position"]["misere"] is (how == "other position")
 
 
-@needs_c
+@needs_c_search
 def test_a_checkpoint_of_the_older_wide_table_is_refused_for_a_board_of_up_to_64_lines(tmp_path: Path):
     """Before the narrow table, every board's checkpoint had layout 2 (24-byte entries): such a file of hexagons
     2x2 (19 lines, now layout 3) is whole and of the right position, and is refused in one line, not misread."""
@@ -138,6 +139,7 @@ def test_a_checkpoint_of_the_older_wide_table_is_refused_for_a_board_of_up_to_64
     assert path.read_bytes() == before
 
 
+@needs_c_search
 @pytest.mark.parametrize("misere", [True, False], ids=["misere", "normal"])
 def test_a_checkpoint_written_before_the_misere_rule_was_dropped_is_refused_in_misere_only(tmp_path: Path, misere):
     """A file without ``misere_rules`` was written by a solver with misère's double-dealing rule, which the proof
@@ -162,6 +164,7 @@ def test_a_checkpoint_written_before_the_misere_rule_was_dropped_is_refused_in_m
         assert (again["value"], again["runs"]) == (first["value"], 2)
 
 
+@needs_c_search
 def test_a_checkpoint_in_a_folder_that_cannot_be_written_is_refused_before_solving(tmp_path: Path):
     done = run("2x2", "--checkpoint", str(tmp_path / "missing" / "x.ckpt"))
     assert done.returncode == 2 and "not a writable folder" in done.stderr and "Traceback" not in done.stderr
@@ -170,7 +173,7 @@ def test_a_checkpoint_in_a_folder_that_cannot_be_written_is_refused_before_solvi
 
 
 @pytest.mark.slow
-@needs_c
+@needs_c_search
 @pytest.mark.parametrize(("sig", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
 def test_a_solve_stopped_by_a_signal_writes_its_checkpoint_and_a_rerun_finishes_it(tmp_path: Path, sig, status):
     """Hexagons 2x4 (35 lines, about 15 CPU s): stopped after its first progress line, then run to the end (after
@@ -213,7 +216,7 @@ def summary(done: subprocess.CompletedProcess) -> dict:
                                              "table_sizing", "table_filled")}
 
 
-@needs_c
+@needs_c_search
 @pytest.mark.parametrize(("size", "moves"), [("2x3", ""), ("4x5", ",".join(map(str, range(62))))],
                          ids=["narrow 2x3", "wide 4x5 after 62 lines"])
 def test_a_checkpoint_goes_on_in_a_table_of_another_size_with_its_entries(tmp_path: Path, size: str, moves: str):
@@ -233,7 +236,7 @@ def test_a_checkpoint_goes_on_in_a_table_of_another_size_with_its_entries(tmp_pa
     assert summary(run(*args))["table_sizing"] == "the checkpoint's"  # no --memory: the checkpoint's size
 
 
-@needs_c
+@needs_c_search
 def test_a_table_short_of_its_most_is_read_as_it_is_and_grows_to_the_new_memory(tmp_path: Path):
     path = tmp_path / "solve.ckpt"
     first = summary(run("2x3", "--memory", "16", "--checkpoint", str(path), "--json"))
@@ -242,7 +245,7 @@ def test_a_table_short_of_its_most_is_read_as_it_is_and_grows_to_the_new_memory(
     assert again == {**first, "runs": 2, "table_max_entries": table_entries_for(64, 27), "table_sizing": "--memory"}
 
 
-@needs_c
+@needs_c_search
 def test_a_solve_stopped_in_a_full_table_goes_on_in_a_bigger_one(tmp_path: Path):
     """Python's view: hexagons 2x3 misère in a table of 2,000 entries, stopped after 0.1 s, resumed from its
     checkpoint in a table of 64 MiB (entries rehashed), ends with the value and best lines of a solve in one go."""
@@ -269,7 +272,7 @@ def test_a_solve_stopped_in_a_full_table_goes_on_in_a_bigger_one(tmp_path: Path)
     assert (goes_on.value, goes_on.best) == (whole.value, whole.best) == (-2, whole.best)
 
 
-@needs_c
+@needs_c_search
 @pytest.mark.parametrize("how", ["table", "memory"])
 def test_a_checkpoint_that_cannot_go_on_in_a_bigger_table_is_refused_in_one_line_and_kept(tmp_path: Path, how: str):
     """A damaged table found while its entries are rehashed, or --memory more than the machine has: one line,
