@@ -342,7 +342,9 @@ class RefereeProcessPool:
         while open_:  # read what they still send (a result, events): a full pipe would block a worker's exit
             for connection in multiprocessing.connection.wait(list(open_)):
                 try:
-                    connection.recv()
+                    _, kind, value = connection.recv()
+                    if kind == "log":  # a worker's warning as it stops (a bot's cgroup still busy)
+                        _relog(value)
                 except (EOFError, OSError):
                     open_.pop(connection).wait()
                     connection.close()
@@ -392,6 +394,9 @@ class _Results(Iterator):
             try:
                 while connection.poll():
                     answer, kind, value = connection.recv()
+                    if kind == "log":
+                        _relog(value)
+                        continue
                     if kind == "event":
                         if answer == self.number:
                             tell(self.observer, value[0], *value[1], logger=log)
@@ -421,13 +426,42 @@ def _worker_env() -> dict[str, str]:
 
 
 class _Forward:
-    """In a worker: an observer whose calls travel to the pool's process."""
+    """In a worker: an observer whose calls travel to the pool's process. Once that process is gone or stopping
+    (its end of the connection closed) there is nobody to tell: the call is dropped, not the observer's failure,
+    and the worker ends at its next read or answer."""
 
     def __init__(self, connection: Connection, number: int) -> None:
         self.connection, self.number = connection, number
 
     def __getattr__(self, event: str) -> Callable:
-        return lambda *args: self.connection.send((self.number, "event", (event, args)))
+        return lambda *args: _send_quietly(self.connection, (self.number, "event", (event, args)))
+
+
+def _send_quietly(connection: Connection, message: tuple) -> None:
+    with contextlib.suppress(OSError):
+        connection.send(message)
+
+
+class _ForwardLog(logging.Handler):
+    """In a worker: its warnings and errors, logged again by the pool's process (``_relog``), in whatever form that
+    process logs: a served league's worker warnings are lines of the server's log (JSON lines with ``--log-format
+    json``), not text on the standard error it shares. The worker's referee logs on its one thread."""
+
+    def __init__(self, connection: Connection) -> None:
+        super().__init__(logging.WARNING)
+        self.connection = connection
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if record.exc_info:
+            text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
+        _send_quietly(self.connection, (None, "log", (record.name, record.levelno, text)))
+
+
+def _relog(value: tuple) -> None:
+    """A worker's log record (``_ForwardLog``), logged here on the logger of the same name."""
+    name, level, text = value
+    logging.getLogger(name).log(level, "%s", text)
 
 
 def _serve(connection: Connection, parent: int) -> None:
@@ -436,6 +470,8 @@ def _serve(connection: Connection, parent: int) -> None:
     if os.getppid() != parent:  # it died before the prctl
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the pool's process decides
+    package = logging.getLogger("hexarena")
+    package.handlers, package.propagate = [_ForwardLog(connection)], False  # not a forked runner's handlers
     from hexarena.referee.referee import Referee  # before the settings come: started early (``Workers``), it
     from hexarena.referee.sandbox import LINKED_ENV  # imports while the pool's process still gets ready
 

@@ -3,6 +3,7 @@ worker processes with real bots."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -174,6 +175,45 @@ def test_a_workers_game_events_reach_the_observer_in_this_process_in_order():
         mine = [e for e in observer.events if e[1] == record.id]
         assert mine[0] == ("started", record.id, record.seats, "2x2") and mine[-1] == ("ended", record.id)
         assert mine[1:-1] == [("moved", record.id, ply, m.seat, m.line) for ply, m in enumerate(record.moves)]
+
+
+@pytest.mark.slow
+def test_a_workers_warnings_are_logged_again_by_the_pools_process(caplog):
+    """A worker's warning (the junk bot's unauthenticated flood, dropped by the worker's transport) is logged by the
+    pool's process on the logger of the same name, in that process's form: a served league's worker warnings are
+    lines of the server's log, not text of the worker's own on the standard error they share."""
+    junk = BotSpec("junk", ROOT / "tests" / "hostile" / "junk")
+    records = []
+    with caplog.at_level(logging.WARNING, logger="hexarena.referee.transport"), \
+            closing(RefereeProcessPool(OPTIONS, 1)) as pool:
+        end = time.monotonic() + 3.5  # the flood lasts 3 s from the bot's start: some game of these reads it
+        while time.monotonic() < end and not caplog.records:
+            number = len(records)
+            records += pool.map(play_job, [Job(f"j{number}", BoardConfig(size="3x3"), (junk, RANDOM), seed=number)])
+    assert {record.result.termination for record in records} == {"completed"}
+    warning = caplog.records[0]
+    assert (warning.name, warning.levelno) == ("hexarena.referee.transport", logging.WARNING)
+    assert "from unauthenticated peer" in warning.getMessage() and warning.process == os.getpid()
+
+
+@pytest.mark.slow
+def test_a_worker_whose_pool_is_gone_drops_its_observer_calls_quietly():
+    """The pool's ends of the connections closed while a worker plays (a server stopping): the game's forwarded
+    observer calls are dropped, with no 'the observer failed' on the standard error the worker shares with the pool's
+    process (it was a text line in the server's JSON log), and the worker ends at its answer, as quietly."""
+    script = ("import sys, time; sys.path[:0] = sys.argv[1:]; import test_pool as t; from helpers import Recorder; "
+              "from hexarena.referee.pool import RefereeProcessPool; from hexarena.leagues.running.jobs import Job; "
+              "from hexarena.referee.record import BoardConfig; pool = RefereeProcessPool(t.OPTIONS, 1); "
+              "jobs = [Job(f'long{n}', BoardConfig(size='6x6'), (t.RANDOM, t.RANDOM2), seed=n) for n in range(3)]; "
+              "results = pool.map(t.play_job, jobs, Recorder()); print(next(results).id, flush=True); "
+              "[connection.close() for connection in pool._processes]; "  # the second game is in flight
+              "process = next(iter(pool._processes.values())); print(process.wait(20), flush=True)")
+    here = Path(__file__).parent
+    done = subprocess.run([sys.executable, "-c", script, str(here), str(here.parent)], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["long0", "0"]  # the first game answered; the worker ended on its own, status 0
+    assert done.stderr == ""
 
 
 def test_a_worker_killed_mid_run_is_one_line_and_its_bots_die_with_it(monkeypatch):
