@@ -7,6 +7,7 @@
     python3 benchmarks/floor.py --leagues-only --concurrency 4 --baseline-ref 21ebc33   # 4 games at once
     python3 benchmarks/floor.py --leagues-only --pin-cores --baseline-ref HEAD   # both pinned (a0255e8: unpinned)
     python3 benchmarks/floor.py --leagues-only --pin-cores --pin-floors   # the floors pinned too: like against like
+    python3 benchmarks/floor.py --leagues-only --pin-cores --pin-floors --new-ref HEAD --baseline-ref 6756c50
 
 The minimal referee is written from protocol/PROTOCOL.md, not from the referee's code. It does
 only what a correct referee must: start the bots (each in its own session), check each HELLO's
@@ -271,6 +272,10 @@ def main() -> None:
     parser.add_argument("--minimal-only", action="store_true")
     parser.add_argument("--baseline-ref", default=baseline.DEFAULT_REF,
                         help="also run this commit's hexarena in every round ('none': only today's)")
+    parser.add_argument("--new-ref", default=None,
+                        help="run 'new' from this commit, extracted as the baseline is, not from this checkout: "
+                             "old and new then pay the same for their imports (this checkout's editable install "
+                             "made identical code 1.02x slower)")
     parser.add_argument("--two-matches", action="store_true",
                         help="also time two of today's matches side by side (a referee process per core)")
     parser.add_argument("--concurrency", type=int, default=2,
@@ -287,9 +292,11 @@ def main() -> None:
         return
     baseline.compiled(ROOT)  # both trees byte-compiled, as installed code is (the floor's imports are too)
     codes = {"new": (sys.executable, baseline.this_tree())}  # this checkout, wherever the install points
+    if args.new_ref:  # laid out and byte-compiled as the baseline is: an editable install's imports cost more
+        codes["new"] = (str(baseline.baseline_python(args.new_ref)), baseline.environment())
     if args.baseline_ref != "none":
         codes["old"] = (str(baseline.baseline_python(args.baseline_ref)), baseline.environment())
-        print(f"old: {args.baseline_ref} ({codes['old'][0]}); new: this worktree ({ROOT})", flush=True)
+        print(f"old: {args.baseline_ref} ({codes['old'][0]}); new: " + (f"{args.new_ref} ({codes['new'][0]})" if args.new_ref else f"this worktree ({ROOT})"), flush=True)
     probe = CpuGroup.make("probe")
     print("CPU counted " + (f"in a cgroup of each run's own ({probe.folder.parent}): bots in the sandbox included"
                             if probe is not None else "from reaped children: sandboxed bots' CPU NOT included"),
