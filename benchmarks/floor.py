@@ -274,8 +274,9 @@ def main() -> None:
                         help="also run this commit's hexarena in every round ('none': only today's)")
     parser.add_argument("--new-ref", default=None,
                         help="run 'new' from this commit, extracted as the baseline is, not from this checkout: "
-                             "old and new then pay the same for their imports (this checkout's editable install "
-                             "made identical code 1.02x slower)")
+                             "old and new then import alike (an editable install's import hook costs a little: "
+                             "identical code at 1.77x against 1.74x, 8 rounds; the same tree against itself at "
+                             "1.70x and 1.75x: differences under 3 %% are noise here)")
     parser.add_argument("--two-matches", action="store_true",
                         help="also time two of today's matches side by side (a referee process per core)")
     parser.add_argument("--concurrency", type=int, default=2,
@@ -296,7 +297,8 @@ def main() -> None:
         codes["new"] = (str(baseline.baseline_python(args.new_ref)), baseline.environment())
     if args.baseline_ref != "none":
         codes["old"] = (str(baseline.baseline_python(args.baseline_ref)), baseline.environment())
-        print(f"old: {args.baseline_ref} ({codes['old'][0]}); new: " + (f"{args.new_ref} ({codes['new'][0]})" if args.new_ref else f"this worktree ({ROOT})"), flush=True)
+        new = f"{args.new_ref} ({codes['new'][0]})" if args.new_ref else f"this worktree ({ROOT})"
+        print(f"old: {args.baseline_ref} ({codes['old'][0]}); new: {new}", flush=True)
     probe = CpuGroup.make("probe")
     print("CPU counted " + (f"in a cgroup of each run's own ({probe.folder.parent}): bots in the sandbox included"
                             if probe is not None else "from reaped children: sandboxed bots' CPU NOT included"),
