@@ -254,8 +254,8 @@ def league_file(folder: Path, games: int, size: str, bot: Path, code: str, concu
 
 def pins(python: str, env: dict | None) -> bool:
     """Whether this code's ``league run`` has ``--pin-cores`` (older baselines do not)."""
-    shown = subprocess.run([python, "-m", "hexarena", "league", "run", "--help"], env=env, capture_output=True, check=False,
-                           text=True, cwd=tempfile.gettempdir())
+    shown = subprocess.run([python, "-m", "hexarena", "league", "run", "--help"], env=env, capture_output=True,
+                           text=True, cwd=tempfile.gettempdir(), check=False)
     return "--pin-cores" in shown.stdout
 
 

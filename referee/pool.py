@@ -394,12 +394,12 @@ class _Results(Iterator):
             try:
                 while connection.poll():
                     answer, kind, value = connection.recv()
-                    if kind == "log":
-                        _relog(value)
-                        continue
-                    if kind == "event":
+                    if kind == "event":  # a move's, in a watched league: the common case first
                         if answer == self.number:
                             tell(self.observer, value[0], *value[1], logger=log)
+                        continue
+                    if kind == "log":
+                        _relog(value)
                         continue
                     pool._given[connection] -= 1
                     if self.todo:  # its next game is queued before the caller stores this one
@@ -452,10 +452,8 @@ class _ForwardLog(logging.Handler):
         self.connection = connection
 
     def emit(self, record: logging.LogRecord) -> None:
-        text = record.getMessage()
-        if record.exc_info:
-            text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
-        _send_quietly(self.connection, (None, "log", (record.name, record.levelno, text)))
+        # the default formatter: the message, then its traceback if it has one
+        _send_quietly(self.connection, (None, "log", (record.name, record.levelno, self.format(record))))
 
 
 def _relog(value: tuple) -> None:

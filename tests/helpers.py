@@ -34,6 +34,7 @@ TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 BOTS = ROOT / "bots"
 TEST_BOTS = TESTS / "bots"
+HOSTILE = TESTS / "hostile"  # one bot per attack (hostile/hostile.py)
 BROKEN = TESTS / "bots_broken"  # one bot per mistake of protocol/WRITING_A_BOT.md
 SHARED = ("bots", "bots_broken", "hostile")  # test bot folders under tests/, shared with the bots' sandbox
 FAST = TimeControl.parse("1s,startup=10s")  # generous: CI machines are shared and noisy

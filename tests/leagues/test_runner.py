@@ -432,6 +432,7 @@ def test_a_resumed_leagues_progress_starts_from_its_stored_points_as_the_tables_
     assert {bot: (display.points[bot], display.games[bot]) for bot in display.games} == {
         bot: (float(row["points"]), int(row["games"])) for bot, row in sums.iterrows()}
     assert sorted(display.games.items()) == [("greedy", 4), ("random", 4)]  # two boards, two games each
+    assert sum(display.points.values()) == 4  # a point a game between them, halves for a draw
     best = max(display.games, key=lambda bot: display.points[bot])
     assert display._leader().startswith(f"leader {best} ")
     assert capsys.readouterr().err.splitlines()[-1] == "club: 4/8 games stored, 4 to play"

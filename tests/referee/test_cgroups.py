@@ -11,13 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import BOTS, HEXARENA, wait_for
+from helpers import BOTS, HEXARENA, HOSTILE, wait_for
 
 from hexarena.referee import cgroups
 from hexarena.referee.launch import BotProcess, Limits
 from hexarena.referee.watchdog import Watchdog
 
-HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 MOUNTS = ("memory", "pids", "cpuacct", "unified")  # made read-only in a mount namespace of the test's own
 
 

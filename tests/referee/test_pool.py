@@ -14,7 +14,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers import FAST, ROOT, Recorder, processes_with, survivors_of_a_killed, wait_for, wait_until
+from helpers import FAST, HOSTILE, ROOT, Recorder, processes_with, survivors_of_a_killed, wait_for, wait_until
 
 from hexarena.leagues.running.jobs import Job, play_job
 from hexarena.protocol.errors import ConfigError
@@ -182,7 +182,7 @@ def test_a_workers_warnings_are_logged_again_by_the_pools_process(caplog):
     """A worker's warning (the junk bot's unauthenticated flood, dropped by the worker's transport) is logged by the
     pool's process on the logger of the same name, in that process's form: a served league's worker warnings are
     lines of the server's log, not text of the worker's own on the standard error they share."""
-    junk = BotSpec("junk", ROOT / "tests" / "hostile" / "junk")
+    junk = BotSpec("junk", HOSTILE / "junk")
     records = []
     with caplog.at_level(logging.WARNING, logger="hexarena.referee.transport"), \
             closing(RefereeProcessPool(OPTIONS, 1)) as pool:
@@ -191,6 +191,7 @@ def test_a_workers_warnings_are_logged_again_by_the_pools_process(caplog):
             number = len(records)
             records += pool.map(play_job, [Job(f"j{number}", BoardConfig(size="3x3"), (junk, RANDOM), seed=number)])
     assert {record.result.termination for record in records} == {"completed"}
+    assert caplog.records, "no warning of the worker reached this process"
     warning = caplog.records[0]
     assert (warning.name, warning.levelno) == ("hexarena.referee.transport", logging.WARNING)
     assert "from unauthenticated peer" in warning.getMessage() and warning.process == os.getpid()

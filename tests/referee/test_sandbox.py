@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import BOTS, HEXARENA, processes_with, sandbox_unavailable, survivors_of_a_killed, wait_until
+from helpers import BOTS, HEXARENA, HOSTILE, processes_with, sandbox_unavailable, survivors_of_a_killed, wait_until
 
 from hexarena.leagues.registry.catalog import bot_history
 from hexarena.leagues.registry.resolve import resolve
@@ -30,12 +30,11 @@ from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee import sandbox
 from hexarena.referee.clock import TimeControl
-from hexarena.referee.seats.process import BotSpec
+from hexarena.referee.errors import SandboxMissing
 from hexarena.referee.launch import Limits
 from hexarena.referee.record import BoardConfig
-from hexarena.referee.errors import SandboxMissing
+from hexarena.referee.seats.process import BotSpec
 
-HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 RANDOM = BotSpec("random", BOTS / "random")
 
 
@@ -377,8 +376,8 @@ def test_no_sandbox_on_the_command_line_warns_and_runs_unconfined(tmp_path, any_
 
 def test_sigterm_reaches_the_bot_inside_its_sandbox(tmp_path, sandbox_path):
     """Polite then firm: the bot hears SIGTERM and may finish (its sandbox's outer process is not killed by it)."""
-    from hexarena.referee.manifest import Manifest
     from hexarena.referee.launch import BotProcess
+    from hexarena.referee.manifest import Manifest
 
     script = 'trap "echo finishing >&2; exit 0" TERM; echo ready >&2; while :; do sleep 0.05; done'
     process = BotProcess.start(tmp_path, Manifest(name="polite", command=["sh", "-c", script]), {}, Limits())
@@ -393,8 +392,8 @@ def test_sigterm_reaches_the_bot_inside_its_sandbox(tmp_path, sandbox_path):
 
 def test_limits_hold_from_the_bots_first_instruction(tmp_path, sandbox_path):
     """No race with the launch: what a bot's first command reads of its limits (and a child forked at once) is set."""
-    from hexarena.referee.manifest import Manifest
     from hexarena.referee.launch import BotProcess
+    from hexarena.referee.manifest import Manifest
 
     script = "echo $(ulimit -v) $(ulimit -p) $(ulimit -n) $(ulimit -c) $(sh -c 'ulimit -v') >&2"  # dash: -p processes
     limits = Limits(memory_mb=300, processes=9, open_files=33)

@@ -10,14 +10,13 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import BOTS, HEXARENA, TEST_BOTS, Recorder, bot_cgroups, processes_with, wait_for, wait_until
+from helpers import BOTS, HEXARENA, HOSTILE, TEST_BOTS, Recorder, bot_cgroups, processes_with, wait_for, wait_until
 
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.launch import Limits
 from hexarena.referee.record import BoardConfig, GameRecord, HostStall
 from hexarena.referee.seats.process import BotSpec
 
-HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 RANDOM = BotSpec("random", BOTS / "random")
 ROOMY = TimeControl.parse("20s,startup=20s")  # the memory fault must come first, however loaded the machine
 
