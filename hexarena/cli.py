@@ -118,6 +118,14 @@ def say_warnings() -> None:
             logger.setLevel(logging.WARNING)
 
 
+def one_blas_thread() -> None:
+    """numpy's BLAS on one thread unless the organiser says otherwise (``OPENBLAS_NUM_THREADS``). At import
+    OpenBLAS starts a thread per core, which takes CPU from the games a league plays meanwhile (0.08 s a run
+    here); on a loaded machine more threads make the ratings' dense solves slower, not faster (1,000 bots: about
+    10 s with two, 1 s with one, ``benchmarks/field.py``)."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def fail(message: str, status: int = 2) -> None:
     print(f"hexarena: error: {message}", file=sys.stderr)
     sys.exit(status)
@@ -127,6 +135,7 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: usage errors and ConfigErrors are one line on stderr, exit 2; a full disk
     (``OutOfSpace``, or an OSError/SQLite error of one) and MemoryError are one line, exit 1."""
     argv = sys.argv[1:] if argv is None else argv
+    one_blas_thread()
     say_warnings()
     register(argv)
     try:

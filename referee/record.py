@@ -146,6 +146,12 @@ class GameRecord(BaseModel):
     # how often the game was played again after a host stall (league option replay_host_stalls): this is the last
     host_stall_replays: int = Field(default=0, exclude_if=lambda count: not count)
 
+    def __reduce__(self):
+        # pickled as the JSON the store writes (a worker's record to the league's runner): a third of the default
+        # pickling's cost at each end, which copies every move's model state (and the same record, since
+        # the JSON holds every field that is not at its default)
+        return GameRecord.model_validate_json, (self.model_dump_json(),)
+
     def replay(self):
         """The final state of the rules engine after the start position and the recorded moves (forfeits
         applied in order).

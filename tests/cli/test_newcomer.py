@@ -338,6 +338,20 @@ def test_a_command_loads_only_its_own_module_and_every_command_is_found_that_way
     assert loaded.strip().splitlines()[-1] == "['hexarena.commands.board']"
 
 
+def test_the_command_line_gives_numpys_blas_one_thread_unless_the_organiser_sets_it():
+    """OpenBLAS starts a thread per core at import, which takes CPU from a league's games: hexarena runs it on one
+    (the tables' matrices are small), unless OPENBLAS_NUM_THREADS says otherwise."""
+    code = ("import os, sys; from hexarena.cli import main; sys.argv = ['hexarena', 'board', '--size', '2x2']\n"
+            "try: main()\nexcept SystemExit: pass\nimport numpy\n"
+            "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+    ours = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert ours.stdout.split()[-2:] == ["1", "1"]
+    theirs = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            env={**env, "OPENBLAS_NUM_THREADS": "2"})
+    assert theirs.stdout.split()[-2] == "2"
+
+
 @pytest.mark.slow
 def test_the_guides_match_command_works_outside_the_repository(tmp_path: Path):
     """WRITING_A_BOT.md's first match, as a reader outside the repository types it (their bot: a copy of random)."""

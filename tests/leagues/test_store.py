@@ -4,9 +4,11 @@ workspace written by commit 957ae21 (tests/fixtures/workspace-957ae21), and a ne
 from __future__ import annotations
 
 import json
+import pickle
 import random
 import shutil
 import sqlite3
+from datetime import timezone
 from pathlib import Path
 
 import pandas as pd
@@ -23,7 +25,8 @@ from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.results.tables import SEAT_COLUMNS, Tally, ranked, seat_frame, standings
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
-from hexarena.referee.record import FAULTS, BoardConfig, Forfeit, GameRecord, MoveRecord, Result
+from hexarena.referee.record import FAULTS, BoardConfig, Forfeit, GameRecord, HostStall, MoveRecord, Result
+from hexarena.referee.clock import TimeControl
 
 
 @pytest.fixture
@@ -188,6 +191,34 @@ def test_a_record_is_read_as_parsed_but_for_its_moves_which_are_counted(seats, g
     text = record.model_dump_json()
     expected = {**json.loads(text), "moves": len(moves)}
     assert store._read_record(text) == expected
+
+
+_full_moves = st.lists(st.builds(MoveRecord, seat=st.integers(0, 3), line=st.integers(0, 200),
+                                 closed=st.lists(st.integers(0, 40), max_size=2), ms=st.floats(0, 1e4),
+                                 cpu_ms=st.none() | st.floats(0, 1e4), substituted=st.booleans(),
+                                 info=st.lists(_names, max_size=2)), max_size=30)
+_stalled = st.lists(st.builds(Forfeit, seat=st.integers(0, 1), reason=st.sampled_from(FAULTS), detail=_names,
+                              move=st.integers(0, 30), host_stall=st.none() | st.builds(
+                                  HostStall, cpu_ms=st.floats(0, 1e3), lag_ms=st.floats(0, 1e4),
+                                  limit_ms=st.integers(1, 10_000))), max_size=2)
+
+
+@settings(max_examples=100, deadline=None)
+@given(game_id=_names, moves=_full_moves, forfeits=_stalled, opening=st.lists(st.integers(0, 60), max_size=3),
+       versions=st.lists(_names, max_size=2), lag_ms=st.none() | st.floats(0, 1e4), replays=st.integers(0, 3),
+       started=st.none() | st.datetimes(timezones=st.just(timezone.utc)), seed=st.none() | st.integers(0, 2**63))
+def test_a_record_pickles_as_the_json_the_store_writes_and_comes_back_equal(
+        game_id, moves, forfeits, opening, versions, lag_ms, replays, started, seed):
+    """A league's worker hands each record to the runner pickled: as its stored JSON, every field kept."""
+    record = GameRecord(id=game_id, config=BoardConfig(size="3x3", misere=True), seats=["a", "b"], versions=versions,
+                        moves=moves, opening=opening, lag_ms=lag_ms, host_stall_replays=replays, started=started,
+                        seed=seed, time_control=TimeControl(move=0.2, startup=3.0),
+                        result=Result(scores=[3, 2], placements=[1, 2], forfeits=forfeits))
+    pickled = pickle.dumps(record)
+    assert record.model_dump_json().encode() in pickled
+    again = pickle.loads(pickled)
+    assert again == record
+    assert again.model_dump_json() == record.model_dump_json()
 
 
 @settings(max_examples=200, deadline=None)
