@@ -175,7 +175,7 @@ def main() -> None:
     env = dict(os.environ)
     if args.code:
         env["PYTHONPATH"] = str(args.code.resolve())
-        hexarena = [sys.executable, "-P", "-c", "from hexarena.cli import main; main()"]  # -P: not this checkout
+        hexarena = [sys.executable, "-P", "-c", "from hexarena.cli import command; command()"]  # -P: not this checkout
     else:
         hexarena = [shutil.which("hexarena") or sys.exit("no hexarena on PATH (activate the virtualenv)")]
     try:

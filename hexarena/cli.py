@@ -17,7 +17,7 @@ import pkgutil
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from typer._click import exceptions as click_errors  # typer ships its own click
@@ -25,6 +25,7 @@ from typer._click import exceptions as click_errors  # typer ships its own click
 import hexarena.commands
 from hexarena.leagues.workspace.home import default_home
 from hexarena.protocol.errors import ConfigError, OutOfSpace, RulesError, is_out_of_space
+from hexarena.referee.exiting import exit_now
 
 app = typer.Typer(
     name="hexarena",
@@ -131,9 +132,19 @@ def fail(message: str, status: int = 2) -> None:
     sys.exit(status)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console entry point: usage errors and ConfigErrors are one line on stderr, exit 2; a full disk
-    (``OutOfSpace``, or an OSError/SQLite error of one) and MemoryError are one line, exit 1."""
+def command() -> NoReturn:
+    """The ``hexarena`` command (and ``python -m hexarena``): ``main`` on the command line's arguments, ended by
+    ``exit_now``. A caller in Python calls ``main``, which ends with SystemExit."""
+    try:
+        main()
+    except SystemExit as done:
+        exit_now(done.code)
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    """The command ``argv`` (else the command line's arguments) asks for, ended by SystemExit: usage errors and
+    ConfigErrors are one line on stderr, exit 2; a full disk (``OutOfSpace``, or an OSError/SQLite error of one)
+    and MemoryError are one line, exit 1."""
     argv = sys.argv[1:] if argv is None else argv
     one_blas_thread()
     say_warnings()
@@ -166,4 +177,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    command()

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from hexarena.protocol.errors import HexarenaError
 from hexarena.referee.errors import WorkerLost
+from hexarena.referee.exiting import exit_now
 from hexarena.referee.observers import tell
 
 if TYPE_CHECKING:  # imported where used: ``Workers`` starts its processes before this process imports the referee
@@ -521,3 +522,4 @@ def _picklable(exc: BaseException) -> BaseException:
 
 if __name__ == "__main__":  # a worker: python -m referee.pool FD PARENT_PID
     _serve(Connection(int(sys.argv[1])), int(sys.argv[2]))
+    exit_now(0)  # its bots said BYE to and its sockets closed: the pool's close waits for nothing else

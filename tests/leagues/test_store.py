@@ -25,8 +25,8 @@ from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.results.tables import SEAT_COLUMNS, Tally, ranked, seat_frame, standings
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
-from hexarena.referee.record import FAULTS, BoardConfig, Forfeit, GameRecord, HostStall, MoveRecord, Result
 from hexarena.referee.clock import TimeControl
+from hexarena.referee.record import FAULTS, BoardConfig, Forfeit, GameRecord, HostStall, MoveRecord, Result
 
 
 @pytest.fixture
