@@ -20,6 +20,7 @@ import time
 import urllib.error
 import urllib.request
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -123,15 +124,16 @@ def wait_until(condition, seconds: float) -> None:
         time.sleep(0.05)
 
 
-def wait_for(condition, seconds: float, what: str, every: float = 0.05):
-    """``condition()``'s first true value within ``seconds``; AssertionError naming ``what`` if none comes."""
+def wait_for(condition, seconds: float, what: str | Callable[[], str], every: float = 0.05):
+    """``condition()``'s first true value within ``seconds``; AssertionError naming ``what`` if none comes (a
+    function: what it says then, e.g. the state that was waited on)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         value = condition()
         if value:
             return value
         time.sleep(every)
-    raise AssertionError(f"not within {seconds} s: {what}")
+    raise AssertionError(f"not within {seconds} s: {what() if callable(what) else what}")
 
 
 def survivors_of_a_killed(process: subprocess.Popen, variable: str, value: str) -> list[int]:

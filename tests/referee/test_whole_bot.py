@@ -84,16 +84,17 @@ def bot_spec(name: str) -> BotSpec:
 
 
 @pytest.mark.slow
-def test_a_timeout_while_the_referee_was_stopped_is_a_host_stall_with_its_figures(tmp_path, monkeypatch):
+def test_a_timeout_while_the_referee_was_stopped_is_a_host_stall_with_its_figures(tmp_path):
     """The host stalls the referee (SIGSTOP for 1.5 s) while a bot naps 100 ms of its 400 ms: the bot's reply is
     read past its deadline, a timeout, but it used almost no CPU and the referee ran late: ``host_stall``."""
-    out, marker = tmp_path / "games.jsonl", str(tmp_path / "marker")
-    monkeypatch.setenv("BROKEN_PIDS", marker)  # forwarded to the bots (conftest): the napper is found by it
+    out = tmp_path / "games.jsonl"
     match = subprocess.Popen([*HEXARENA, "match", str(TEST_BOTS / "napper"), str(BOTS / "random"), "--size", "6x6",
                               "--games", "1", "--time", "400ms", "--out", str(out), "--logs", str(tmp_path / "logs")],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wait_for(lambda: processes_with("BROKEN_PIDS", marker, "bot.py"), 60, "the bots' processes")
-    time.sleep(2.0)  # well into the game (6x6: 20 s of napping): the referee is waiting for the napper, or about to
+    # the game under way (not its bots' start, whose time limit is long): the napper's third MOVE is in its log,
+    # and the referee waits for its fourth almost all the time (random's moves take a millisecond)
+    wait_for(lambda: sum(log.read_text().count("napped") for log in (tmp_path / "logs").rglob("*") if log.is_file())
+             >= 3, 60, "the napper's third move")
     match.send_signal(signal.SIGSTOP)
     time.sleep(1.5)
     match.send_signal(signal.SIGCONT)

@@ -125,9 +125,14 @@ def written_state(home: Path) -> dict[str, str]:
 
 
 
+def queue(server: Server) -> dict:
+    """The queue's entry for tiny, as a failed wait shows it (state, last error, games, last run)."""
+    return server.get("/api/queue")[1][0]
+
+
 def league_settled(server: Server, games: int):
     """The queue's entry for tiny once it is idle with ``games`` scheduled and every one played."""
-    entry = server.get("/api/queue")[1][0]
+    entry = queue(server)
     return entry if entry["state"] == "idle" and entry["games_total"] == entry["games_played"] == games else None
 
 
@@ -147,7 +152,8 @@ def test_the_upload_lifecycle_and_the_league_that_plays_each_new_version(served,
     assert all(check["passed"] for check in new["checks"]) and len(new["checks"]) > 5
 
     # without a command, the league plans again and plays alpha's games: 3 pairs x 2 games
-    league_before = wait_for(lambda: league_settled(served, 6), 90, "tiny plays alpha's 6 games")
+    league_before = wait_for(lambda: league_settled(served, 6), 90,
+                             lambda: f"tiny plays alpha's 6 games ({queue(served)})")
     assert league_before["last_error"] is None
     rows = {row["bot"]: row for row in served.get("/api/leagues/tiny/standings")[1]["standings"]}
     assert set(rows) == {"random", "greedy", "alpha"} and rows["alpha"]["games"] == 4
@@ -165,7 +171,7 @@ def test_the_upload_lifecycle_and_the_league_that_plays_each_new_version(served,
     old_ids = {game["id"] for game in alpha_games["games"]}
     wait_for(lambda: league_settled(served, 6)
              and served.get("/api/queue")[1][0]["last_run"] != league_before["last_run"],
-             90, "tiny replays alpha's games")
+             90, lambda: f"tiny replays alpha's games ({queue(served)}; before: {league_before})")
     new_ids = {game["id"] for game in served.get("/api/leagues/tiny/games?bot=alpha")[1]["games"]}
     assert len(new_ids) == 4 and not new_ids & old_ids
     versions = served.get("/api/bots/alpha")[1]
