@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import weakref
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -68,6 +69,15 @@ class Layout:
 _LEFT: dict[Path, str | None] = {}
 
 
+def _close_quietly(db: sqlite3.Connection) -> None:
+    """A workspace's connection closed as the process exits: one a thread of the process opened (the server's)
+    is that thread's to close, and Python's own exit drops it."""
+    try:
+        db.close()
+    except sqlite3.ProgrammingError:
+        pass
+
+
 class Workspace(Layout):
     """Paths (``Layout``) and the database connection of one workspace folder, its schema at ``schema.VERSION``.
 
@@ -105,6 +115,9 @@ class Workspace(Layout):
             if not checked:
                 self._write_checked(stamp)
             _LEFT[self._file] = stamp  # found sound just now (checked, or unchanged since the last check)
+            # closed at the latest as the process exits (``atexit``), even where the ``hexarena`` command skips
+            # Python's teardown (``referee/exiting.py``): its close checkpoints the WAL into the database file
+            self._closer = weakref.finalize(self, _close_quietly, self.db)
         except sqlite3.Error as exc:
             self.db.close()
             if is_out_of_space(exc):
@@ -212,7 +225,7 @@ class Workspace(Layout):
 
     def close(self) -> None:
         ours = self._unchanged()
-        self.db.close()
+        self._closer()
         if ours:  # the close's own checkpoint of the WAL is the last change: stamped as it leaves the file
             _LEFT[self._file] = stamp = self._stamp_left()
             if stamp is not None:

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sqlite3
 import sys
 from contextlib import closing
 from pathlib import Path
@@ -385,6 +386,18 @@ def test_a_command_ends_without_tearing_python_down_unless_a_thread_still_works(
     assert lines[-1 if how == "plain" else -2] == "exit functions ran"
     assert ("torn down" in lines) == (how == "with a thread")
     assert ("the thread ended" in lines) == (how == "with a thread")
+
+
+def test_a_commands_writes_are_in_the_database_file_itself_when_it_ends(tmp_path: Path):
+    """Ending without Python's teardown, the command still closes its workspace: the write-ahead log is
+    checkpointed into hexarena.db and removed, so a copy of that file alone, made after the command, has it all."""
+    home = tmp_path / "home"
+    registered = subprocess.run([*HEXARENA, "bots", "--home", str(home)], capture_output=True, text=True, check=True)
+    assert sorted(path.name for path in home.iterdir() if path.name.startswith("hexarena.db")) == ["hexarena.db"]
+    shutil.copy(home / "hexarena.db", tmp_path / "copy.db")
+    with sqlite3.connect(tmp_path / "copy.db") as copy:
+        bots = copy.execute("SELECT COUNT(*) FROM bots").fetchone()[0]
+    assert bots == registered.stderr.count("hexarena: reference bot ") - registered.stderr.count(" skipped: ") > 0
 
 
 @pytest.mark.slow
