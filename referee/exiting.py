@@ -8,16 +8,31 @@ import sys
 import threading
 from typing import NoReturn
 
+from hexarena.referee import watchdog
+
+# threads that hold nothing a teardown would release (no file, socket or connection): the referee's clock watch
+HOLD_NOTHING = frozenset({watchdog.THREAD})
+_teardown_kept = False
+
+
+def keep_teardown() -> None:
+    """End this process with Python's own exit even where ``exit_now`` is called: a server, whose threads (those
+    that have ended too) leave database connections that only the teardown closes."""
+    global _teardown_kept
+    _teardown_kept = True
+
+
 
 def exit_now(code: int | str | None) -> NoReturn:
     """``sys.exit(code)`` without tearing the interpreter down: the output flushed and the ``atexit`` functions
     run (a pool's workers joined, logging's handlers flushed), then the process ends. Freeing every module's
     objects one by one (pandas', numpy's, pydantic's) took 0.1 s of a league run's wall and CPU time here, 7 %
     of a 300-game league's floor, and every command paid it; a referee worker's, 0.03 s that its pool's close
-    waits for. Where anything might still need that road (a thread of ours still running, output that cannot be
-    flushed), it is taken as usual. Files left open are not flushed: write what must last and close it first."""
-    if any(thread.is_alive() and not thread.daemon for thread in threading.enumerate()
-           if thread is not threading.main_thread()):
+    waits for. Where anything might still need that road, it is taken as usual: another thread still running (a
+    daemon one too: what it holds, a server's database connections say, is released only by that teardown), or
+    output that cannot be flushed. Files left open are not flushed: write what must last and close it first."""
+    if _teardown_kept or any(thread.is_alive() and thread.name not in HOLD_NOTHING for thread in threading.enumerate()
+                             if thread is not threading.main_thread()):
         sys.exit(code)
     if code is not None and not isinstance(code, int):
         print(code, file=sys.stderr)  # as sys.exit prints a message

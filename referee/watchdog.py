@@ -39,6 +39,7 @@ from hexarena.referee import cgroups
 
 INTERVAL = 0.02  # seconds between two looks at every watched bot
 LAG_KEPT = 30_000  # wake-ups remembered (10 minutes at INTERVAL): lag_ms looks back that far at most
+THREAD = "hexarena-watchdog"  # its thread's name
 
 
 class Watched(Protocol):
@@ -78,7 +79,7 @@ class Watchdog:
             self._watched.add(process)
             if self._thread is None or not self._thread.is_alive():
                 self._pid = os.getpid()
-                self._thread = threading.Thread(target=self._run, name="hexarena-watchdog", daemon=True)
+                self._thread = threading.Thread(target=self._run, name=THREAD, daemon=True)
                 self._thread.start()
             self._wake.notify()
 

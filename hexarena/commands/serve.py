@@ -65,6 +65,9 @@ def serve(
                           f"{sandbox.describe()}; install bubblewrap (apt-get install bubblewrap)")
     _check_listen(host, port)
     from hexarena.referee import watchdog
+    from hexarena.referee.exiting import keep_teardown
+
+    keep_teardown()  # its request and league threads each open the workspace: the teardown closes what they leave
 
     workspace = home if home is not None else default_home()
     app = create_app(workspace, list(league or []),

@@ -348,6 +348,26 @@ def test_a_fuzz_run_from_the_openapi_schema_finds_no_500_and_no_traceback(served
 
 
 @pytest.mark.slow
+def test_a_server_stopped_with_ctrl_c_leaves_its_database_whole_in_one_file(tmp_path):
+    """Its league threads hold the workspace's connections: the server ends with Python's own exit, which closes
+    them (the command's quick one would leave the write-ahead log beside hexarena.db), and its status is 0."""
+    home = tmp_path / "home"
+    (tmp_path / "duo.toml").write_text('name = "duo"\nparticipants = ["random", "greedy"]\ngames_per_pairing = 4\n'
+                                       '[[boards]]\nsize = "2x2"\n')
+    server = start(home, "--league", str(tmp_path / "duo.toml"))
+    try:
+        wait_for(lambda: server.get("/api/queue")[1][0]["state"] == "idle", 90, "duo plays its 4 games")
+        assert server.get("/api/leagues/duo/standings")[0] == 200
+        server.process.send_signal(signal.SIGINT)
+        assert server.process.wait(timeout=20) == 0
+    finally:
+        stop(server)
+    assert sorted(path.name for path in home.iterdir() if path.name.startswith("hexarena.db")) == ["hexarena.db"]
+    with sqlite3.connect(home / "hexarena.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM games WHERE league = 'duo'").fetchone()[0] == 4
+
+
+@pytest.mark.slow
 def test_sigkill_and_sigterm_during_a_league_and_restarts_lose_and_double_nothing(tmp_path):
     home = tmp_path / "home"
     (tmp_path / "long.toml").write_text("""name = "long"
