@@ -8,8 +8,8 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sqlite3
+import subprocess
 import sys
 from contextlib import closing
 from pathlib import Path

@@ -8,7 +8,7 @@ import pickle
 import random
 import shutil
 import sqlite3
-from datetime import timezone
+from datetime import UTC
 from pathlib import Path
 
 import pandas as pd
@@ -206,7 +206,7 @@ _stalled = st.lists(st.builds(Forfeit, seat=st.integers(0, 1), reason=st.sampled
 @settings(max_examples=100, deadline=None)
 @given(game_id=_names, moves=_full_moves, forfeits=_stalled, opening=st.lists(st.integers(0, 60), max_size=3),
        versions=st.lists(_names, max_size=2), lag_ms=st.none() | st.floats(0, 1e4), replays=st.integers(0, 3),
-       started=st.none() | st.datetimes(timezones=st.just(timezone.utc)), seed=st.none() | st.integers(0, 2**63))
+       started=st.none() | st.datetimes(timezones=st.just(UTC)), seed=st.none() | st.integers(0, 2**63))
 def test_a_record_pickles_as_the_json_the_store_writes_and_comes_back_equal(
         game_id, moves, forfeits, opening, versions, lag_ms, replays, started, seed):
     """A league's worker hands each record to the runner pickled: as its stored JSON, every field kept."""
