@@ -25,6 +25,7 @@ from typing import Self
 
 from hexarena.leagues.workspace import schema
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
+from hexarena.referee.exiting import keep_teardown
 
 DEFAULT_HOME = "hexarena-home"
 WAL_PAGES = 256  # pages of write-ahead log between checkpoints
@@ -70,12 +71,13 @@ _LEFT: dict[Path, str | None] = {}
 
 
 def _close_quietly(db: sqlite3.Connection) -> None:
-    """A workspace's connection closed as the process exits: one a thread of the process opened (the server's)
-    is that thread's to close, and Python's own exit drops it."""
+    """A workspace's connection closed once its workspace is gone, at the latest as the process exits. One that
+    another thread opened (a server's) cannot be closed here: the process then keeps Python's own exit, whose
+    teardown frees it (``keep_teardown``), rather than leave its write-ahead log beside the database."""
     try:
         db.close()
     except sqlite3.ProgrammingError:
-        pass
+        keep_teardown()
 
 
 class Workspace(Layout):

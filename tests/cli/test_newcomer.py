@@ -342,7 +342,7 @@ def test_a_command_loads_only_its_own_module_and_every_command_is_found_that_way
 def test_the_command_line_gives_numpys_blas_one_thread_unless_the_organiser_sets_it():
     """OpenBLAS starts a thread per core at import, which takes CPU from a league's games: hexarena runs it on one
     (the tables' matrices are small), unless OPENBLAS_NUM_THREADS says otherwise."""
-    code = ("import os, sys; from hexarena.cli import main; sys.argv = ['hexarena', 'board', '--size', '2x2']\n"
+    code = ("import os, sys; from hexarena.cli import main; sys.argv = ['hexarena', 'board', '2x2']\n"
             "try: main()\nexcept SystemExit: pass\nimport numpy\n"
             "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))")
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
@@ -404,6 +404,38 @@ def test_a_commands_writes_are_in_the_database_file_itself_when_it_ends(tmp_path
     with sqlite3.connect(tmp_path / "copy.db") as copy:
         bots = copy.execute("SELECT COUNT(*) FROM bots").fetchone()[0]
     assert bots == registered.stderr.count("hexarena: reference bot ") - registered.stderr.count(" skipped: ") > 0
+
+
+_ANOTHER_THREADS_WORKSPACE = """
+import sys, threading
+from hexarena import cli
+from hexarena.leagues.workspace.home import Workspace
+
+def write():  # a server's request or league thread: it opens the workspace, writes, and ends without closing it
+    ws = Workspace(sys.argv[1])
+    with ws.transaction() as db:
+        db.execute("INSERT INTO registry_meta (key, value) VALUES ('written by', 'a thread')")
+    kept.append(ws)
+
+kept = []
+thread = threading.Thread(target=write)
+thread.start()
+thread.join()
+sys.argv = ["hexarena", "board", "2x2"]
+cli.command()
+"""
+
+
+def test_a_connection_another_thread_left_open_keeps_pythons_exit_and_the_database_whole(tmp_path: Path):
+    """A connection only its own thread may close, that thread gone: the command ends with Python's own exit,
+    whose teardown closes it, so the write-ahead log is not left beside hexarena.db (a server stopped with Ctrl-C)."""
+    home = tmp_path / "home"
+    subprocess.run([sys.executable, "-c", _ANOTHER_THREADS_WORKSPACE, str(home)], capture_output=True, text=True,
+                   check=True)
+    assert sorted(path.name for path in home.iterdir() if path.name.startswith("hexarena.db")) == ["hexarena.db"]
+    shutil.copy(home / "hexarena.db", tmp_path / "copy.db")
+    with sqlite3.connect(tmp_path / "copy.db") as copy:
+        assert copy.execute("SELECT value FROM registry_meta WHERE key = 'written by'").fetchall() == [("a thread",)]
 
 
 @pytest.mark.slow
