@@ -34,8 +34,11 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "hexare
 
 def baseline_python(ref: str) -> Path:
     """The interpreter of the venv that runs commit ``ref``'s code; made on first use."""
-    commit = subprocess.run(["git", "rev-parse", "--verify", f"{ref}^{{commit}}"], cwd=ROOT, check=True,
-                            capture_output=True, text=True).stdout.strip()
+    found = subprocess.run(["git", "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=ROOT, check=False,
+                           capture_output=True, text=True)
+    if found.returncode != 0:
+        raise SystemExit(f"benchmarks: {ref!r} is not a commit of {ROOT} (give a hash, tag or branch)")
+    commit = found.stdout.strip()
     # one venv per commit and interpreter: its .pth points at the site-packages of the Python that made it
     packages = dependencies()
     home = CACHE / f"{commit[:12]}-{hashlib.sha256(chr(10).join(packages).encode()).hexdigest()[:8]}-{LAYOUT}"

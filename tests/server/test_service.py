@@ -170,8 +170,7 @@ def test_the_upload_lifecycle_and_the_league_that_plays_each_new_version(served,
     assert (status, second["status"]) == (201, "new_version") and second["hash"] != new["hash"]
     assert second["message"] == f"registered {second['bot']}: submission 2 of alpha"
     old_ids = {game["id"] for game in alpha_games["games"]}
-    wait_for(lambda: league_settled(served, 6)
-             and served.get("/api/queue")[1][0]["last_run"] != league_before["last_run"],
+    wait_for(lambda: league_settled(served, 6) and queue(served)["last_run"] != league_before["last_run"],
              90, lambda: f"tiny replays alpha's games ({queue(served)}; before: {league_before})")
     new_ids = {game["id"] for game in served.get("/api/leagues/tiny/games?bot=alpha")[1]["games"]}
     assert len(new_ids) == 4 and not new_ids & old_ids
