@@ -8,6 +8,7 @@
     python3 benchmarks/floor.py --leagues-only --pin-cores --baseline-ref HEAD   # both pinned (a0255e8: unpinned)
     python3 benchmarks/floor.py --leagues-only --pin-cores --pin-floors   # the floors pinned too: like against like
     python3 benchmarks/floor.py --leagues-only --pin-cores --pin-floors --new-ref HEAD --baseline-ref 6756c50
+    python3 benchmarks/floor.py --leagues-only --pin-cores --pin-floors --baseline-ref none --bare-runner
 
 The minimal referee is written from protocol/PROTOCOL.md, not from the referee's code. It does
 only what a correct referee must: start the bots (each in its own session), check each HELLO's
@@ -21,8 +22,9 @@ prints each round's wall times and ratios, then the medians. The CPU each run ta
 counted in a cgroup of its own where the machine lets one be made (``CpuGroup``: a league's sandboxed bots
 included), else from its reaped children. ``match`` and ``league run`` run twice a
 round: today's code and the ``--baseline-ref`` commit's (``benchmarks/baseline.py``), taking turns
-going first. The ratio is the figure: absolute times
-on these shared machines are not.
+going first. ``--bare-runner`` adds today's league with a runner that stores and prints nothing
+(``bare_runner.py``): the part of the ratio that the referees and bots make on their own. The ratio is the figure:
+absolute times on these shared machines are not.
 """
 
 from __future__ import annotations
@@ -286,6 +288,9 @@ def main() -> None:
                         help="league run with --pin-cores (the baseline's too, where it has the option)")
     parser.add_argument("--pin-floors", action="store_true",
                         help="floor i and its bots on core i (with --pin-cores: pinned against pinned)")
+    parser.add_argument("--bare-runner", action="store_true",
+                        help="also run new's league with a runner that stores nothing and prints no table "
+                             "(bare_runner.py): what the referees and bots cost without the runner's own work")
     args = parser.parse_args()
     if args.minimal_only:
         seconds = minimal_referee(args.games, args.size)
@@ -299,29 +304,32 @@ def main() -> None:
         codes["old"] = (str(baseline.baseline_python(args.baseline_ref)), baseline.environment())
         new = f"{args.new_ref} ({codes['new'][0]})" if args.new_ref else f"this worktree ({ROOT})"
         print(f"old: {args.baseline_ref} ({codes['old'][0]}); new: {new}", flush=True)
+    runs = dict(codes)  # the leagues of a round: each code's, and new's with a bare runner
+    if args.bare_runner:
+        runs["bare"] = codes["new"]
     probe = CpuGroup.make("probe")
     print("CPU counted " + (f"in a cgroup of each run's own ({probe.folder.parent}): bots in the sandbox included"
                             if probe is not None else "from reaped children: sandboxed bots' CPU NOT included"),
           flush=True)
     if probe is not None:
         probe.remove()
-    pinned = {code for code, (python, env) in codes.items() if args.pin_cores and pins(python, env)}
+    pinned = {code for code, (python, env) in runs.items() if args.pin_cores and pins(python, env)}
     if args.pin_cores:
-        print(f"--pin-cores: {', '.join(sorted(pinned))} pinned" + ("" if pinned == set(codes) else
+        print(f"--pin-cores: {', '.join(sorted(pinned))} pinned" + ("" if pinned == set(runs) else
               "; the baseline has no --pin-cores and runs unpinned"), flush=True)
     rows = []
     for number in range(1, args.rounds + 1):
-        order = list(codes) if number % 2 else list(codes)[::-1]  # old and new take turns going first
+        order = list(runs) if number % 2 else list(runs)[::-1]  # old and new take turns going first
         row = {}
         with tempfile.TemporaryDirectory(prefix="floor-") as tmp:
             tmp = Path(tmp)
-            for code, (python, env) in codes.items():
+            for code, (python, env) in runs.items():
                 seeded_home(python, tmp / f"home-{code}", env)
             leagues = {code: league_file(tmp, args.games, args.size, baseline.random_bot(python), code,
-                                         args.concurrency) for code, (python, _) in codes.items()}
+                                         args.concurrency) for code, (python, _) in runs.items()}
             if not args.leagues_only:  # the lone floor is the matches' yardstick only
                 row["floor"] = minimal_referee(args.games, args.size)
-            for code in [] if args.leagues_only else order:
+            for code in [] if args.leagues_only else [code for code in order if code in codes]:
                 python, env = codes[code]
                 bot = str(baseline.random_bot(python))
                 row[f"match {code}"] = timed([python, "-m", "hexarena", "match", bot, bot,
@@ -332,8 +340,9 @@ def main() -> None:
             if args.two_matches:
                 row["two matches"] = two_matches(sys.executable, args.games, args.size, tmp, None)
             for code in order:
-                python, env = codes[code]
-                command = [python, "-m", "hexarena", "league", "run", str(leagues[code]),
+                python, env = runs[code]
+                program = [str(ROOT / "benchmarks" / "bare_runner.py")] if code == "bare" else ["-m", "hexarena"]
+                command = [python, *program, "league", "run", str(leagues[code]),
                            "--home", str(tmp / f"home-{code}")] + (["--pin-cores"] if code in pinned else [])
                 row[f"league {code}"], row[f"cpu league {code}"] = measured(
                     code, lambda wrap, command=command, env=env, tmp=tmp: timed(command, wrap, env=env, cwd=tmp))
@@ -341,7 +350,7 @@ def main() -> None:
         ratios = [] if args.leagues_only else [
             f"match {c} {row[f'match {c}']:.2f} s ({row[f'match {c}'] / row['floor']:.2f}x)" for c in codes]
         ratios += [f"league {c} {row[f'league {c}']:.2f} s ({row[f'league {c}'] / row['two floors']:.2f}x, "
-                   f"CPU {row[f'cpu league {c}'] / row['cpu two floors']:.2f}x)" for c in codes]
+                   f"CPU {row[f'cpu league {c}'] / row['cpu two floors']:.2f}x)" for c in runs]
         if args.two_matches:
             ratios.append(f"two matches new {row['two matches']:.2f} s ({row['two matches'] / row['two floors']:.2f}x)")
         floor = "" if args.leagues_only else f"floor {row['floor']:.2f} s, "
@@ -350,12 +359,14 @@ def main() -> None:
     print(f"median over {args.rounds} rounds of {args.games} games on {args.size}, league concurrency "
           f"{args.concurrency} against {args.concurrency} floors side by side:")
     kinds = (("league", "two floors"),) if args.leagues_only else (("match", "floor"), ("league", "two floors"))
-    for code in codes:
+    for code in runs:
         for kind, floor in kinds:
+            if kind == "match" and code not in codes:
+                continue
             ratios = [row[f"{kind} {code}"] / row[floor] for row in rows]
             print(f"  {kind} run {code:>3} / {floor}: {statistics.median(ratios):.2f}x "
                   f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")
-    for code in codes:
+    for code in runs:
         ratios = [row[f"cpu league {code}"] / row["cpu two floors"] for row in rows]
         print(f"  league run {code:>3} CPU / two floors' CPU: {statistics.median(ratios):.2f}x "
               f"(rounds {min(ratios):.2f}-{max(ratios):.2f})")
