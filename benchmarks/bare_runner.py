@@ -14,10 +14,10 @@ from __future__ import annotations
 import sys
 from types import SimpleNamespace
 
-import hexarena.cli as cli
 import hexarena.commands.league as league_command
-import hexarena.leagues.running.runner as runner
+from hexarena import cli
 from hexarena.leagues.results import store
+from hexarena.leagues.running import runner
 
 
 class _NoSums:
