@@ -28,6 +28,7 @@ typedef unsigned __int128 u128;
 #define LAYOUT 2 /* the wide table's layout number in a checkpoint (_solvecore.LAYOUT) */
 #define NARROW_LAYOUT 3 /* the narrow table's (_solvecore.NARROW_LAYOUT) */
 #define HISTORY_CAP ((1ULL << 43) - 1) /* history counts past this order as equal (solver.HISTORY_CAP) */
+#define PATH_PLIES 2 /* plies whose move numbers the progress line shows (Core.path) */
 
 /* The wide table (boards of 65-128 lines, LAYOUT 2): buckets of four 24-byte entries. */
 typedef struct {
@@ -86,6 +87,11 @@ typedef struct {
     int has_deadline;
     double deadline;
     int stop; /* 1: past the deadline, 2: a signal raised a Python exception */
+    /* where the search stands in its first PATH_PLIES plies, for a long solve's progress line: at ply p, the
+       move searched now (from 1, 0 before the first) of path_n[p]; path_n[p] is 0 where no node of that ply is
+       being searched */
+    int ply;
+    int path_i[PATH_PLIES], path_n[PATH_PLIES];
 } Core;
 
 static inline int popcount(u128 x) {
@@ -460,14 +466,22 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
     int start_alpha = alpha;
     int best = -open_cells - 1, best_line = -1;
     int cut = popcount(free) >= c->etc_free && etc_cut(c, moves, n, beta, sign, &best, &best_line);
+    int ply = c->ply;
+    if (ply < PATH_PLIES) c->path_n[ply] = n;
     for (int i = 0; i < n && !cut; i++) {
+        if (ply < PATH_PLIES) {
+            c->path_i[ply] = i + 1;
+            if (ply + 1 < PATH_PLIES) c->path_n[ply + 1] = 0;
+        }
         int value;
+        c->ply = ply + 1;
         if (moves[i].closed) {
             int won = moves[i].closed * sign;
             value = won + search(c, moves[i].after, alpha - won, beta - won, open_cells - moves[i].closed);
         } else {
             value = -search(c, moves[i].after, -beta, -alpha, open_cells);
         }
+        c->ply = ply;
         if (c->stop) return 0;
         if (value > best) {
             best = value;
@@ -807,6 +821,8 @@ static PyObject *Core_search(Core *c, PyObject *args) {
     int alpha, beta, open_cells;
     if (!PyArg_ParseTuple(args, "KKiii", &lo, &hi, &alpha, &beta, &open_cells)) return NULL;
     c->stop = 0;
+    c->ply = 0;
+    memset(c->path_n, 0, sizeof c->path_n);
     int value = search(c, (u128)hi << 64 | lo, alpha, beta, open_cells);
     if (c->stop == 2) return NULL;
     if (c->stop == 1) Py_RETURN_NONE;
@@ -935,6 +951,16 @@ static PyMethodDef Core_methods[] = {
 
 static PyObject *Core_get_etc_free(Core *c, void *Py_UNUSED(closure)) { return PyLong_FromLong(c->etc_free); }
 
+static PyObject *Core_get_path(Core *c, void *Py_UNUSED(closure)) {
+    PyObject *path = PyList_New(0);
+    for (int ply = 0; path && ply < PATH_PLIES && c->path_n[ply]; ply++) {
+        PyObject *step = Py_BuildValue("(ii)", c->path_i[ply], c->path_n[ply]);
+        if (!step || PyList_Append(path, step) < 0) Py_CLEAR(path);
+        Py_XDECREF(step);
+    }
+    return path;
+}
+
 static int Core_set_etc_free(Core *c, PyObject *value, void *Py_UNUSED(closure)) {
     long etc_free = PyLong_AsLong(value);
     if (etc_free == -1 && PyErr_Occurred()) return -1;
@@ -946,6 +972,8 @@ static PyGetSetDef Core_getset[] = {
     {"etc_free", (getter)Core_get_etc_free, (setter)Core_set_etc_free,
      "transposition cutoffs where at least this many lines are free", NULL},
     {"nodes", (getter)Core_get_nodes, (setter)Core_set_nodes, "positions searched since the counter was reset", NULL},
+    {"path", (getter)Core_get_path, NULL,
+     "where the last search stands (or stopped): [(move searched, moves)] at its first plies, from the top", NULL},
     {"filled", (getter)Core_get_filled, NULL, "table entries in use", NULL},
     {"entries", (getter)Core_get_entries, NULL, "table entries (the table grows as it fills)", NULL},
     {"max_entries", (getter)Core_get_max_entries, NULL, "the most entries the table grows to", NULL},

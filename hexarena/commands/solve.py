@@ -170,7 +170,7 @@ def solve(
                 _fail("interrupted", status)
             save()
             _fail(f"interrupted; checkpoint written to {checkpoint} ({before_nodes + solver.core.nodes:,} nodes so "
-                  f"far, {meter.bound()}): run the same command to go on", status)
+                  f"far, {meter.bound()}{meter.where()}): run the same command to go on", status)
     meter.done()
     if checkpoint is not None:
         save()
@@ -339,7 +339,8 @@ class _Progress:
 
 
 class _Meter(_Progress):
-    """The search's progress line: nodes, nodes/s, table fill, the bound (and best line) so far, elapsed."""
+    """The search's progress line: nodes, nodes/s, table fill, the bound so far, where the search is in the
+    position's moves while the value is unknown (``where``), the best line once the table holds one, elapsed."""
 
     def __init__(self, solver, state, show: bool, terminal: bool, before_nodes: int) -> None:
         super().__init__(show, terminal)
@@ -357,12 +358,21 @@ class _Meter(_Progress):
         ends = sorted(taken + mover * sign * bound for bound in (root.low, root.high))
         return f"value {ends[0]:+d}" if ends[0] == ends[1] else f"value in [{ends[0]:+d}, {ends[1]:+d}]"
 
+    def where(self) -> str:
+        """While the value is searched: the move of the position the search is on (of the moves it searches
+        there, after its reductions), and the reply under it: ", at move 3 of 40, reply 12 of 39"."""
+        root, core = self.solver.root, self.solver.core
+        if root is None or root.low == root.high or core is None or not core.path:
+            return ""
+        (move, moves), *under = core.path
+        return f", at move {move} of {moves}" + "".join(f", reply {reply} of {replies}" for reply, replies in under)
+
     def tick(self) -> None:
         def line(rate, elapsed: str) -> str:
             core = self.solver.core
             best = self.solver.best_so_far(self.state)
             return (f"{_si(self.before + core.nodes)} nodes, {_si(rate(core.nodes))} nodes/s, table "
-                    f"{100 * core.filled / core.max_entries:.0f}% full, {self.bound()}"
+                    f"{100 * core.filled / core.max_entries:.0f}% full, {self.bound()}{self.where()}"
                     f"{f', best line {best}' if best is not None else ''}, {elapsed}")
 
         self.show_at(line)

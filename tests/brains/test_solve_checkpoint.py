@@ -165,6 +165,32 @@ def test_a_checkpoint_written_before_the_misere_rule_was_dropped_is_refused_in_m
 
 
 @needs_c_search
+def test_the_search_says_which_move_it_is_on_in_its_first_two_plies():
+    """``Core.path``, which the progress line shows: hexagons 3x2 misère searched with the full window, asked at
+    every chance (every 262,144 nodes). The top's move only goes forward, the reply under it changes, and a search
+    that ends has searched the top's last move (a full window cuts nowhere at the top)."""
+    from hexarena.protocol.rules import Options, Rules
+
+    rules = Rules(make_board("3x2"), Options(2, True, False))
+    core = Solver(rules).core
+    assert core.path == []
+    seen = []
+    core.set_tick(lambda: seen.append(core.path), 0.0)
+    cells = len(rules.board.cells)
+    core.search(0, 0, -cells, cells, cells)
+    core.set_tick(None, 0)
+    lines = len(rules.board.lines)
+    assert len(seen) >= 2 and len(set(map(tuple, seen))) == len(seen)
+    for path in seen:
+        (move, moves), *under = path
+        assert 1 <= move <= moves <= lines and len(under) <= 1
+        assert all(1 <= reply <= replies <= lines - 1 for reply, replies in under)
+    assert [path[0] for path in seen] == sorted(path[0] for path in seen)
+    (move, moves), *_ = core.path
+    assert move == moves == seen[0][0][1]
+
+
+@needs_c_search
 def test_a_checkpoint_in_a_folder_that_cannot_be_written_is_refused_before_solving(tmp_path: Path):
     done = run("2x2", "--checkpoint", str(tmp_path / "missing" / "x.ckpt"))
     assert done.returncode == 2 and "not a writable folder" in done.stderr and "Traceback" not in done.stderr
@@ -186,6 +212,11 @@ def test_a_solve_stopped_by_a_signal_writes_its_checkpoint_and_a_rerun_finishes_
         progress = solve.stderr.readline()
         # "value in [low, high]" while the value is searched; "value V, best line L" once it is known (a fast machine)
         assert " nodes, " in progress and " nodes/s, table " in progress and "% full, value " in progress
+        if "value in [" in progress:  # and where the search is in the position's moves (of 35 lines at most)
+            where = re.search(r"\], at move (\d+) of (\d+)(?:, reply (\d+) of (\d+))?, ", progress)
+            assert where is not None, progress
+            move, moves, reply, replies = (int(number or 1) for number in where.groups())
+            assert 1 <= move <= moves <= 35 and 1 <= reply <= replies <= 34
         solve.send_signal(sig)
         out, err = solve.communicate(timeout=300)
     finally:
@@ -199,6 +230,7 @@ def test_a_solve_stopped_by_a_signal_writes_its_checkpoint_and_a_rerun_finishes_
     assert header["runs"] == 1 and header["nodes"] > 0 and header["filled"] > 0
     root = header["root"]  # stopped while the value was searched, or (a fast machine) while the best lines were
     assert root["low"] < root["high"] or root["low"] == root["high"] == -2
+    assert (", at move " in last) == (root["low"] < root["high"]), last
     if sig != signal.SIGTERM:
         return
     done = run(*args, "--json")
