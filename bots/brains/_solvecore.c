@@ -132,15 +132,18 @@ static int triple(const Core *c, u128 drawn, int line) {
     return -1;
 }
 
-/* Draw every capturable cell's last line that makes no other cell capturable (Solver.take_free). */
-static int take_free(const Core *c, u128 *drawn_io) {
+/* Draw every capturable cell's last line that makes no other cell capturable (Solver.take_free). `offers` (unless
+   NULL): whether a capturable cell is left after (one whose line would make another capturable). */
+static int take_free(const Core *c, u128 *drawn_io, int *offers) {
     u128 drawn = *drawn_io;
-    int gain = 0, changed = 1;
+    int gain = 0, changed = 1, left_on_offer = 0;
     while (changed) {
         changed = 0;
+        left_on_offer = 0;
         for (int cell = 0; cell < c->n_cells; cell++) {
             u128 rest = c->cell_mask[cell] & ~drawn;
             if (!single(rest)) continue;
+            left_on_offer = 1;
             int line = lowest(rest);
             u128 after = drawn | rest;
             int safe = 1, closed = 0;
@@ -157,6 +160,7 @@ static int take_free(const Core *c, u128 *drawn_io) {
         }
     }
     *drawn_io = drawn;
+    if (offers) *offers = left_on_offer;
     return gain;
 }
 
@@ -253,6 +257,13 @@ static inline uint64_t slot_of(const Core *c, u128 key) {
 DEFINE_FIND(find_narrow, Narrow, NARROW_BUCKET, SAME_NARROW)
 DEFINE_FIND(find_wide, Entry, BUCKET, SAME_WIDE)
 
+/* Ask the memory for the key's bucket without waiting for it (a wide bucket may straddle two cache lines). */
+static inline void prefetch_bucket(const Core *c, u128 key) {
+    const char *bucket = (const char *)c->table + slot_of(c, key) * c->bucket_bytes;
+    __builtin_prefetch(bucket);
+    __builtin_prefetch(bucket + c->bucket_bytes - 1);
+}
+
 static Probe lookup(Core *c, u128 key) {
     uint64_t k0 = (uint64_t)key, k1 = (uint64_t)(key >> 64);
     int found;
@@ -346,6 +357,7 @@ static void store(Core *c, u128 key, int low, int high, int best, uint64_t nodes
 
 typedef struct {
     int line, closed;
+    int calm; /* normal play: no cell is capturable after it (so its position needs no take_free) */
     uint64_t order;
     u128 after;
 } Move;
@@ -353,11 +365,21 @@ typedef struct {
 /* Enhanced transposition cutoff: whether the table already proves one of the moves reaches beta (each child probed
    as search() would key it, after its free captures in normal play); then *best and *best_line are that move's. */
 static int etc_cut(Core *c, const Move *moves, int n, int beta, int sign, int *best, int *best_line) {
+    /* every child's bucket asked of the memory first, then read: the probes' cache misses overlap instead of
+       following each other (they were most of a node's time on the large boards) */
+    u128 keys[MAX_LINES];
+    int gains[MAX_LINES];
     for (int i = 0; i < n; i++) {
         u128 after = moves[i].after;
-        int gain = c->chain_rules && !c->misere ? take_free(c, &after) : 0, which;
-        Probe entry = lookup(c, key_of(c, after, &which));
+        int which;
+        gains[i] = c->chain_rules && !c->misere && !moves[i].calm ? take_free(c, &after, NULL) : 0;
+        keys[i] = key_of(c, after, &which);
+        prefetch_bucket(c, keys[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        Probe entry = lookup(c, keys[i]);
         if (!entry.found) continue;
+        int gain = gains[i];
         int value = moves[i].closed ? moves[i].closed * sign + gain + entry.low : -(gain + entry.high);
         if (value >= beta) {
             *best = value;
@@ -368,8 +390,10 @@ static int etc_cut(Core *c, const Move *moves, int n, int beta, int sign, int *b
     return 0;
 }
 
-/* Negamax: the mover's best objective (cells won minus lost, negated in misère). */
-static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
+/* Negamax: the mover's best objective (cells won minus lost, negated in misère). `calm`: normal play, and no cell of
+   `drawn` is capturable (the parent knew it: none was before its move, and the move made none), so there is nothing
+   to take and no chain on offer; the answer is the same either way. */
+static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, int calm) {
     uint64_t nodes_before = c->nodes;
     c->nodes++;
     if ((c->nodes & 4095) == 0) {
@@ -395,9 +419,9 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
     /* misère has no capture or chain rule: the one it had (double-dealing where no safe line is left) fails in 4
        positions of hexagons 3x4 and 4x3 with border, and saved no nodes (bots/brains/proof.py) */
     int normal_rules = c->chain_rules && !c->misere;
-    int gain = 0;
+    int gain = 0, offers = 1;
     if (normal_rules) {
-        gain = take_free(c, &drawn);
+        gain = calm ? (offers = 0) : take_free(c, &drawn, &offers);
         alpha -= gain;
         beta -= gain;
         open_cells -= gain;
@@ -421,7 +445,7 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
         low = -open_cells;
         high = open_cells;
     }
-    u128 candidates = normal_rules ? chain_moves(c, drawn) : 0;
+    u128 candidates = normal_rules && offers ? chain_moves(c, drawn) : 0;
     u128 free = c->full & ~drawn;
     if (!candidates) {
         candidates = free & c->internal;
@@ -455,7 +479,8 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
             if (c->misere) rank = HISTORY_CAP - (c->history[line] < HISTORY_CAP ? c->history[line] : HISTORY_CAP);
             if (!risky) kind = (2 - c->n_touch[line]) * 16 + spare;
         }
-        Move move = {line, closed, group << 60 | rank << 16 | kind << 8 | (uint64_t)line, after};
+        Move move = {line, closed, normal_rules && !offers && !risky, group << 60 | rank << 16 | kind << 8 |
+                     (uint64_t)line, after};
         int i = n++;
         while (i > 0 && moves[i - 1].order > move.order) {
             moves[i] = moves[i - 1];
@@ -477,9 +502,10 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells) {
         c->ply = ply + 1;
         if (moves[i].closed) {
             int won = moves[i].closed * sign;
-            value = won + search(c, moves[i].after, alpha - won, beta - won, open_cells - moves[i].closed);
+            value = won + search(c, moves[i].after, alpha - won, beta - won, open_cells - moves[i].closed,
+                                 moves[i].calm);
         } else {
-            value = -search(c, moves[i].after, -beta, -alpha, open_cells);
+            value = -search(c, moves[i].after, -beta, -alpha, open_cells, moves[i].calm);
         }
         c->ply = ply;
         if (c->stop) return 0;
@@ -583,7 +609,7 @@ static PyObject *Core_prove(Core *c, PyObject *args) {
     } while (0)
         if (normal_rules) {
             u128 after = drawn;
-            int gain = take_free(c, &after);
+            int gain = take_free(c, &after, NULL);
             if (after != drawn) VERDICT(R_FREE, v != gain + p->value[index_of(p, after)]);
         }
         u128 forced = normal_rules ? chain_moves(c, drawn) : 0;
@@ -635,7 +661,7 @@ static PyObject *Core_prove(Core *c, PyObject *args) {
         if (with_search) {
             int open = 0;
             for (int cell = 0; cell < c->n_cells; cell++) open += (c->cell_mask[cell] & ~drawn) != 0;
-            int below = search(c, drawn, v - 1, v, open), above = c->stop ? 0 : search(c, drawn, v, v + 1, open);
+            int below = search(c, drawn, v - 1, v, open, 0), above = c->stop ? 0 : search(c, drawn, v, v + 1, open, 0);
             if (c->stop) break;
             VERDICT(R_SEARCH, below < v || above > v);
         }
@@ -823,7 +849,7 @@ static PyObject *Core_search(Core *c, PyObject *args) {
     c->stop = 0;
     c->ply = 0;
     memset(c->path_n, 0, sizeof c->path_n);
-    int value = search(c, (u128)hi << 64 | lo, alpha, beta, open_cells);
+    int value = search(c, (u128)hi << 64 | lo, alpha, beta, open_cells, 0);
     if (c->stop == 2) return NULL;
     if (c->stop == 1) Py_RETURN_NONE;
     return PyLong_FromLong(value);
