@@ -355,6 +355,13 @@ static void store(Core *c, u128 key, int low, int high, int best, uint64_t nodes
     if (c->filled * 4 > c->buckets * c->bucket && c->buckets < c->max_buckets) grow(c);
 }
 
+/* A child position as its search begins, worked out by its parent's transposition cutoffs (etc_cut): its lines
+   after its free captures, what they took, its key and whether a capturable cell is left. */
+typedef struct {
+    u128 drawn, key;
+    int gain, which, offers;
+} Prepared;
+
 typedef struct {
     int line, closed;
     int calm; /* normal play: no cell is capturable after it (so its position needs no take_free) */
@@ -364,22 +371,24 @@ typedef struct {
 
 /* Enhanced transposition cutoff: whether the table already proves one of the moves reaches beta (each child probed
    as search() would key it, after its free captures in normal play); then *best and *best_line are that move's. */
-static int etc_cut(Core *c, const Move *moves, int n, int beta, int sign, int *best, int *best_line) {
+static int etc_cut(Core *c, const Move *moves, int n, int beta, int sign, int *best, int *best_line,
+                   Prepared *children) {
     /* every child's bucket asked of the memory first, then read: the probes' cache misses overlap instead of
-       following each other (they were most of a node's time on the large boards) */
-    u128 keys[MAX_LINES];
-    int gains[MAX_LINES];
+       following each other (they were most of a node's time on the large boards); what each child's search would
+       work out first is kept in `children` for it */
     for (int i = 0; i < n; i++) {
-        u128 after = moves[i].after;
-        int which;
-        gains[i] = c->chain_rules && !c->misere && !moves[i].calm ? take_free(c, &after, NULL) : 0;
-        keys[i] = key_of(c, after, &which);
-        prefetch_bucket(c, keys[i]);
+        Prepared *child = &children[i];
+        child->drawn = moves[i].after;
+        child->gain = 0;
+        child->offers = !moves[i].calm;
+        if (c->chain_rules && !c->misere && !moves[i].calm) child->gain = take_free(c, &child->drawn, &child->offers);
+        child->key = key_of(c, child->drawn, &child->which);
+        prefetch_bucket(c, child->key);
     }
     for (int i = 0; i < n; i++) {
-        Probe entry = lookup(c, keys[i]);
+        Probe entry = lookup(c, children[i].key);
         if (!entry.found) continue;
-        int gain = gains[i];
+        int gain = children[i].gain;
         int value = moves[i].closed ? moves[i].closed * sign + gain + entry.low : -(gain + entry.high);
         if (value >= beta) {
             *best = value;
@@ -392,8 +401,9 @@ static int etc_cut(Core *c, const Move *moves, int n, int beta, int sign, int *b
 
 /* Negamax: the mover's best objective (cells won minus lost, negated in misère). `calm`: normal play, and no cell of
    `drawn` is capturable (the parent knew it: none was before its move, and the move made none), so there is nothing
-   to take and no chain on offer; the answer is the same either way. */
-static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, int calm) {
+   to take and no chain on offer; the answer is the same either way. `ready` (or NULL): what the parent's transposition
+   cutoffs worked out of `drawn` already. */
+static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, int calm, const Prepared *ready) {
     uint64_t nodes_before = c->nodes;
     c->nodes++;
     if ((c->nodes & 4095) == 0) {
@@ -420,17 +430,22 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, int 
        positions of hexagons 3x4 and 4x3 with border, and saved no nodes (bots/brains/proof.py) */
     int normal_rules = c->chain_rules && !c->misere;
     int gain = 0, offers = 1;
-    if (normal_rules) {
+    if (ready) {
+        drawn = ready->drawn;
+        gain = ready->gain;
+        offers = ready->offers;
+    } else if (normal_rules) {
         gain = calm ? (offers = 0) : take_free(c, &drawn, &offers);
-        alpha -= gain;
-        beta -= gain;
-        open_cells -= gain;
     }
+    alpha -= gain;
+    beta -= gain;
+    open_cells -= gain;
     if (!open_cells) return gain;
     if (alpha >= open_cells) return gain + open_cells;
     if (beta <= -open_cells) return gain - open_cells;
     int which;
-    u128 key = key_of(c, drawn, &which);
+    u128 key = ready ? ready->key : key_of(c, drawn, &which);
+    if (ready) which = ready->which;
     Probe entry = lookup(c, key);
     int low, high, hint = -1;
     if (entry.found) {
@@ -490,7 +505,9 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, int 
     }
     int start_alpha = alpha;
     int best = -open_cells - 1, best_line = -1;
-    int cut = popcount(free) >= c->etc_free && etc_cut(c, moves, n, beta, sign, &best, &best_line);
+    Prepared children[MAX_LINES];
+    int prepared = popcount(free) >= c->etc_free;
+    int cut = prepared && etc_cut(c, moves, n, beta, sign, &best, &best_line, children);
     int ply = c->ply;
     if (ply < PATH_PLIES) c->path_n[ply] = n;
     for (int i = 0; i < n && !cut; i++) {
@@ -503,9 +520,10 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, int 
         if (moves[i].closed) {
             int won = moves[i].closed * sign;
             value = won + search(c, moves[i].after, alpha - won, beta - won, open_cells - moves[i].closed,
-                                 moves[i].calm);
+                                 moves[i].calm, prepared ? &children[i] : NULL);
         } else {
-            value = -search(c, moves[i].after, -beta, -alpha, open_cells, moves[i].calm);
+            value = -search(c, moves[i].after, -beta, -alpha, open_cells, moves[i].calm,
+                            prepared ? &children[i] : NULL);
         }
         c->ply = ply;
         if (c->stop) return 0;
@@ -661,7 +679,8 @@ static PyObject *Core_prove(Core *c, PyObject *args) {
         if (with_search) {
             int open = 0;
             for (int cell = 0; cell < c->n_cells; cell++) open += (c->cell_mask[cell] & ~drawn) != 0;
-            int below = search(c, drawn, v - 1, v, open, 0), above = c->stop ? 0 : search(c, drawn, v, v + 1, open, 0);
+            int below = search(c, drawn, v - 1, v, open, 0, NULL);
+            int above = c->stop ? 0 : search(c, drawn, v, v + 1, open, 0, NULL);
             if (c->stop) break;
             VERDICT(R_SEARCH, below < v || above > v);
         }
@@ -849,7 +868,7 @@ static PyObject *Core_search(Core *c, PyObject *args) {
     c->stop = 0;
     c->ply = 0;
     memset(c->path_n, 0, sizeof c->path_n);
-    int value = search(c, (u128)hi << 64 | lo, alpha, beta, open_cells, 0);
+    int value = search(c, (u128)hi << 64 | lo, alpha, beta, open_cells, 0, NULL);
     if (c->stop == 2) return NULL;
     if (c->stop == 1) Py_RETURN_NONE;
     return PyLong_FromLong(value);
