@@ -69,6 +69,8 @@ typedef struct {
     u128 border_mask[MAX_CELLS];
     int n_touch[MAX_LINES];
     int touch[MAX_LINES][2];
+    uint64_t touch_cells[MAX_LINES]; /* the cells a line is a side of, as a mask */
+    uint64_t all_cells;
     uint8_t perm[MAX_PERMS][MAX_LINES];
     uint8_t inverse[MAX_PERMS][MAX_LINES];
     u128 (*images)[CHUNKS][256]; /* per symmetry after the identity: image of each byte of a mask */
@@ -132,18 +134,27 @@ static int triple(const Core *c, u128 drawn, int line) {
     return -1;
 }
 
-/* Draw every capturable cell's last line that makes no other cell capturable (Solver.take_free). `offers` (unless
-   NULL): whether a capturable cell is left after (one whose line would make another capturable). */
-static int take_free(const Core *c, u128 *drawn_io, int *offers) {
+/* Draw every capturable cell's last line that makes no other cell capturable (Solver.take_free), cell by cell in
+   order, pass after pass until one takes nothing. `suspects`: cells that may be capturable, a superset of those
+   that are (all_cells when nothing is known; after a move, the parent's capturable cells and the move's own): only
+   those are looked at, and the cells of each line drawn are added, the ones after the current cell in this pass
+   as the full scan would meet them. `singles` (unless NULL): the capturable cells left (each one's line would make
+   another capturable). */
+static int take_free(const Core *c, u128 *drawn_io, uint64_t suspects, uint64_t *singles) {
     u128 drawn = *drawn_io;
-    int gain = 0, changed = 1, left_on_offer = 0;
+    int gain = 0, changed = 1;
+    uint64_t left_on_offer = 0;
     while (changed) {
         changed = 0;
         left_on_offer = 0;
-        for (int cell = 0; cell < c->n_cells; cell++) {
+        for (uint64_t todo = suspects; todo; todo &= todo - 1) {
+            int cell = __builtin_ctzll(todo);
             u128 rest = c->cell_mask[cell] & ~drawn;
-            if (!single(rest)) continue;
-            left_on_offer = 1;
+            if (!single(rest)) {
+                suspects &= ~(1ULL << cell);  /* capturable again only once a line of it is drawn */
+                continue;
+            }
+            left_on_offer |= 1ULL << cell;
             int line = lowest(rest);
             u128 after = drawn | rest;
             int safe = 1, closed = 0;
@@ -156,11 +167,13 @@ static int take_free(const Core *c, u128 *drawn_io, int *offers) {
                 drawn = after;
                 gain += closed;
                 changed = 1;
+                suspects |= c->touch_cells[line];
+                todo |= c->touch_cells[line] & ~((2ULL << cell) - 1);
             }
         }
     }
     *drawn_io = drawn;
-    if (offers) *offers = left_on_offer;
+    if (singles) *singles = left_on_offer;
     return gain;
 }
 
@@ -189,11 +202,12 @@ static int walk(const Core *c, u128 drawn, int line, u128 offered, int *second) 
     }
 }
 
-/* The only lines worth trying when a chain is on offer (Solver.chain_moves), normal play only; 0 when none. */
-static u128 chain_moves(const Core *c, u128 drawn) {
+/* The only lines worth trying when a chain is on offer (Solver.chain_moves), normal play only; 0 when none.
+   `singles`: a superset of the capturable cells (all_cells when not known). */
+static u128 chain_moves(const Core *c, u128 drawn, uint64_t singles) {
     u128 offered = 0;
-    for (int cell = 0; cell < c->n_cells; cell++) {
-        u128 rest = c->cell_mask[cell] & ~drawn;
+    for (; singles; singles &= singles - 1) {
+        u128 rest = c->cell_mask[__builtin_ctzll(singles)] & ~drawn;
         if (single(rest)) offered |= rest;
     }
     int count = popcount(offered);
@@ -359,12 +373,13 @@ static void store(Core *c, u128 key, int low, int high, int best, uint64_t nodes
    after its free captures, what they took, its key and whether a capturable cell is left. */
 typedef struct {
     u128 drawn, key;
-    int gain, which, offers;
+    uint64_t singles;
+    int gain, which;
 } Prepared;
 
 typedef struct {
     int line, closed;
-    int calm; /* normal play: no cell is capturable after it (so its position needs no take_free) */
+    uint64_t suspects; /* normal play: the cells that may be capturable after it (take_free's `suspects`) */
     uint64_t order;
     u128 after;
 } Move;
@@ -380,8 +395,9 @@ static int etc_cut(Core *c, const Move *moves, int n, int beta, int sign, int *b
         Prepared *child = &children[i];
         child->drawn = moves[i].after;
         child->gain = 0;
-        child->offers = !moves[i].calm;
-        if (c->chain_rules && !c->misere && !moves[i].calm) child->gain = take_free(c, &child->drawn, &child->offers);
+        child->singles = 0;
+        if (c->chain_rules && !c->misere)
+            child->gain = take_free(c, &child->drawn, moves[i].suspects, &child->singles);
         child->key = key_of(c, child->drawn, &child->which);
         prefetch_bucket(c, child->key);
     }
@@ -399,11 +415,10 @@ static int etc_cut(Core *c, const Move *moves, int n, int beta, int sign, int *b
     return 0;
 }
 
-/* Negamax: the mover's best objective (cells won minus lost, negated in misère). `calm`: normal play, and no cell of
-   `drawn` is capturable (the parent knew it: none was before its move, and the move made none), so there is nothing
-   to take and no chain on offer; the answer is the same either way. `ready` (or NULL): what the parent's transposition
+/* Negamax: the mover's best objective (cells won minus lost, negated in misère). `suspects`: take_free's (in
+   normal play, the cells of `drawn` that may be capturable); `ready` (or NULL): what the parent's transposition
    cutoffs worked out of `drawn` already. */
-static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, int calm, const Prepared *ready) {
+static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, uint64_t suspects, const Prepared *ready) {
     uint64_t nodes_before = c->nodes;
     c->nodes++;
     if ((c->nodes & 4095) == 0) {
@@ -429,13 +444,14 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, int 
     /* misère has no capture or chain rule: the one it had (double-dealing where no safe line is left) fails in 4
        positions of hexagons 3x4 and 4x3 with border, and saved no nodes (bots/brains/proof.py) */
     int normal_rules = c->chain_rules && !c->misere;
-    int gain = 0, offers = 1;
+    int gain = 0;
+    uint64_t singles = 0;
     if (ready) {
         drawn = ready->drawn;
         gain = ready->gain;
-        offers = ready->offers;
+        singles = ready->singles;
     } else if (normal_rules) {
-        gain = calm ? (offers = 0) : take_free(c, &drawn, &offers);
+        gain = take_free(c, &drawn, suspects, &singles);
     }
     alpha -= gain;
     beta -= gain;
@@ -460,7 +476,7 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, int 
         low = -open_cells;
         high = open_cells;
     }
-    u128 candidates = normal_rules && offers ? chain_moves(c, drawn) : 0;
+    u128 candidates = normal_rules && singles ? chain_moves(c, drawn, singles) : 0;
     u128 free = c->full & ~drawn;
     if (!candidates) {
         candidates = free & c->internal;
@@ -494,7 +510,7 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, int 
             if (c->misere) rank = HISTORY_CAP - (c->history[line] < HISTORY_CAP ? c->history[line] : HISTORY_CAP);
             if (!risky) kind = (2 - c->n_touch[line]) * 16 + spare;
         }
-        Move move = {line, closed, normal_rules && !offers && !risky, group << 60 | rank << 16 | kind << 8 |
+        Move move = {line, closed, singles | c->touch_cells[line], group << 60 | rank << 16 | kind << 8 |
                      (uint64_t)line, after};
         int i = n++;
         while (i > 0 && moves[i - 1].order > move.order) {
@@ -520,9 +536,9 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, int 
         if (moves[i].closed) {
             int won = moves[i].closed * sign;
             value = won + search(c, moves[i].after, alpha - won, beta - won, open_cells - moves[i].closed,
-                                 moves[i].calm, prepared ? &children[i] : NULL);
+                                 moves[i].suspects, prepared ? &children[i] : NULL);
         } else {
-            value = -search(c, moves[i].after, -beta, -alpha, open_cells, moves[i].calm,
+            value = -search(c, moves[i].after, -beta, -alpha, open_cells, moves[i].suspects,
                             prepared ? &children[i] : NULL);
         }
         c->ply = ply;
@@ -627,10 +643,10 @@ static PyObject *Core_prove(Core *c, PyObject *args) {
     } while (0)
         if (normal_rules) {
             u128 after = drawn;
-            int gain = take_free(c, &after, NULL);
+            int gain = take_free(c, &after, c->all_cells, NULL);
             if (after != drawn) VERDICT(R_FREE, v != gain + p->value[index_of(p, after)]);
         }
-        u128 forced = normal_rules ? chain_moves(c, drawn) : 0;
+        u128 forced = normal_rules ? chain_moves(c, drawn, c->all_cells) : 0;
         if (forced) {
             int best = -1000;
             for (u128 rest = forced; rest; rest &= rest - 1) {
@@ -679,8 +695,8 @@ static PyObject *Core_prove(Core *c, PyObject *args) {
         if (with_search) {
             int open = 0;
             for (int cell = 0; cell < c->n_cells; cell++) open += (c->cell_mask[cell] & ~drawn) != 0;
-            int below = search(c, drawn, v - 1, v, open, 0, NULL);
-            int above = c->stop ? 0 : search(c, drawn, v, v + 1, open, 0, NULL);
+            int below = search(c, drawn, v - 1, v, open, c->all_cells, NULL);
+            int above = c->stop ? 0 : search(c, drawn, v, v + 1, open, c->all_cells, NULL);
             if (c->stop) break;
             VERDICT(R_SEARCH, below < v || above > v);
         }
@@ -798,6 +814,10 @@ static int Core_init(Core *c, PyObject *args, PyObject *kwds) {
             c->touch[line][c->n_touch[line]++] = cell;
         }
     }
+    memset(c->touch_cells, 0, sizeof c->touch_cells);
+    for (int line = 0; line < n_lines; line++)
+        for (int t = 0; t < c->n_touch[line]; t++) c->touch_cells[line] |= 1ULL << c->touch[line][t];
+    c->all_cells = n_cells == 64 ? ~0ULL : (1ULL << n_cells) - 1;
     c->internal = 0;
     for (int line = 0; line < n_lines; line++)
         if (c->n_touch[line] == 2) c->internal |= bit(line);
@@ -868,7 +888,7 @@ static PyObject *Core_search(Core *c, PyObject *args) {
     c->stop = 0;
     c->ply = 0;
     memset(c->path_n, 0, sizeof c->path_n);
-    int value = search(c, (u128)hi << 64 | lo, alpha, beta, open_cells, 0, NULL);
+    int value = search(c, (u128)hi << 64 | lo, alpha, beta, open_cells, c->all_cells, NULL);
     if (c->stop == 2) return NULL;
     if (c->stop == 1) Py_RETURN_NONE;
     return PyLong_FromLong(value);
