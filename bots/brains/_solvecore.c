@@ -370,7 +370,7 @@ static void store(Core *c, u128 key, int low, int high, int best, uint64_t nodes
 }
 
 /* A child position as its search begins, worked out by its parent's transposition cutoffs (etc_cut): its lines
-   after its free captures, what they took, its key and whether a capturable cell is left. */
+   after its free captures, what they took, its key (and the symmetry that gave it), the capturable cells left. */
 typedef struct {
     u128 drawn, key;
     uint64_t singles;
