@@ -459,9 +459,8 @@ static int search(Core *c, u128 drawn, int alpha, int beta, int open_cells, uint
     if (!open_cells) return gain;
     if (alpha >= open_cells) return gain + open_cells;
     if (beta <= -open_cells) return gain - open_cells;
-    int which;
+    int which = ready ? ready->which : 0;
     u128 key = ready ? ready->key : key_of(c, drawn, &which);
-    if (ready) which = ready->which;
     Probe entry = lookup(c, key);
     int low, high, hint = -1;
     if (entry.found) {
