@@ -144,6 +144,17 @@ class RootSearch:
     keeps: dict[int, bool] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class BestLinesCheck:
+    """Where the best-lines pass is (``Solver.checking``): the root's ``line`` being searched, the ``index``-th of
+    ``total``, and the best lines ``found`` before it."""
+
+    line: int
+    index: int
+    total: int
+    found: tuple[int, ...]
+
+
 def symmetries(rules: Rules) -> list[tuple[int, ...]]:
     """Line permutations (identity included) that map the board onto itself.
 
@@ -244,6 +255,7 @@ class Solver:
         # in normal play it made 2.4x the nodes of hexagons 2x4 after 3 lines, so it stays all zero there
         self.history = [0] * n
         self.root: RootSearch | None = None
+        self.checking: BestLinesCheck | None = None
         self.core = None
         fits = len(board.lines) <= 128 and len(board.cells) <= 64 and len(self.perms) <= 8
         if compiled and _solvecore is not None and fits:
@@ -283,6 +295,7 @@ class Solver:
         resume: RootSearch | None = None,
         watch: Callable[[], None] | None = None,
         lines: bool = True,
+        watch_every: float = 1.0,
     ) -> Solution:
         """The value of ``state`` and all its best lines (see the module docstring); ``lines=False``: the value
         alone (``best`` empty), which spares searching each line of the position.
@@ -290,8 +303,8 @@ class Solver:
         Raises ``SolverTimeout`` once ``clock()`` passes ``deadline`` (checked every 1024
         nodes); ``time.process_time`` makes it a CPU-time limit. ``self.root`` says where the
         solve stands at any moment; ``resume`` (a ``RootSearch`` of the same position, with the
-        table it was written with) goes on from there. ``watch`` is called about once a
-        second during the C search (an exception it raises ends the solve).
+        table it was written with) goes on from there. ``watch`` is called about every
+        ``watch_every`` seconds during the C search (an exception it raises ends the solve).
         """
         if len(state.scores) != 2:
             raise ValueError("the solver handles two players only")
@@ -305,13 +318,14 @@ class Solver:
                 raise ValueError("the C search keeps time by time.monotonic or time.process_time only")
             self.core.set_deadline(deadline, clock is time.process_time)
             self.core.nodes = 0
-            self.core.set_tick(watch, 1.0)
+            self.core.set_tick(watch, watch_every)
             search = self._core_search
         drawn = state.drawn
         sign = -1 if self.misere else 1
         open_cells = sum(1 for mask in self.cell_masks if drawn & mask != mask)
         objective, best = 0, []
         self.root = resume if resume is not None else RootSearch(-open_cells, open_cells)
+        self.checking = None
         try:  # watch keeps being called while the best lines are searched, too: that can take as long
             if drawn != self.full:
                 self._cutoffs(self.etc_free)
@@ -387,7 +401,9 @@ class Solver:
         drawn, sign = state.drawn, -1 if self.misere else 1
         keeps = self.root.keeps  # canonical position after a line -> does it keep the value
         best = []
-        for line in state.legal_moves():
+        lines = state.legal_moves()
+        for index, line in enumerate(lines, 1):
+            self.checking = BestLinesCheck(line, index, len(lines), tuple(best))
             after = drawn | 1 << line
             closed = sum(1 for mask in self.touch[line] if after & mask == mask)
             after = self.canonical(after)
@@ -400,6 +416,7 @@ class Solver:
                 keeps[after] = value >= objective
             if keeps[after]:
                 best.append(line)
+        self.checking = None
         return best
 
     def take_free(self, drawn: int) -> tuple[int, int]:

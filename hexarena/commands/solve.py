@@ -360,17 +360,28 @@ class _Meter(_Progress):
 
     def where(self) -> str:
         """While the value is searched: the move of the position the search is on (of the moves it searches
-        there, after its reductions), and the reply under it: ", at move 3 of 40, reply 12 of 39"."""
-        root, core = self.solver.root, self.solver.core
-        if root is None or root.low == root.high or core is None or not core.path:
+        there, after its reductions), and the reply under it: ", at move 3 of 40, reply 12 of 39". While the best
+        lines are: those found so far, and the line being checked: ", best lines so far 4, 9, checking line 12 (6 of
+        40), reply 3 of 39"."""
+        root, core, checking = self.solver.root, self.solver.core, self.solver.checking
+        if root is None or core is None:
             return ""
-        (move, moves), *under = core.path
+        path = core.path
+        if root.low == root.high:
+            if checking is None:
+                return ""
+            found = ", ".join(map(str, checking.found)) or "none"
+            return (f", best lines so far {found}, checking line {checking.line} ({checking.index} of "
+                    f"{checking.total})" + "".join(f", reply {reply} of {replies}" for reply, replies in path[:1]))
+        if not path:
+            return ""
+        (move, moves), *under = path
         return f", at move {move} of {moves}" + "".join(f", reply {reply} of {replies}" for reply, replies in under)
 
     def tick(self) -> None:
         def line(rate, elapsed: str) -> str:
             core = self.solver.core
-            best = self.solver.best_so_far(self.state)
+            best = self.solver.best_so_far(self.state) if self.solver.checking is None else None
             return (f"{_si(self.before + core.nodes)} nodes, {_si(rate(core.nodes))} nodes/s, table "
                     f"{100 * core.filled / core.max_entries:.0f}% full, {self.bound()}{self.where()}"
                     f"{f', best line {best}' if best is not None else ''}, {elapsed}")

@@ -230,7 +230,7 @@ def test_a_solve_stopped_by_a_signal_writes_its_checkpoint_and_a_rerun_finishes_
     assert header["runs"] == 1 and header["nodes"] > 0 and header["filled"] > 0
     root = header["root"]  # stopped while the value was searched, or (a fast machine) while the best lines were
     assert root["low"] < root["high"] or root["low"] == root["high"] == -2
-    assert (", at move " in last) == (root["low"] < root["high"]), last
+    assert (", at move " in last) == (root["low"] < root["high"]) != (", checking line " in last), last
     if sig != signal.SIGTERM:
         return
     done = run(*args, "--json")
@@ -320,3 +320,33 @@ def test_a_checkpoint_that_cannot_go_on_in_a_bigger_table_is_refused_in_one_line
     assert ("its table is damaged (CRC-32 mismatch)" if how == "table" else "cannot allocate --memory 65536") \
         in done.stderr, done.stderr
     assert path.read_bytes() == before
+
+
+@needs_c_search
+def test_the_progress_line_says_which_line_the_best_lines_pass_is_checking():
+    """Hexagons 3x2 misère, its meter read at every chance: while the value is searched it says where in the
+    position's moves; once the value is known, the best lines found so far and the line being checked, the
+    lines checked in order, each found line best."""
+    from hexarena.commands.solve import _Meter
+    from hexarena.protocol.rules import Options, Rules
+
+    rules = Rules(make_board("3x2"), Options(2, True, False))
+    solver = Solver(rules)
+    state = rules.start()
+    meter = _Meter(solver, state, show=False, terminal=False, before_nodes=0)
+    seen = []
+    solution = solver.solve(state, watch=lambda: seen.append(meter.where()), watch_every=0.0)
+    assert solver.checking is None and meter.where() == ""
+    searching = [where for where in seen if where.startswith(", at move ")]
+    checking = [re.fullmatch(r", best lines so far ([\d, ]+|none), checking line (\d+) \((\d+) of (\d+)\)"
+                             r"(?:, reply (\d+) of (\d+))?", where) for where in seen[len(searching):]]
+    assert searching and checking and all(checking), seen
+    lines = state.legal_moves()
+    order = []
+    for match in checking:
+        found, line, index, total = match.group(1), *map(int, match.groups()[1:4])
+        assert total == len(lines) and lines[index - 1] == line
+        before = [] if found == "none" else [int(best) for best in found.split(", ")]
+        assert before == [best for best in solution.best if best < line]
+        order.append(index)
+    assert order == sorted(order)
