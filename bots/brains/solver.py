@@ -82,7 +82,6 @@ NARROW_LINES = 64  # boards of up to this many lines: the narrow layout, 12-byte
 # border misère, 2x4 and 4x4 border (12: more nodes saved, more time spent probing); the CPU time was within a
 # noisy machine's spread (docs/solved.md)
 ETC_FREE = 18
-NO_CUTOFFS = 1 << 30
 HISTORY_CAP = (1 << 43) - 1  # history counts past this order as equal (the C search's key has 43 bits for it)
 START_ENTRIES = 2**20  # the C table's first size (24 or 12.5 MiB); it doubles at a quarter full up to its most
 
@@ -217,7 +216,7 @@ class Solver:
         self.misere = rules.options.misere
         self.chain_rules = chain_rules  # normal play only: misère has none (see the module's docstring)
         self.free_captures = chain_rules and not self.misere
-        self.etc_free = self._etc_now = etc_free
+        self.etc_free = etc_free
         owners = board.line_cells()
         self.line_owners = tuple(tuple(cells) for cells in owners)
         self.cell_masks = rules.cell_masks
@@ -328,14 +327,9 @@ class Solver:
         self.checking = None
         try:  # watch keeps being called while the best lines are searched, too: that can take as long
             if drawn != self.full:
-                self._cutoffs(self.etc_free)
                 objective = self._mtdf(self.canonical(drawn), open_cells, search)
-                # measured on hexagons 2x4: the cutoffs make the value 0.76-0.90x the CPU s, the best lines
-                # (mostly all-moves-searched nodes, where no probe can cut) 1.9x
-                self._cutoffs(NO_CUTOFFS)
                 best = self._best_lines(state, objective, open_cells, search) if lines else []
         finally:
-            self._cutoffs(self.etc_free)
             if self.core is not None:
                 self.core.set_tick(None, 0)
         future = objective * sign
@@ -344,12 +338,6 @@ class Solver:
         if self.core is not None:
             self.nodes = self.core.nodes
         return Solution(value, future, tuple(best), self.nodes, time.monotonic() - started)
-
-    def _cutoffs(self, etc_free: int) -> None:
-        """Transposition cutoffs from now on where at least ``etc_free`` lines are free (both searches)."""
-        self._etc_now = etc_free
-        if self.core is not None:
-            self.core.etc_free = etc_free
 
     def best_so_far(self, state: State) -> int | None:
         """The line the C table holds as best for ``state`` (from the last search through it), or None."""
@@ -628,7 +616,7 @@ class Solver:
         best, best_line = -open_cells - 1, -1
         moves = first + captures + [move[-1] for move in safe_moves + sacrifices]
         free_count = (self.full & ~drawn).bit_count()
-        if free_count >= self._etc_now:
+        if free_count >= self.etc_free:
             cut = self._etc_cut(moves, beta, sign)
             if cut is not None:
                 best, best_line = cut
