@@ -341,21 +341,60 @@ static void put_back(Core *c, const void *from, uint64_t buckets) {
         }
 }
 
-/* Double the table (up to max_buckets) and put every entry back: a table grows with the solve, so a small
-   solve never pays for zeroing the gigabytes a large one may take. Where the memory cannot be had it stays. */
+/* The table's mapping made `bytes` long, its entries where they were and the rest zero; NULL where the memory cannot
+   be had. Linux moves the pages (mremap): the old and the new table are never both in memory. */
+static void *table_extend(void *table, size_t old_bytes, size_t bytes) {
+#ifdef MREMAP_MAYMOVE
+    void *extended = mremap(table, old_bytes, bytes, MREMAP_MAYMOVE);
+    if (extended == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(extended, bytes, MADV_HUGEPAGE);
+#endif
+    return extended;
+#else
+    void *extended = table_alloc(bytes);
+    if (!extended) return NULL;
+    memcpy(extended, table, old_bytes);
+    munmap(table, old_bytes);
+    return extended;
+#endif
+}
+
+/* Move the entry of `key` at `e`, in bucket `b`, to its bucket of the table's present size, its slot left empty. */
+static void relocate(Core *c, uint64_t b, void *e, size_t size, u128 key, int low, int high, int best, int rank) {
+    if (slot_of(c, key) == b) return;
+    memset(e, 0, size);
+    c->filled--;
+    place(c, key, low, high, best, rank, 1);
+}
+
+/* Double the table (up to max_buckets) in place: a table grows with the solve, so a small solve never pays for
+   zeroing the gigabytes a large one may take, and a large one never holds its old and new table at once (1.5 times
+   --memory at the last growth, which killed a solve of 15 GiB on a 24 GiB machine). An entry's bucket only moves up
+   as the table grows (slot_of scales the hash to the buckets), so the old buckets are visited from the last down:
+   where an entry moves to has been visited, and holds nothing left to move. Where the memory cannot be had it
+   stays. */
 static void grow(Core *c) {
     uint64_t old_buckets = c->buckets, buckets = old_buckets * 2;
     if (buckets > c->max_buckets) buckets = c->max_buckets;
-    void *old = c->table, *table = table_alloc(buckets * c->bucket_bytes);
+    void *table = table_extend(c->table, old_buckets * c->bucket_bytes, buckets * c->bucket_bytes);
     if (!table) {
         c->max_buckets = old_buckets;
         return;
     }
     c->table = table;
     c->buckets = buckets;
-    c->filled = 0;
-    put_back(c, old, old_buckets);
-    munmap(old, old_buckets * c->bucket_bytes);
+    for (uint64_t b = old_buckets; b-- > 0;)
+        for (int i = 0; i < c->bucket; i++) {
+            if (c->narrow) {
+                Narrow *e = &((NarrowBucket *)c->table)[b].entry[i];
+                if (e->rank) relocate(c, b, e, sizeof *e, e->k0, e->low, e->high, e->best, e->rank);
+            } else {
+                Entry *e = (Entry *)c->table + b * BUCKET + i;
+                if (e->rank)
+                    relocate(c, b, e, sizeof *e, (u128)e->k1 << 64 | e->k0, e->low, e->high, e->best, e->rank);
+            }
+        }
 }
 
 /* Keep the entry for the same key, else replace the one with the smallest subtree. An entry's rank is 1 + log2 of the
