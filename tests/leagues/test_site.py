@@ -61,8 +61,10 @@ START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 # ---- records made by playing random games in-process ------------------------------------------------
 
 def fixture_referee() -> Referee:
-    """The referee of the fixture games: their in-process seats need no processes."""
-    return Referee(time_control=TimeControl.parse("200ms,startup=10s"))
+    """The referee of the fixture games: their in-process seats need no processes. Their faults are the ones
+    ``play`` makes: a clock that a loaded machine could run out (a random choice stalled past 200 ms in a CI run
+    beside a 15 GiB solve) would end a game the fixture counts on."""
+    return Referee(time_control=TimeControl.parse("60s,startup=60s"))
 
 
 def play(referee: Referee, config: BoardConfig, seats: list[str], rng: random.Random, number: int,
