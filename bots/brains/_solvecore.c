@@ -326,18 +326,31 @@ static void place(Core *c, u128 key, int low, int high, int best, int rank, int 
     *target = (Entry){k0, k1, (int8_t)low, (int8_t)high, (uint8_t)best, (uint8_t)rank};
 }
 
+/* An entry of a table of this layout, read from slot i of bucket b: where it is, its key and its fields (rank 0: the
+   slot is empty). */
+typedef struct {
+    void *at;
+    size_t size;
+    u128 key;
+    int low, high, best, rank;
+} Stored;
+
+static inline Stored stored_at(const Core *c, const void *table, uint64_t b, int i) {
+    if (c->narrow) {
+        const Narrow *e = &((const NarrowBucket *)table)[b].entry[i];
+        return (Stored){(void *)e, sizeof *e, e->k0, e->low, e->high, e->best, e->rank};
+    }
+    const Entry *e = (const Entry *)table + b * BUCKET + i;
+    return (Stored){(void *)e, sizeof *e, (u128)e->k1 << 64 | e->k0, e->low, e->high, e->best, e->rank};
+}
+
 /* Put every entry of `buckets` buckets of another table of this layout (of any size) into this one, none over an
-   entry of as large a subtree: how a table grows, and how a checkpoint's table is read into one of another size. */
+   entry of as large a subtree: how a checkpoint's table is read into one of another size. */
 static void put_back(Core *c, const void *from, uint64_t buckets) {
     for (uint64_t b = 0; b < buckets; b++)
         for (int i = 0; i < c->bucket; i++) {
-            if (c->narrow) {
-                const Narrow *e = &((const NarrowBucket *)from)[b].entry[i];
-                if (e->rank) place(c, e->k0, e->low, e->high, e->best, e->rank, 1);
-            } else {
-                const Entry *e = (const Entry *)from + b * BUCKET + i;
-                if (e->rank) place(c, (u128)e->k1 << 64 | e->k0, e->low, e->high, e->best, e->rank, 1);
-            }
+            Stored e = stored_at(c, from, b, i);
+            if (e.rank) place(c, e.key, e.low, e.high, e.best, e.rank, 1);
         }
 }
 
@@ -360,14 +373,6 @@ static void *table_extend(void *table, size_t old_bytes, size_t bytes) {
 #endif
 }
 
-/* Move the entry of `key` at `e`, in bucket `b`, to its bucket of the table's present size, its slot left empty. */
-static void relocate(Core *c, uint64_t b, void *e, size_t size, u128 key, int low, int high, int best, int rank) {
-    if (slot_of(c, key) == b) return;
-    memset(e, 0, size);
-    c->filled--;
-    place(c, key, low, high, best, rank, 1);
-}
-
 /* Double the table (up to max_buckets) in place: a table grows with the solve, so a small solve never pays for
    zeroing the gigabytes a large one may take, and a large one never holds its old and new table at once (1.5 times
    --memory at the last growth, which killed a solve of 15 GiB on a 24 GiB machine). An entry's bucket only moves up
@@ -386,14 +391,11 @@ static void grow(Core *c) {
     c->buckets = buckets;
     for (uint64_t b = old_buckets; b-- > 0;)
         for (int i = 0; i < c->bucket; i++) {
-            if (c->narrow) {
-                Narrow *e = &((NarrowBucket *)c->table)[b].entry[i];
-                if (e->rank) relocate(c, b, e, sizeof *e, e->k0, e->low, e->high, e->best, e->rank);
-            } else {
-                Entry *e = (Entry *)c->table + b * BUCKET + i;
-                if (e->rank)
-                    relocate(c, b, e, sizeof *e, (u128)e->k1 << 64 | e->k0, e->low, e->high, e->best, e->rank);
-            }
+            Stored e = stored_at(c, c->table, b, i);
+            if (!e.rank || slot_of(c, e.key) == b) continue;
+            memset(e.at, 0, e.size);
+            c->filled--;
+            place(c, e.key, e.low, e.high, e.best, e.rank, 1);
         }
 }
 

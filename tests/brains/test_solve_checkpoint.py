@@ -16,7 +16,7 @@ from helpers import needs_c_search
 
 from hexarena.bots.brains import table_memory
 from hexarena.bots.brains.checkpoint import MAGIC
-from hexarena.bots.brains.solver import START_ENTRIES, Solver, table_entries_for
+from hexarena.bots.brains.solver import START_ENTRIES, Solver, table_bytes, table_entries_for
 from hexarena.protocol.board import make_board
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -355,12 +355,13 @@ def test_the_progress_line_says_which_line_the_best_lines_pass_is_checking():
 
 def peak_mib(*args: str) -> tuple[dict, float]:
     """``hexarena solve ARGS --json``'s answer and its process's peak memory (resident set) in MiB."""
-    solve = subprocess.Popen([*CLI, *args, "--json"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
-    out = solve.stdout.read()
-    solve.stdout.close()
-    _, status, usage = os.wait4(solve.pid, 0)
+    solve = subprocess.Popen([*CLI, *args, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             cwd=ROOT)
+    with solve.stdout, solve.stderr:
+        out, err = solve.stdout.read(), solve.stderr.read()  # a line at most on stderr: no pipe fills while waiting
+    _, status, usage = os.wait4(solve.pid, 0)  # not Popen.wait: its usage is this child's alone
     solve.returncode = os.waitstatus_to_exitcode(status)
-    assert solve.returncode == 0
+    assert solve.returncode == 0, err
     return json.loads(out), usage.ru_maxrss / 1024
 
 
@@ -375,5 +376,5 @@ def test_a_growing_table_never_holds_its_old_and_new_self_at_once():
     _, interpreter = peak_mib("2x2", "--memory", "16")
     answer, peak = peak_mib("3x3", "--moves", "12,30,5,22,1", "--memory", "512")
     assert answer["value"] == -3 and answer["table_entries"] > 2**25 - 64
-    table = answer["table_entries"] // 5 * 64 / 2**20  # the narrow table: 64-byte buckets of five entries
+    table = table_bytes(answer["table_entries"], len(make_board("3x3").lines)) / 2**20
     assert peak - interpreter < table * 1.1, (peak, interpreter, table)
