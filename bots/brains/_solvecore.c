@@ -28,7 +28,7 @@ typedef unsigned __int128 u128;
 #define LAYOUT 2 /* the wide table's layout number in a checkpoint (_solvecore.LAYOUT) */
 #define NARROW_LAYOUT 3 /* the narrow table's (_solvecore.NARROW_LAYOUT) */
 #define HISTORY_CAP ((1ULL << 43) - 1) /* history counts past this order as equal (solver.HISTORY_CAP) */
-#define PATH_PLIES 2 /* plies whose move numbers the progress line shows (Core.path) */
+#define PATH_PLIES 4 /* plies whose move numbers the progress line shows (Core.path) */
 
 /* The wide table (boards of 65-128 lines, LAYOUT 2): buckets of four 24-byte entries. */
 typedef struct {

@@ -360,9 +360,10 @@ class _Meter(_Progress):
 
     def where(self) -> str:
         """While the value is searched: the move of the position the search is on (of the moves it searches
-        there, after its reductions), and the reply under it: ", at move 3 of 40, reply 12 of 39". While the best
-        lines are: those found so far, and the line being checked: ", best lines so far 4, 9, checking line 12 (6 of
-        40), reply 3 of 39"."""
+        there, after its reductions), the reply under it, and the moves under that (``Core.path``'s plies): ", at
+        move 3 of 40, reply 12 of 39, then 5 of 38, 1 of 37". While the best lines are: those found so far, the
+        line being checked, and the same under it: ", best lines so far 4, 9, checking line 12 (6 of 40), reply 3
+        of 39, then 2 of 38"."""
         root, core, checking = self.solver.root, self.solver.core, self.solver.checking
         if root is None or core is None:
             return ""
@@ -372,11 +373,11 @@ class _Meter(_Progress):
                 return ""
             found = ", ".join(map(str, checking.found)) or "none"
             return (f", best lines so far {found}, checking line {checking.line} ({checking.index} of "
-                    f"{checking.total})" + "".join(f", reply {reply} of {replies}" for reply, replies in path[:1]))
+                    f"{checking.total})" + _replies(path))
         if not path:
             return ""
         (move, moves), *under = path
-        return f", at move {move} of {moves}" + "".join(f", reply {reply} of {replies}" for reply, replies in under)
+        return f", at move {move} of {moves}" + _replies(under)
 
     def tick(self) -> None:
         def line(rate, elapsed: str) -> str:
@@ -387,6 +388,15 @@ class _Meter(_Progress):
                     f"{f', best line {best}' if best is not None else ''}, {elapsed}")
 
         self.show_at(line)
+
+
+def _replies(path: list[tuple[int, int]]) -> str:
+    """", reply 12 of 39, then 5 of 38, 1 of 37": the reply searched now, and the moves under it."""
+    if not path:
+        return ""
+    (reply, replies), *deeper = path
+    return f", reply {reply} of {replies}" + "".join(
+        f"{', then' if ply == 0 else ','} {move} of {moves}" for ply, (move, moves) in enumerate(deeper))
 
 
 def _si(count: float) -> str:
