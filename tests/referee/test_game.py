@@ -11,10 +11,10 @@ from helpers import bot
 from hexarena.protocol import codec
 from hexarena.protocol.errors import BotFault
 from hexarena.referee.clock import TimeControl
-from hexarena.referee.seats.inprocess import InProcessSpec, ScriptedSpec
 from hexarena.referee.record import BoardConfig, GameRecord
 from hexarena.referee.referee import Referee
 from hexarena.referee.seats.base import Seat, SeatState
+from hexarena.referee.seats.inprocess import InProcessSpec, ScriptedSpec
 
 CONTROL = TimeControl.parse("1s,startup=1s,margin=20ms")
 TWO = BoardConfig(size="1x2")  # 11 lines, 2 cells
@@ -118,10 +118,12 @@ def test_a_chooser_that_raises_is_a_crash_and_one_that_overruns_is_a_timeout():
     def slow(game, state):
         import time
 
-        time.sleep(0.1)
+        time.sleep(1.1)  # always past CONTROL's 1.02 s: a sleep never ends early
         return state.legal_moves()[0]
 
-    with Referee(time_control=TimeControl.parse("30ms,margin=10ms")) as ref:
+    # CONTROL, not a clock of tens of ms: the scripted seat's honest move is timed too, and this process can stall
+    # (a collection, a loaded machine) for longer than that
+    with Referee(time_control=CONTROL) as ref:
         crashed = ref.play([InProcessSpec("boom", boom), ScriptedSpec("b")], TWO, game_id="c", seed=1)
         late = ref.play([ScriptedSpec("a"), InProcessSpec("slow", slow)], TWO, game_id="t", seed=1)
     assert (crashed.result.termination, crashed.result.forfeits[0].detail) == ("crashed", "ZeroDivisionError: in search")

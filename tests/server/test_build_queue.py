@@ -20,7 +20,8 @@ async def uploads(queue: BuildQueue, plan: list[tuple[str, float]], order: list[
     tasks = []
     for number, (author, seconds) in enumerate(plan):
         tasks.append(asyncio.create_task(one(number, author, seconds)))
-        await asyncio.sleep(0.005)  # arrivals in this order
+        await asyncio.sleep(0)  # arrivals in this order: the task queues up before the next is made (a timed
+        # gap of 5 ms could stretch past the first builds' 50 ms on a loaded machine, reordering the queue)
     if peek is not None:
         peek(queue.plan())
     await asyncio.gather(*tasks)
@@ -57,9 +58,9 @@ def test_a_waiter_that_goes_away_gives_its_place_up():
                 await asyncio.sleep(seconds)
 
         first = asyncio.create_task(one("alice", 0.1))
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # alice builds (a step of the loop, not a timed wait alice's build could outlast)
         gone = asyncio.create_task(one("bob", 0.1))
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # bob waits
         gone.cancel()
         await asyncio.gather(first, one("carol", 0), return_exceptions=True)
         assert queue.plan() == []
