@@ -25,7 +25,8 @@ Each bot's cgroup is ``hexarena-<referee pid>-<n>`` under the referee's own cgro
 (``/proc/self/cgroup``). The launch's shell writes its own pid to the cgroup's ``cgroup.procs`` before it
 execs the sandbox, so everything the bot ever runs starts inside (no race with a fork). The cgroup is removed
 when the bot is closed; one left by a referee that was killed is removed by the next referee that makes one
-(its referee's pid gone; whatever still runs in it is killed first: ``sweep``).
+(its referee's pid gone; whatever still runs in it is killed first: ``sweep``), or by the pool of referee
+workers it belonged to as that pool closes (``referee/pool.py``).
 
 ``HEXARENA_CGROUP_ROOT`` (default ``/sys/fs/cgroup``) is where the hierarchies are looked for: a folder that
 holds none, or that the referee cannot write, leaves the watchdog (``referee/watchdog.py``) in force.

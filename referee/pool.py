@@ -349,6 +349,7 @@ class RefereeProcessPool:
                 except (EOFError, OSError):
                     open_.pop(connection).wait()
                     connection.close()
+        _sweep_dead_referees()
 
 
     def _stop(self, connection: Connection) -> None:
@@ -455,6 +456,17 @@ class _ForwardLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         # the default formatter: the message, then its traceback if it has one
         _send_quietly(self.connection, (None, "log", (record.name, record.levelno, self.format(record))))
+
+
+def _sweep_dead_referees() -> None:
+    """Kill what the bots of this pool's reaped workers left running, and remove their cgroups (``cgroups.sweep``):
+    a worker killed while bubblewrap was still setting a sandbox up leaves that sandbox running (docs/security.md),
+    and the workers' cgroups are under this process's own. Now rather than when some later referee starts a bot."""
+    from hexarena.referee import cgroups
+
+    backend = cgroups.backend()
+    if backend is not None:
+        cgroups.sweep(backend.parents.values())
 
 
 def _relog(value: tuple) -> None:

@@ -18,6 +18,7 @@ from helpers import FAST, HOSTILE, ROOT, Recorder, processes_with, survivors_of_
 
 from hexarena.leagues.running.jobs import Job, play_job
 from hexarena.protocol.errors import ConfigError
+from hexarena.referee import cgroups
 from hexarena.referee.clock import TimeControl
 from hexarena.referee.errors import WorkerLost
 from hexarena.referee.pool import Forked, RefereePool, RefereeProcessPool, Workers, referee_pool
@@ -233,6 +234,32 @@ def test_a_worker_killed_mid_run_is_one_line_and_its_bots_die_with_it(monkeypatc
     # the parent-death signal kills them at once; the bound is for a loaded machine (once seen past 5 s at load 6-7)
     wait_until(lambda: not processes_with("BROKEN_MARKER", marker), 20)
     assert processes_with("BROKEN_MARKER", marker) == []
+
+
+def test_a_closing_pool_kills_what_a_killed_workers_bot_left_in_its_cgroup():
+    """A worker SIGKILLed while bubblewrap was still setting a sandbox up leaves that sandbox running
+    (docs/security.md), in a cgroup named for the worker: the pool's close kills it and removes the cgroup, rather
+    than the next referee to start a bot. The leftover is made for certain: a process put in such a cgroup."""
+    found = cgroups.backend()
+    if found is None:
+        pytest.skip(f"no cgroup backend here: {cgroups.unavailable()}")
+    pool = RefereeProcessPool(OPTIONS, 2)
+    try:
+        worker = next(iter(pool._processes.values()))
+        folders = [os.path.join(parent, f"{cgroups.PREFIX}{worker.pid}-0") for parent in found.parents.values()]
+        left = subprocess.Popen(["sleep", "300"])
+        for folder in folders:
+            os.mkdir(folder)
+            Path(folder, "cgroup.procs").write_text(str(left.pid))
+        os.kill(worker.pid, signal.SIGKILL)
+    finally:
+        pool.close()
+    try:
+        assert left.wait(timeout=10) == -signal.SIGKILL
+        assert not any(os.path.exists(folder) for folder in folders)
+    finally:
+        left.kill()
+        left.wait()
 
 
 @pytest.mark.slow
