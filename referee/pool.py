@@ -340,6 +340,7 @@ class RefereeProcessPool:
             if not wait:
                 process.kill()
         open_ = dict(self._processes)
+        killed = False
         while open_:  # read what they still send (a result, events): a full pipe would block a worker's exit
             for connection in multiprocessing.connection.wait(list(open_)):
                 try:
@@ -347,9 +348,10 @@ class RefereeProcessPool:
                     if kind == "log":  # a worker's warning as it stops (a bot's cgroup still busy)
                         _relog(value)
                 except (EOFError, OSError):
-                    open_.pop(connection).wait()
+                    killed |= open_.pop(connection).wait() != 0
                     connection.close()
-        _sweep_dead_referees()
+        if killed:  # one that stopped by itself has stopped its bots
+            _sweep_dead_referees()
 
 
     def _stop(self, connection: Connection) -> None:
