@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from helpers import (GREEDY, HEXARENA, LEAGUE_BOTS, RANDOM, TEST_BOTS, league_file, league_text, make_workspace,
-                     per_game, stored_ids, wait_until)
+                     per_game, processes_with, stored_ids, wait_until)
 
 from hexarena.leagues.results import definitions, store
 from hexarena.leagues.registry.submit import submit
@@ -182,15 +182,8 @@ def interrupt_run(league_file: Path, home: Path, marker: str, signum: int, after
 
 
 def processes_marked(marker: str) -> list[int]:
-    """The processes started under this test marker (a zombie's environment reads empty: not counted)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and f"LEAGUE_TEST={marker}".encode() in (proc / "environ").read_bytes():
-                found.append(int(proc.name))
-        except OSError:
-            pass
-    return found
+    """The live processes started under this test marker."""
+    return processes_with("LEAGUE_TEST", marker)
 
 
 def kill_processes_marked(marker: str) -> int:
