@@ -2,8 +2,8 @@
 SIGKILL and rerun, faults, one-line errors. League files and schedules: test_schedule.py."""
 
 import json
-import re
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -17,16 +17,28 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import (GREEDY, HEXARENA, LEAGUE_BOTS, RANDOM, TEST_BOTS, league_file, league_text, make_workspace,
-                     per_game, processes_with, stored_ids, wait_until)
+from helpers import (
+    GREEDY,
+    HEXARENA,
+    LEAGUE_BOTS,
+    RANDOM,
+    TEST_BOTS,
+    league_file,
+    league_text,
+    make_workspace,
+    per_game,
+    processes_with,
+    stored_ids,
+    wait_until,
+)
 
-from hexarena.leagues.results import definitions, store
 from hexarena.leagues.registry.submit import submit
-from hexarena.leagues.schedule.config import parse_league
+from hexarena.leagues.results import definitions, store
 from hexarena.leagues.results.ratings import ratings
-from hexarena.leagues.running.runner import resolve_entrants, run_league
 from hexarena.leagues.results.rows import by_configuration
 from hexarena.leagues.results.tables import crosstable, ranked, seat_frame, standings
+from hexarena.leagues.running.runner import resolve_entrants, run_league
+from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.workspace import schema
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError
@@ -378,9 +390,9 @@ def test_replace_keeps_every_game_and_the_tables_show_the_new_definitions_schedu
     import pytest
 
     from hexarena.leagues.results import definitions, store
-    from hexarena.leagues.schedule.config import load_league
     from hexarena.leagues.results.doctor import salvage
     from hexarena.leagues.running.runner import pending, run_league
+    from hexarena.leagues.schedule.config import load_league
     from hexarena.leagues.workspace.home import Workspace
     from hexarena.protocol.errors import ConfigError
 
