@@ -461,9 +461,10 @@ class _ForwardLog(logging.Handler):
 
 
 def _sweep_dead_referees() -> None:
-    """Kill what the bots of this pool's reaped workers left running, and remove their cgroups (``cgroups.sweep``):
-    a worker killed while bubblewrap was still setting a sandbox up leaves that sandbox running (docs/security.md),
-    and the workers' cgroups are under this process's own. Now rather than when some later referee starts a bot."""
+    """Kill what still runs in the cgroups of dead referees under this process's own cgroup, where its workers'
+    are, and remove them (``cgroups.sweep``): a worker killed while bubblewrap was still setting a sandbox up leaves
+    that sandbox running (docs/security.md). Now, rather than when some later referee starts a bot. The cgroups of
+    live workers (another pool's, in a server) are left alone."""
     from hexarena.referee import cgroups
 
     backend = cgroups.backend()

@@ -1,6 +1,7 @@
 """Running leagues (leagues/running/runner.py): whole leagues of real bot processes, their tables from the store,
 SIGKILL and rerun, faults, one-line errors. League files and schedules: test_schedule.py."""
 
+import contextlib
 import json
 import os
 import re
@@ -138,8 +139,7 @@ def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_pa
     make_workspace(home).close()
     marker = uuid.uuid4().hex
     status, _ = interrupt_run(league_file, home, marker, signal.SIGKILL, after=4)
-    kill_processes_marked(marker)  # its bots, orphaned by the SIGKILL
-    wait_until(lambda: not processes_marked(marker), 10)  # gone before the next run is counted under the same marker
+    kill_processes_marked(marker)  # its bots, orphaned by the SIGKILL: gone before the next run under the same marker
     partial = stored_ids(home)
     assert status == -signal.SIGKILL and 4 <= len(partial) < 24, "the run was not killed in the middle"
     shown = hexarena("league", "status", "four", "--home", str(home))
@@ -153,10 +153,7 @@ def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_pa
 
     status, err = interrupt_run(league_file, home, marker, signal.SIGTERM, after=len(partial) + 4)
     assert status == 130 and "interrupted; the finished games are stored" in err, err
-    # SIGTERM stops the bots too: each is SIGKILLed before the run exits, and one in an uninterruptible wait (a disk
-    # busy with other work) dies as that wait ends, so the count waits for what is dying to be gone
-    wait_until(lambda: not processes_marked(marker), 10)
-    assert kill_processes_marked(marker) == 0
+    assert kill_processes_marked(marker, grace=10) == 0  # SIGTERM stops the bots too
     partial = stored_ids(home)
     assert len(partial) < 24, "the second run was not stopped in the middle"
 
@@ -193,21 +190,17 @@ def interrupt_run(league_file: Path, home: Path, marker: str, signum: int, after
     return run.returncode, err
 
 
-def processes_marked(marker: str) -> list[int]:
-    """The live processes started under this test marker."""
-    return processes_with("LEAGUE_TEST", marker)
-
-
-def kill_processes_marked(marker: str) -> int:
-    """SIGKILL every process started under this test marker; how many there were."""
-    found = 0
-    for pid in processes_marked(marker):
-        try:
+def kill_processes_marked(marker: str, grace: float = 0) -> int:
+    """SIGKILL the processes started under this test marker that are still alive after ``grace`` seconds, and wait
+    until they are gone; how many there were. (A process already SIGKILLed but held in an uninterruptible wait, by a
+    disk busy with other work, dies as that wait ends: ``grace`` lets what is dying go first.)"""
+    wait_until(lambda: not processes_with("LEAGUE_TEST", marker), grace)
+    found = processes_with("LEAGUE_TEST", marker)
+    for pid in found:
+        with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-            found += 1
-        except OSError:
-            pass
-    return found
+    wait_until(lambda: not processes_with("LEAGUE_TEST", marker), 10)
+    return len(found)
 
 
 @pytest.mark.slow

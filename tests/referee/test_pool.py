@@ -244,20 +244,19 @@ def test_a_closing_pool_kills_what_a_killed_workers_bot_left_in_its_cgroup():
     if found is None:
         pytest.skip(f"no cgroup backend here: {cgroups.unavailable()}")
     pool = RefereeProcessPool(OPTIONS, 2)
+    left = subprocess.Popen(["sleep", "300"])
     try:
         worker = next(iter(pool._processes.values()))
         folders = [os.path.join(parent, f"{cgroups.PREFIX}{worker.pid}-0") for parent in found.parents.values()]
-        left = subprocess.Popen(["sleep", "300"])
         for folder in folders:
             os.mkdir(folder)
             Path(folder, "cgroup.procs").write_text(str(left.pid))
         os.kill(worker.pid, signal.SIGKILL)
-    finally:
         pool.close()
-    try:
         assert left.wait(timeout=10) == -signal.SIGKILL
         assert not any(os.path.exists(folder) for folder in folders)
     finally:
+        pool.close()  # once only: a second call returns at once
         left.kill()
         left.wait()
 
