@@ -9,6 +9,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Self
 
 import pytest
 
@@ -142,6 +144,66 @@ def survivors_of_a_killed(process: subprocess.Popen, variable: str, value: str) 
     process.wait()
     wait_until(lambda: not processes_with(variable, value), 5)
     return processes_with(variable, value)
+
+
+class Terminal:
+    """``command`` run as at a user's terminal: its stderr (``on="stdout"``: its stdout) a pseudo-terminal, read as it
+    comes, and the other stream a pipe. What a command shows only on a terminal (a progress line rewritten in place
+    every second, rich tables) is then what the test reads. A context manager: the process is killed at its end.
+
+        with Terminal([*CLI, "3x4"]) as terminal:
+            terminal.wait_for(" nodes/s")              # the first progress line is on the screen
+            status, out, lines = terminal.finish()     # each rewrite in place a line of its own
+    """
+
+    def __init__(self, command: list[str], on: str = "stderr", **popen) -> None:
+        import pty
+
+        self.main, follower = pty.openpty()
+        streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, on: follower}
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, **{**streams, **popen})
+        os.close(follower)
+        self.shown = b""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.process.kill()
+        self.process.communicate()
+        with contextlib.suppress(OSError):
+            os.close(self.main)
+
+    def _read(self, seconds: float) -> bool:
+        """Whatever the terminal shows within ``seconds``; False once the command closed it."""
+        import select
+
+        if not select.select([self.main], [], [], max(seconds, 0))[0]:
+            return True
+        try:
+            chunk = os.read(self.main, 65536)
+        except OSError:  # EIO: every holder of the terminal closed it
+            return False
+        self.shown += chunk
+        return bool(chunk)
+
+    def wait_for(self, text: str, seconds: float = 60) -> None:
+        """Read until the terminal has shown ``text``; AssertionError, with what it showed, if it does not in time."""
+        deadline = time.monotonic() + seconds
+        while text.encode() not in self.shown:
+            if time.monotonic() > deadline or not self._read(deadline - time.monotonic()):
+                raise AssertionError(f"{text!r} not shown within {seconds} s: {self.shown[-400:]!r}")
+
+    def finish(self, seconds: float = 300) -> tuple[int, str, list[str]]:
+        """Wait for the command's end: its exit status, its piped stream's text, and the terminal's lines (each
+        rewrite in place, ``\\r`` then erase-line, a line of its own; empty ones left out)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and self._read(deadline - time.monotonic()):
+            pass
+        out, err = self.process.communicate(timeout=max(deadline - time.monotonic(), 1))
+        piped = (out if out is not None else err or b"").decode(errors="replace")
+        text = self.shown.decode(errors="replace").replace("\x1b[K", "")
+        return self.process.returncode, piped, [line for line in re.split(r"\r\n|\r|\n", text) if line]
 
 
 # ---- leagues of real bot processes -------------------------------------------------------------------

@@ -328,9 +328,9 @@ class _Progress:
         elapsed = int(now - self.started)
         line = make(rate, f"{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}")
         self.last = now
+        self.printed = True  # first: a Ctrl-C that lands while the line is written still has ``done`` clear it
         sys.stderr.write(f"\r\x1b[K{line}" if self.terminal else line + "\n")
         sys.stderr.flush()
-        self.printed = True
 
     def done(self) -> None:
         if self.printed and self.terminal:

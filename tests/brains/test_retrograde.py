@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from helpers import exhaustive
+from helpers import Terminal, exhaustive
 
 from hexarena.bots.brains import proof, retrograde
 from hexarena.bots.brains.solver import Solver
@@ -165,9 +165,10 @@ def test_a_pass_shows_its_progress_and_gives_up_at_its_timeout():
 @pytest.mark.slow
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_pass_stops_at_ctrl_c_or_sigterm_in_one_line(signum, status):
-    process = subprocess.Popen([*CLI, "3x4", "--geometry", "square", "--misere", "--progress"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    process.stderr.readline()  # its first progress line: the pass is under way
-    process.send_signal(signum)
-    out, err = process.communicate(timeout=60)
-    assert (process.returncode, out, err) == (status, "", "hexarena: error: interrupted\n")
+    """At a terminal (a progress line by default, rewritten every second from 2 s): stopped once it shows."""
+    with Terminal([*CLI, "3x4", "--geometry", "square", "--misere"]) as terminal:
+        terminal.wait_for(" positions/s")  # its first progress line: the pass is under way
+        terminal.process.send_signal(signum)
+        returncode, out, lines = terminal.finish(60)
+    assert (returncode, out, lines[-1]) == (status, "", "hexarena: error: interrupted")
+    assert lines[:-1] and all(" of 679.48 M positions (" in line for line in lines[:-1]), lines

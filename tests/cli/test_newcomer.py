@@ -15,7 +15,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers import GREEDY, HEXARENA, RANDOM, ROOT, fixture_home, league_file
+from helpers import GREEDY, HEXARENA, RANDOM, ROOT, Terminal, fixture_home, league_file
 from typer.testing import CliRunner
 
 from hexarena.cli import register
@@ -61,24 +61,11 @@ def test_a_bot_that_dies_before_hello_is_reported_with_its_command_and_stderr(tm
 
 def in_a_terminal(args: list[str]) -> str:
     """Run hexarena with its stdout on a pseudo-terminal; what it printed."""
-    import pty
-
-    main, follower = pty.openpty()
-    process = subprocess.Popen([*HEXARENA, *args], stdout=follower, stderr=subprocess.DEVNULL,
-                               env={**os.environ, "COLUMNS": "160"})
-    os.close(follower)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(main, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    process.wait(timeout=60)
-    os.close(main)
-    return b"".join(chunks).decode(errors="replace")
+    with Terminal([*HEXARENA, *args], on="stdout", stderr=subprocess.DEVNULL,
+                  env={**os.environ, "COLUMNS": "160"}) as terminal:
+        status, _, lines = terminal.finish(60)
+    assert status == 0
+    return "\n".join(lines)
 
 
 @pytest.mark.slow
