@@ -176,10 +176,10 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
     except ExecutorLost as exc:
         print(f"hexarena: error: {exc}", file=sys.stderr)
         raise typer.Exit(1) from None
-    except KeyboardInterrupt:
-        print(f"hexarena: league {league.name} interrupted; the finished games are stored, and running the same "
-              "command again plays the rest", file=sys.stderr)
-        raise
+    except KeyboardInterrupt:  # one line, as solve's (SystemExit: the CLI would add "error: interrupted")
+        print(f"hexarena: error: league {league.name} interrupted; the finished games are stored, and running the "
+              "same command again plays the rest", file=sys.stderr)
+        raise SystemExit(130) from None
     finally:
         if workers is not None:  # started here, closed here only: those no pool took (a failure before the run,
             # a league with little left, a cluster's league)
