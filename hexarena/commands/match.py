@@ -97,7 +97,7 @@ def match(
     sandboxed = choose(no_sandbox)
     from hexarena.leagues.schedule.openings import start_positions
     from hexarena.leagues.schedule.seating import seat_orders
-    from hexarena.leagues.results.wording import game_line, tally_table
+    from hexarena.leagues.results.wording import game_line, plural, tally_table
     from hexarena.protocol.board import parse_size
     from hexarena.referee.clock import TimeControl, parse_duration
     from hexarena.referee.record import BoardConfig
@@ -113,7 +113,7 @@ def match(
     specs = _distinct_names([resolve_bot(text, home, sandboxed) for text in bots])
     # a person starts a remote bot by hand: its seat's own startup allowance, longer or shorter than the bots'
     specs = [dataclasses.replace(spec, startup=wait) if spec.remote else spec for spec in specs]
-    records = []
+    records, interrupted = [], False
     exporting = contextlib.ExitStack()  # --out is written to a sibling and moved into place at the end
     if out is not None:
         check_out_file(out)  # /dev/full, /proc/version, a folder: refused before any game is played
@@ -130,11 +130,11 @@ def match(
             for number, (seats, opening) in enumerate(plan, start=1):
                 game_seed = None if seed is None else seed + number - 1
                 record = referee.play(seats, config, game_id=f"game{number}", seed=game_seed, prelude=opening)
-                records.append(record)
                 line = record.model_dump_json()
                 if sink is not None:
                     sink.write(line + "\n")
                     sink.flush()
+                records.append(record)  # after its line: a Ctrl-C between the two leaves the record in --out
                 if as_json:
                     print(line, flush=True)
                 say(f"game {number}: {game_line(record)}")
@@ -148,6 +148,14 @@ def match(
                     say("   ".join(f"{letter} = {name}" for letter, name in zip("ABCD", record.seats)))
         if sink is not None:
             sink.close()
+    except KeyboardInterrupt:  # the game in play is dropped; the finished ones are kept, in --out and the tally
+        interrupted = True
+        try:
+            if sink is not None:
+                sink.close()
+        except OSError as exc:  # the rest could not be flushed (a full disk): no --out file, as below
+            exporting.__exit__(type(exc), exc, exc.__traceback__)
+            raise
     except BaseException as exc:
         if sink is not None:
             with contextlib.suppress(OSError):  # flushing the rest fails too on a full disk
@@ -155,9 +163,15 @@ def match(
         exporting.__exit__(type(exc), exc, exc.__traceback__)  # no --out file; OutOfSpace naming it if full
         raise
     exporting.close()
-    say(tally_table([spec.name for spec in specs], records))
-    if len(specs) == 2:
-        say(difference_line(specs[0].name, specs[1].name, records))
+    if records or not interrupted:
+        say(tally_table([spec.name for spec in specs], records))
+        if len(specs) == 2:
+            say(difference_line(specs[0].name, specs[1].name, records))
+    if interrupted:  # one line, as league run's (SystemExit: the CLI would add "error: interrupted")
+        kept = f"; their records are in {out}" if out is not None and records else ""
+        print(f"hexarena: error: match interrupted after {plural(len(records), 'finished game')}{kept}",
+              file=sys.stderr)
+        raise SystemExit(130)
 
 
 def difference_line(first: str, second: str, records: list) -> str:

@@ -105,3 +105,35 @@ def test_a_fault_shows_in_the_game_line_and_the_summary(capsys, monkeypatch):
                                "[ran python3 ../broken.py no_connection in ")
     assert lines[3] == "game 2: random 0, broken-no-connection 0: random wins (no_connection by broken-no-connection)"
     assert lines[6].split() == ["broken-no-connection", "2", "0", "0", "2", "2", "0"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_the_finished_games_in_the_out_file_and_the_tally_and_says_so_in_one_line(tmp_path):
+    """A long match stopped by Ctrl-C: the game in play is dropped; the finished ones are in --out (whole
+    records) and in the tally printed, and one line says how many (exit 130)."""
+    import signal
+
+    out = tmp_path / "games.jsonl"
+    match = subprocess.Popen([*HEXARENA, "match", GREEDY, RANDOM, "--size", "3x3", "--games", "1000", "--seed", "1",
+                              "--time", "1s", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, cwd=ROOT)
+    try:
+        lines = [match.stdout.readline() for _ in range(4)]  # the header, then three games: their lines are flushed
+        assert lines[0].startswith("match: greedy vs random") and lines[3].startswith("game 3: "), lines
+        match.send_signal(signal.SIGINT)
+        rest, err = match.communicate(timeout=60)
+    finally:
+        match.kill()
+        match.wait()
+    records = [GameRecord.model_validate_json(line) for line in out.read_text().splitlines()]
+    played = len(records)
+    assert match.returncode == 130 and 3 <= played < 1000
+    assert [record.id for record in records] == [f"game{number}" for number in range(1, played + 1)]
+    said = f"hexarena: error: match interrupted after {played} finished games; their records are in {out}"
+    assert err.splitlines() == [said]
+    shown = (''.join(lines) + rest).splitlines()
+    assert [line.split(":")[0] for line in shown[1:played + 1]] == [f"game {n}" for n in range(1, played + 1)]
+    assert shown[played + 1].split()[:2] == ["bot", "games"]
+    assert {tuple(line.split()[:2]) for line in shown[played + 2:played + 4]} == {("greedy", str(played)),
+                                                                                   ("random", str(played))}
+    assert shown[-1].startswith("greedy - random: ") and not list(tmp_path.glob(".*"))  # no temporary file left
