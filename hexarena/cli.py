@@ -23,6 +23,7 @@ import typer
 from typer._click import exceptions as click_errors  # typer ships its own click
 
 import hexarena.commands
+from hexarena.commands import fail
 from hexarena.leagues.workspace.home import default_home
 from hexarena.protocol.errors import ConfigError, OutOfSpace, RulesError, is_out_of_space
 from hexarena.referee.exiting import exit_now
@@ -125,11 +126,6 @@ def one_blas_thread() -> None:
     here); on a loaded machine more threads make the ratings' dense solves slower, not faster (1,000 bots: about
     10 s with two, 1 s with one, ``benchmarks/field.py``)."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-
-def fail(message: str, status: int = 2) -> None:
-    print(f"hexarena: error: {message}", file=sys.stderr)
-    sys.exit(status)
 
 
 def command() -> NoReturn:

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from hexarena.commands import fail
 from hexarena import leagues
 from hexarena.commands.bots import HomeOption, open_workspace
 from hexarena.cores import PinCoresOption, pin_cores_ignored
@@ -174,12 +175,10 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
                              settings=league_settings(ws, league, sandboxed=sandboxed), workers=workers,
                              pin_cores=pin_cores)
     except ExecutorLost as exc:
-        print(f"hexarena: error: {exc}", file=sys.stderr)
-        raise typer.Exit(1) from None
-    except KeyboardInterrupt:  # one line, as solve's (SystemExit: the CLI would add "error: interrupted")
-        print(f"hexarena: error: league {league.name} interrupted; the finished games are stored, and running the "
-              "same command again plays the rest", file=sys.stderr)
-        raise SystemExit(130) from None
+        fail(str(exc), 1)
+    except KeyboardInterrupt:
+        fail(f"league {league.name} interrupted; the finished games are stored, and running the same command again "
+             "plays the rest", 130)
     finally:
         if workers is not None:  # started here, closed here only: those no pool took (a failure before the run,
             # a league with little left, a cluster's league)

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from hexarena.commands import fail
 from hexarena.commands.board import geometry_option
 from hexarena.unconfined import NoSandboxOption, choose
 from hexarena.leagues.workspace.files import check_out_file, new_file
@@ -167,11 +168,9 @@ def match(
         say(tally_table([spec.name for spec in specs], records))
         if len(specs) == 2:
             say(difference_line(specs[0].name, specs[1].name, records))
-    if interrupted:  # one line, as league run's (SystemExit: the CLI would add "error: interrupted")
+    if interrupted:
         kept = f"; their records are in {out}" if out is not None and records else ""
-        print(f"hexarena: error: match interrupted after {plural(len(records), 'finished game')}{kept}",
-              file=sys.stderr)
-        raise SystemExit(130)
+        fail(f"match interrupted after {plural(len(records), 'finished game')}{kept}", 130)
 
 
 def difference_line(first: str, second: str, records: list) -> str:

@@ -24,6 +24,7 @@ from typing import Annotated
 
 import typer
 
+from hexarena.commands import fail
 from hexarena.commands.board import geometry_option, position
 
 METHODS = ("auto", "search", "retrograde")
@@ -94,7 +95,7 @@ def solve(
                                  param_hint="--checkpoint")
     available = table_memory.available_mib()
     if memory is not None and available is not None and memory > available:
-        _fail(f"cannot allocate --memory {memory} MiB on this machine: {available} MiB are available; give "
+        fail(f"cannot allocate --memory {memory} MiB on this machine: {available} MiB are available; give "
               f"16-{available} (default {table_memory.RULE}, here {table_memory.default_mib(available)})", 1)
     plan = _retrograde_plan(method, state, memory, available, checkpoint)
     if plan is not None:
@@ -104,7 +105,7 @@ def solve(
         try:
             header, _ = checkpoints.read_header(checkpoint)
         except CheckpointRefused as exc:
-            _fail(str(exc), 2)
+            fail(str(exc), 2)
         entries, start = header["max_entries"], header["entries"]
         sizing = "the checkpoint's"
         if memory is not None and table_entries_for(memory, len(board.lines)) != entries:
@@ -124,10 +125,10 @@ def solve(
         solver = Solver(rules, table_entries=entries, start_entries=start)
         resumed = checkpoints.read(checkpoint, solver, state) if resuming else None
     except MemoryError:
-        _fail(f"cannot allocate a {mib} MiB table on this machine; give less with --memory (16-65536, default "
+        fail(f"cannot allocate a {mib} MiB table on this machine; give less with --memory (16-65536, default "
               f"{table_memory.RULE})", 1)
     except CheckpointRefused as exc:
-        _fail(str(exc), 2)
+        fail(str(exc), 2)
     runs = resumed.runs + 1 if resumed else 1
     before_nodes, before_seconds = (resumed.nodes, resumed.seconds) if resumed else (0, 0.0)
     show = sys.stderr.isatty() if progress is None else progress
@@ -140,7 +141,7 @@ def solve(
             checkpoints.write(checkpoint, solver, state, before_nodes + solver.core.nodes,
                               before_seconds + time.process_time() - cpu_start, runs)
         except OSError as exc:
-            _fail(f"cannot write --checkpoint {checkpoint}: {exc.strerror or exc}", 1)
+            fail(f"cannot write --checkpoint {checkpoint}: {exc.strerror or exc}", 1)
 
     def tick() -> None:
         nonlocal last_checkpoint
@@ -158,18 +159,18 @@ def solve(
             meter.done()
             if checkpoint is not None:
                 save()
-                _fail(f"not solved within {timeout:g} s; checkpoint written to {checkpoint}, run again to go on", 1)
-            _fail(f"not solved within {timeout:g} s", 1)
+                fail(f"not solved within {timeout:g} s; checkpoint written to {checkpoint}, run again to go on", 1)
+            fail(f"not solved within {timeout:g} s", 1)
         except OSError as exc:  # a checkpoint written at an interval could not be
             meter.done()
-            _fail(f"cannot write --checkpoint {checkpoint}: {exc.strerror or exc}", 1)
+            fail(f"cannot write --checkpoint {checkpoint}: {exc.strerror or exc}", 1)
         except (KeyboardInterrupt, _Terminated) as stop:
             meter.done()
             status = 143 if isinstance(stop, _Terminated) else 130
             if checkpoint is None:
-                _fail("interrupted", status)
+                fail("interrupted", status)
             save()
-            _fail(f"interrupted; checkpoint written to {checkpoint} ({before_nodes + solver.core.nodes:,} nodes so "
+            fail(f"interrupted; checkpoint written to {checkpoint} ({before_nodes + solver.core.nodes:,} nodes so "
                   f"far, {meter.bound()}{meter.where()}): run the same command to go on", status)
     meter.done()
     if checkpoint is not None:
@@ -205,12 +206,12 @@ def _retrograde_plan(method: str, state, memory: int | None, available: int | No
     if not retrograde.available():
         if method == "auto":
             return None
-        _fail("--method retrograde needs hexarena's C extensions (a C compiler when it was installed)", 1)
+        fail("--method retrograde needs hexarena's C extensions (a C compiler when it was installed)", 1)
     plan = retrograde.Plan.of(state)
     if plan.positions > retrograde.MAX_POSITIONS:
         if method == "auto":
             return None
-        _fail(f"--method retrograde takes at most 2**40 positions, this one has {plan.positions:,}; give --method "
+        fail(f"--method retrograde takes at most 2**40 positions, this one has {plan.positions:,}; give --method "
               "search", 1)
     budget = memory if memory is not None else table_memory.retrograde_mib(available)
     need = -(-plan.bytes // 2**20)
@@ -218,7 +219,7 @@ def _retrograde_plan(method: str, state, memory: int | None, available: int | No
         return plan
     if method == "retrograde":
         rule = "--memory" if memory is not None else f"the default, {table_memory.RETROGRADE_RULE}"
-        _fail(f"--method retrograde needs {need:,} MiB (one byte a position, of the last blocks of its "
+        fail(f"--method retrograde needs {need:,} MiB (one byte a position, of the last blocks of its "
               f"{plan.positions:,}), more than {budget:,} MiB ({rule}); give --memory {need} or more, or --method "
               "search", 1)
     return None
@@ -247,14 +248,14 @@ def _solve_by_retrograde(state, plan, timeout: float, memory: int | None, progre
             solution = retrograde.solve(state, watch)
         except SolverTimeout:
             meter.done()
-            _fail(f"not solved within {timeout:g} s", 1)
+            fail(f"not solved within {timeout:g} s", 1)
         except MemoryError:
             meter.done()
-            _fail(f"cannot allocate {-(-plan.bytes // 2**20):,} MiB for the retrograde pass on this machine; give "
+            fail(f"cannot allocate {-(-plan.bytes // 2**20):,} MiB for the retrograde pass on this machine; give "
                   "--method search", 1)
         except (KeyboardInterrupt, _Terminated) as stop:
             meter.done()
-            _fail("interrupted", 143 if isinstance(stop, _Terminated) else 130)
+            fail("interrupted", 143 if isinstance(stop, _Terminated) else 130)
     meter.done()
     cpu = time.process_time() - cpu_start
     sizing = "--memory" if memory is not None else table_memory.RETROGRADE_RULE
@@ -296,12 +297,6 @@ class _stopped_by_sigterm:
 
     def __exit__(self, *exc) -> None:
         signal.signal(signal.SIGTERM, self.previous)
-
-
-def _fail(message: str, status: int) -> None:
-    """One line on stderr and exit (SystemExit: typer would answer 130 with a second "interrupted" line)."""
-    print(f"hexarena: error: {message}", file=sys.stderr)
-    raise SystemExit(status)
 
 
 class _Progress:
