@@ -3,14 +3,13 @@ leagues."""
 
 from __future__ import annotations
 
-import signal
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from hexarena.commands import fail
+from hexarena.commands import fail, interrupted_status, stopped_by_sigterm
 from hexarena import leagues
 from hexarena.commands.bots import HomeOption, open_workspace
 from hexarena.cores import PinCoresOption, pin_cores_ignored
@@ -169,16 +168,16 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
         unfair = unfair_warning(at_once) if local else None
         if unfair:
             print(f"hexarena: warning: {unfair}", file=sys.stderr)
-        signal.signal(signal.SIGTERM, interrupt)  # stop like Ctrl-C: bots are stopped, finished games are kept
-        summary = run_league(ws, league, concurrency=concurrency, progress=True, source=source,
-                             scheduler=scheduler, replace=replace,
-                             settings=league_settings(ws, league, sandboxed=sandboxed), workers=workers,
-                             pin_cores=pin_cores)
+        with stopped_by_sigterm():  # bots are stopped, finished games are kept
+            summary = run_league(ws, league, concurrency=concurrency, progress=True, source=source,
+                                 scheduler=scheduler, replace=replace,
+                                 settings=league_settings(ws, league, sandboxed=sandboxed), workers=workers,
+                                 pin_cores=pin_cores)
     except ExecutorLost as exc:
         fail(str(exc), 1)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         fail(f"league {league.name} interrupted; the finished games are stored, and running the same command again "
-             "plays the rest", 130)
+             "plays the rest", interrupted_status(stop))
     finally:
         if workers is not None:  # started here, closed here only: those no pool took (a failure before the run,
             # a league with little left, a cluster's league)
@@ -187,10 +186,6 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
           f"({summary.played} now); workspace {ws.home}", file=sys.stderr)
     print(league_tables(ws, league.name, "all", None, terminal_format("auto")))
     return ws
-
-
-def interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def table(

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from hexarena.commands import fail
+from hexarena.commands import fail, interrupted_status, stopped_by_sigterm
 from hexarena.commands.board import geometry_option
 from hexarena.unconfined import NoSandboxOption, choose
 from hexarena.leagues.workspace.files import check_out_file, new_file
@@ -114,63 +114,64 @@ def match(
     specs = _distinct_names([resolve_bot(text, home, sandboxed) for text in bots])
     # a person starts a remote bot by hand: its seat's own startup allowance, longer or shorter than the bots'
     specs = [dataclasses.replace(spec, startup=wait) if spec.remote else spec for spec in specs]
-    records, interrupted = [], False
+    records, interrupted = [], None  # interrupted: the KeyboardInterrupt (or SIGTERM's) that stopped the match
     exporting = contextlib.ExitStack()  # --out is written to a sibling and moved into place at the end
     if out is not None:
         check_out_file(out)  # /dev/full, /proc/version, a folder: refused before any game is played
     sink = open_outputs(exporting.enter_context(new_file(out)) if out is not None else None, logs)
     say = (lambda text: None) if as_json else print
     say(f"match: {' vs '.join(spec.name for spec in specs)} on {config.label}, time {control}")
-    try:
-        settings = RefereeSettings(time_control=control, sandboxed=sandboxed, log_dir=logs, listen=listen,
-                                   remote_retry=remote_retry)
-        with Referee(settings, announce=lambda credentials: print(credentials.instructions(), file=sys.stderr,
-                                                                  flush=True)) as referee:
-            orders = rotations(specs, games or len(seat_orders(len(specs))))
-            plan = [(seats, opening) for opening in start_positions(openings, config, 0, seed) for seats in orders]
-            for number, (seats, opening) in enumerate(plan, start=1):
-                game_seed = None if seed is None else seed + number - 1
-                record = referee.play(seats, config, game_id=f"game{number}", seed=game_seed, prelude=opening)
-                line = record.model_dump_json()
-                if sink is not None:
-                    sink.write(line + "\n")
-                    sink.flush()
-                records.append(record)  # after its line: a Ctrl-C between the two leaves the record in --out
-                if as_json:
-                    print(line, flush=True)
-                say(f"game {number}: {game_line(record)}")
-                for fault in record.result.forfeits:  # a bot that never played: say why, in the author's words
-                    if fault.reason in ("no_connection", "crashed") and fault.move == 0:
-                        say(f"  {record.seats[fault.seat]}: {fault.reason}: {fault.detail}")
-                if show:
-                    from hexarena.protocol.render import render
-
-                    say(render(config.board(), record.replay()))
-                    say("   ".join(f"{letter} = {name}" for letter, name in zip("ABCD", record.seats)))
-        if sink is not None:
-            sink.close()
-    except KeyboardInterrupt:  # the game in play is dropped; the finished ones are kept, in --out and the tally
-        interrupted = True
+    with stopped_by_sigterm():  # SIGTERM keeps the finished games as Ctrl-C does
         try:
+            settings = RefereeSettings(time_control=control, sandboxed=sandboxed, log_dir=logs, listen=listen,
+                                       remote_retry=remote_retry)
+            with Referee(settings, announce=lambda credentials: print(credentials.instructions(), file=sys.stderr,
+                                                                      flush=True)) as referee:
+                orders = rotations(specs, games or len(seat_orders(len(specs))))
+                plan = [(seats, opening) for opening in start_positions(openings, config, 0, seed) for seats in orders]
+                for number, (seats, opening) in enumerate(plan, start=1):
+                    game_seed = None if seed is None else seed + number - 1
+                    record = referee.play(seats, config, game_id=f"game{number}", seed=game_seed, prelude=opening)
+                    line = record.model_dump_json()
+                    if sink is not None:
+                        sink.write(line + "\n")
+                        sink.flush()
+                    records.append(record)  # after its line: a Ctrl-C between the two leaves the record in --out
+                    if as_json:
+                        print(line, flush=True)
+                    say(f"game {number}: {game_line(record)}")
+                    for fault in record.result.forfeits:  # a bot that never played: say why, in the author's words
+                        if fault.reason in ("no_connection", "crashed") and fault.move == 0:
+                            say(f"  {record.seats[fault.seat]}: {fault.reason}: {fault.detail}")
+                    if show:
+                        from hexarena.protocol.render import render
+
+                        say(render(config.board(), record.replay()))
+                        say("   ".join(f"{letter} = {name}" for letter, name in zip("ABCD", record.seats)))
             if sink is not None:
                 sink.close()
-        except OSError as exc:  # the rest could not be flushed (a full disk): no --out file, as below
-            exporting.__exit__(type(exc), exc, exc.__traceback__)
+        except KeyboardInterrupt as stop:  # the game in play is dropped; the finished ones are kept, in --out and the tally
+            interrupted = stop
+            try:
+                if sink is not None:
+                    sink.close()
+            except OSError as exc:  # the rest could not be flushed (a full disk): no --out file, as below
+                exporting.__exit__(type(exc), exc, exc.__traceback__)
+                raise
+        except BaseException as exc:
+            if sink is not None:
+                with contextlib.suppress(OSError):  # flushing the rest fails too on a full disk
+                    sink.close()
+            exporting.__exit__(type(exc), exc, exc.__traceback__)  # no --out file; OutOfSpace naming it if full
             raise
-    except BaseException as exc:
-        if sink is not None:
-            with contextlib.suppress(OSError):  # flushing the rest fails too on a full disk
-                sink.close()
-        exporting.__exit__(type(exc), exc, exc.__traceback__)  # no --out file; OutOfSpace naming it if full
-        raise
     exporting.close()
-    if records or not interrupted:
+    if records or interrupted is None:
         say(tally_table([spec.name for spec in specs], records))
         if len(specs) == 2:
             say(difference_line(specs[0].name, specs[1].name, records))
-    if interrupted:
+    if interrupted is not None:
         kept = f"; their records are in {out}" if out is not None and records else ""
-        fail(f"match interrupted after {plural(len(records), 'finished game')}{kept}", 130)
+        fail(f"match interrupted after {plural(len(records), 'finished game')}{kept}", interrupted_status(interrupted))
 
 
 def difference_line(first: str, second: str, records: list) -> str:

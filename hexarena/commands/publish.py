@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from hexarena.commands import fail, interrupted_status, stopped_by_sigterm
 from hexarena.commands.bots import HomeOption
 
 
@@ -25,10 +26,14 @@ def publish(
     from hexarena.leagues.workspace.home import Workspace
 
     name = league_name(name)
-    with Workspace(home) as ws:
-        if out is None:
-            out = ws.site_dir / name
-        index = write_site(ws, name, out)
+    try:
+        # SIGTERM as Ctrl-C: the analysis process stopped and the half-written site removed, not left behind
+        with stopped_by_sigterm(), Workspace(home) as ws:
+            if out is None:
+                out = ws.site_dir / name
+            index = write_site(ws, name, out)
+    except KeyboardInterrupt as stop:
+        fail("publish interrupted; publish again to write the whole site", interrupted_status(stop))
     print(f"wrote {index}")
     print(f"      {', '.join(str(out / f) for f in ('standings.md', 'standings.csv', 'standings.json'))}")
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import time
 from pathlib import Path
@@ -24,14 +23,10 @@ from typing import Annotated
 
 import typer
 
-from hexarena.commands import fail
+from hexarena.commands import fail, interrupted_status, stopped_by_sigterm
 from hexarena.commands.board import geometry_option, position
 
 METHODS = ("auto", "search", "retrograde")
-
-
-class _Terminated(Exception):
-    """SIGTERM arrived: stop the search (and checkpoint) like SIGINT does."""
 
 
 def solve(
@@ -150,7 +145,7 @@ def solve(
             save()
             last_checkpoint = time.monotonic()
 
-    with _stopped_by_sigterm():
+    with stopped_by_sigterm():
         try:
             solution = solver.solve(state, deadline=time.monotonic() + timeout if timeout else None,
                                     resume=resumed.root if resumed else None,
@@ -164,9 +159,9 @@ def solve(
         except OSError as exc:  # a checkpoint written at an interval could not be
             meter.done()
             fail(f"cannot write --checkpoint {checkpoint}: {exc.strerror or exc}", 1)
-        except (KeyboardInterrupt, _Terminated) as stop:
+        except KeyboardInterrupt as stop:
             meter.done()
-            status = 143 if isinstance(stop, _Terminated) else 130
+            status = interrupted_status(stop)
             if checkpoint is None:
                 fail("interrupted", status)
             save()
@@ -243,7 +238,7 @@ def _solve_by_retrograde(state, plan, timeout: float, memory: int | None, progre
                                             f"{_si(rate(done))} positions/s, {elapsed}")
 
     cpu_start = time.process_time()
-    with _stopped_by_sigterm():
+    with stopped_by_sigterm():
         try:
             solution = retrograde.solve(state, watch)
         except SolverTimeout:
@@ -253,9 +248,9 @@ def _solve_by_retrograde(state, plan, timeout: float, memory: int | None, progre
             meter.done()
             fail(f"cannot allocate {-(-plan.bytes // 2**20):,} MiB for the retrograde pass on this machine; give "
                   "--method search", 1)
-        except (KeyboardInterrupt, _Terminated) as stop:
+        except KeyboardInterrupt as stop:
             meter.done()
-            fail("interrupted", 143 if isinstance(stop, _Terminated) else 130)
+            fail("interrupted", interrupted_status(stop))
     meter.done()
     cpu = time.process_time() - cpu_start
     sizing = "--memory" if memory is not None else table_memory.RETROGRADE_RULE
@@ -284,19 +279,6 @@ def _print_solution(solution, state) -> None:
           f"{state.free_count()} free lines, scores {state.scores[0]}-{state.scores[1]}, seat {state.to_move} to move")
     print(f"value (seat 0's final margin): {solution.value:+d}")
     print(f"best lines: {', '.join(map(str, solution.best)) or '(game over)'}")
-
-
-class _stopped_by_sigterm:
-    """SIGTERM stops what runs in the block as SIGINT does (``_Terminated``)."""
-
-    def __enter__(self) -> None:
-        def terminated(signum, frame) -> None:
-            raise _Terminated()
-
-        self.previous = signal.signal(signal.SIGTERM, terminated)
-
-    def __exit__(self, *exc) -> None:
-        signal.signal(signal.SIGTERM, self.previous)
 
 
 class _Progress:

@@ -15,6 +15,7 @@ from typing import Annotated
 
 import typer
 
+from hexarena.commands import fail, interrupted_status, stopped_by_sigterm
 from hexarena.commands.board import geometry_option
 from hexarena.cores import PinCoresOption, pin_cores_ignored
 from hexarena.unconfined import NoSandboxOption, choose
@@ -118,17 +119,18 @@ def sprt(
         played = 0
         result = state()
         try:
-            while played < max_pairs and result["verdict"] is None:
-                batch = [pair(n) for n in range(played, min(played + concurrency, max_pairs))]
-                for number, records in pool.map(play_pair, batch):
-                    arrived(number, records)
-                played += len(batch)
-                result = state()
-                say(f"pairs {played}: {counts_line(result)}")
-        except KeyboardInterrupt:
+            with stopped_by_sigterm():  # SIGTERM reports what was played as Ctrl-C does
+                while played < max_pairs and result["verdict"] is None:
+                    batch = [pair(n) for n in range(played, min(played + concurrency, max_pairs))]
+                    for number, records in pool.map(play_pair, batch):
+                        arrived(number, records)
+                    played += len(batch)
+                    result = state()
+                    say(f"pairs {played}: {counts_line(result)}")
+        except KeyboardInterrupt as stop:
             pool.close(wait=False)
             finish(state(), "interrupted", as_json)
-            raise
+            fail("interrupted", interrupted_status(stop))
         except BaseException:  # a failure of ours (a full disk, a bug): every referee stops its bots before we report
             pool.close()
             raise

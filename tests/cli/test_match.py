@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 
 import pytest
@@ -108,11 +109,12 @@ def test_a_fault_shows_in_the_game_line_and_the_summary(capsys, monkeypatch):
 
 
 @pytest.mark.slow
-def test_ctrl_c_keeps_the_finished_games_in_the_out_file_and_the_tally_and_says_so_in_one_line(tmp_path):
-    """A long match stopped by Ctrl-C: the game in play is dropped; the finished ones are in --out (whole
-    records) and in the tally printed, and one line says how many (exit 130)."""
-    import signal
-
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_ctrl_c_keeps_the_finished_games_in_the_out_file_and_the_tally_and_says_so_in_one_line(tmp_path, signum,
+                                                                                                status):
+    """A long match stopped by Ctrl-C (or SIGTERM, as a service manager or ``kill`` stops it): the game in play is
+    dropped; the finished ones are in --out (whole records) and in the tally printed, and one line says how many
+    (exit 130, or 143 for SIGTERM). SIGTERM's default would end the process with no file and no word."""
     out = tmp_path / "games.jsonl"
     match = subprocess.Popen([*HEXARENA, "match", GREEDY, RANDOM, "--size", "3x3", "--games", "1000", "--seed", "1",
                               "--time", "1s", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -120,14 +122,14 @@ def test_ctrl_c_keeps_the_finished_games_in_the_out_file_and_the_tally_and_says_
     try:
         lines = [match.stdout.readline() for _ in range(4)]  # the header, then three games: their lines are flushed
         assert lines[0].startswith("match: greedy vs random") and lines[3].startswith("game 3: "), lines
-        match.send_signal(signal.SIGINT)
+        match.send_signal(signum)
         rest, err = match.communicate(timeout=60)
     finally:
         match.kill()
         match.wait()
     records = [GameRecord.model_validate_json(line) for line in out.read_text().splitlines()]
     played = len(records)
-    assert match.returncode == 130 and 3 <= played < 1000
+    assert match.returncode == status and 3 <= played < 1000
     assert [record.id for record in records] == [f"game{number}" for number in range(1, played + 1)]
     said = f"hexarena: error: match interrupted after {played} finished games; their records are in {out}"
     assert [line for line in err.splitlines() if "error" in line] == [said] and "Traceback" not in err, err

@@ -154,7 +154,7 @@ def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_pa
     status, err = interrupt_run(league_file, home, marker, signal.SIGTERM, after=len(partial) + 4)
     said = ("hexarena: error: league four interrupted; the finished games are stored, and running the same command "
             "again plays the rest")
-    assert status == 130 and [line for line in err.splitlines() if line.startswith("hexarena: error:")] == [said], err
+    assert status == 143 and [line for line in err.splitlines() if line.startswith("hexarena: error:")] == [said], err
     assert kill_processes_marked(marker, grace=10) == 0  # SIGTERM stops the bots too
     partial = stored_ids(home)
     assert len(partial) < 24, "the second run was not stopped in the middle"

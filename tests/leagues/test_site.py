@@ -374,8 +374,12 @@ def hexarena(*args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def workspace(records, tmp_path_factory) -> Path:
     """A workspace that holds the small league as if `hexarena league run` had played it."""
-    home = tmp_path_factory.mktemp("home")
-    league = parse_league('name = "demo"\nplayers = 2\n[[boards]]\nsize = "3x3"\n')
+    return stored_league(tmp_path_factory.mktemp("home"), records)
+
+
+def stored_league(home: Path, records: list[GameRecord], fields: str = "") -> Path:
+    """``home`` holding ``records`` as the league demo (its file's ``fields`` added) had played them."""
+    league = parse_league(f'name = "demo"\nplayers = 2\n{fields}[[boards]]\nsize = "3x3"\n')
     games = [ScheduledGame(r.id, r.config, tuple(r.seats), r.seed or 0, n)
              for n, r in enumerate(records)]
     with Workspace(home) as ws:
@@ -418,6 +422,45 @@ def test_league_export_writes_every_stored_record_a_line_in_schedule_order(works
         assert message in refused.stderr
     assert len(out.read_text().splitlines()) == len(records)  # a refused export leaves the file as it was
     assert not (tmp_path / "new").exists()  # nor makes the folder of one it never writes
+
+
+@pytest.mark.slow
+def test_a_publish_stopped_by_sigterm_stops_its_analysis_and_leaves_no_half_site(records, tmp_path):
+    """SIGTERM (a service manager's stop, ``kill``) while the games are analysed: as at Ctrl-C, the analysis process
+    is stopped, its folder and the half-written site are removed, and one line says so (exit 143). SIGTERM's default
+    would leave the analysis running on for minutes, and its folder and the site's staging folder behind."""
+    import signal
+
+    from helpers import wait_for
+
+    from hexarena.leagues.results.analyses import CHILD
+
+    home = stored_league(tmp_path / "home", records, "analysis_budget = 5\n")  # a 3x3 game's analysis takes it all
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    out = tmp_path / "out"
+    run = subprocess.Popen([sys.executable, "-m", "hexarena", "publish", "demo", "--out", str(out), "--home", str(home)],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           env={**os.environ, "TMPDIR": str(temp)})
+    try:
+        analysing = wait_for(lambda: next((pid for pid in children_of(run.pid) if CHILD.encode() in
+                                           Path(f"/proc/{pid}/cmdline").read_bytes()), None), 60, "the analysis process")
+        run.send_signal(signal.SIGTERM)
+        out_text, err = run.communicate(timeout=60)
+    finally:
+        run.kill()
+        run.wait()
+    assert run.returncode == 143 and out_text == "", err
+    assert err == "hexarena: error: publish interrupted; publish again to write the whole site\n"
+    assert not Path(f"/proc/{analysing}").exists() or b"zombie" in Path(f"/proc/{analysing}/status").read_bytes()
+    assert list(temp.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["home", "temp"]  # no site
+
+
+def children_of(pid: int) -> list[int]:
+    """The live children of process ``pid``."""
+    with contextlib.suppress(OSError):
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    return []
 
 
 @pytest.mark.parametrize("league, out, message", [

@@ -143,7 +143,9 @@ def test_a_bad_openings_file_names_the_row(tmp_path):
 
 
 @pytest.mark.slow
-def test_ctrl_c_prints_the_state_so_far():
+@pytest.mark.parametrize(("signum", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_ctrl_c_prints_the_state_so_far(signum, status):
+    """Ctrl-C, or SIGTERM (whose default would end sprt with no word), prints the test's state so far."""
     import signal
     import time
 
@@ -154,11 +156,11 @@ def test_ctrl_c_prints_the_state_so_far():
         while run.stdout.readline().startswith("sprt:"):  # the header; then wait for the first batch
             pass
         time.sleep(0.5)
-        run.send_signal(signal.SIGINT)
+        run.send_signal(getattr(signal, signum))
         out, err = run.communicate(timeout=30)
     finally:
         run.kill()
-    assert run.returncode == 130 and err.strip() == "hexarena: error: interrupted"
+    assert run.returncode == status and err.strip() == "hexarena: error: interrupted"
     lines = out.splitlines()
     assert lines[-1] == "SPRT: interrupted" and lines[-3].startswith("Games: ") and "Ptnml(0-2)" in lines[-3]
 

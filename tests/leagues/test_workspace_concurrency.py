@@ -55,7 +55,7 @@ def test_a_second_runner_of_a_league_is_refused_naming_the_first_pid(tmp_path: P
                                  f"(pid {first.pid}); wait for it to end or stop it, then run again to resume\n")
         first.send_signal(signal.SIGTERM)  # stops like Ctrl-C, keeping its finished games
         _, err = first.communicate(timeout=60)
-        assert first.returncode == 130, err
+        assert first.returncode == 143, err
     finally:
         if first.poll() is None:
             first.kill()
