@@ -1,9 +1,12 @@
-"""Ending a process without tearing its interpreter down: the ``hexarena`` command and the referee's workers."""
+"""Ending a process without tearing its interpreter down: the ``hexarena`` command and the referee's workers; and a
+helper process ending with the process that started it."""
 
 from __future__ import annotations
 
 import atexit
+import ctypes
 import os
+import signal
 import sys
 import threading
 from typing import NoReturn
@@ -47,3 +50,15 @@ def exit_now(code: int | str | None) -> NoReturn:
     except (OSError, ValueError):  # a closed pipe or stream: Python's own exit reports it
         sys.exit(code)
     os._exit(code or 0)
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """This process is SIGKILLed when its parent, process ``parent``, ends (however it ends: SIGKILL too); one
+    whose parent already ended, before this was said, ends now. For helper processes whose work is worth nothing
+    once the process that asked for it is gone (a referee worker, a publish's analyses)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)

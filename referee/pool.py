@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import ctypes
 import gc
 import logging
 import multiprocessing.connection
@@ -47,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from hexarena.protocol.errors import HexarenaError
 from hexarena.referee.errors import WorkerLost
-from hexarena.referee.exiting import exit_now
+from hexarena.referee.exiting import die_with_parent, exit_now
 from hexarena.referee.observers import tell
 
 if TYPE_CHECKING:  # imported where used: ``Workers`` starts its processes before this process imports the referee
@@ -480,9 +479,7 @@ def _relog(value: tuple) -> None:
 
 def _serve(connection: Connection, parent: int) -> None:
     """A worker process: one referee, items until ``None``, then BYE to its bots."""
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the pool's process
-    if os.getppid() != parent:  # it died before the prctl
-        os._exit(1)
+    die_with_parent(parent)  # the pool's process
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the pool's process decides
     package = logging.getLogger("hexarena")
     package.handlers, package.propagate = [_ForwardLog(connection)], False  # not a forked runner's handlers

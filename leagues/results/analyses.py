@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import subprocess
 import sys
@@ -29,6 +30,7 @@ from hexarena.bots.brains.solver import Solver
 from hexarena.leagues.results.analysis import Analysis, analyse
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import OutOfSpace
+from hexarena.referee.exiting import die_with_parent
 from hexarena.referee.record import BoardConfig, GameRecord
 
 CHILD = "hexarena.leagues.results.analyses"  # the module ``Analysing`` runs as a process of its own
@@ -133,7 +135,7 @@ class Analysing:
             try:  # -P: the hexarena this process runs, never a hexarena/ folder in the current one
                 with open(given.with_name("stderr.txt"), "wb") as errors:
                     self.process = subprocess.Popen([sys.executable, "-P", "-m", CHILD, str(given),
-                                                     str(given.with_name("analyses.jsonl"))],
+                                                     str(given.with_name("analyses.jsonl")), str(os.getpid())],
                                                     stdin=subprocess.DEVNULL, stdout=errors, stderr=errors)
             except OSError as exc:
                 self.failed = f"it did not start: {exc.strerror or exc}"
@@ -269,9 +271,10 @@ def costliest_moves(ws: Workspace, analyses: dict[str, dict]) -> dict[str, list[
 
 
 def main(argv: list[str]) -> None:
-    """``python -m hexarena.leagues.results.analyses GIVEN ANSWER``: the analyses of the records in GIVEN (JSON:
-    ``{"budget", "records"}``, written by ``Analysing``) written to ANSWER one a line as each is made (where this
-    process dies, its caller keeps those and makes only the others)."""
+    """``python -m hexarena.leagues.results.analyses GIVEN ANSWER PARENT``: the analyses of the records in GIVEN
+    (JSON: ``{"budget", "records"}``, written by ``Analysing``) written to ANSWER one a line as each is made (where
+    this process dies, its caller keeps those and makes only the others); it ends with process PARENT, its caller."""
+    die_with_parent(int(argv[2]))  # a publish SIGKILLed: nobody is left to read what this makes
     given = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     with Path(argv[1]).open("w", encoding="utf-8") as answer:
         for analysis in analysed(_records(given["records"]), float(given["budget"])):
