@@ -41,3 +41,14 @@ def interrupted_status(stop: KeyboardInterrupt) -> int:
     signal ended), 130 for Ctrl-C. A command that lets the interrupt go gets 130 from typer whichever it was: one
     stopped by ``stopped_by_sigterm`` words its own end (``fail``) with this status."""
     return 143 if isinstance(stop, Terminated) else 130
+
+
+@contextlib.contextmanager
+def interrupts_end_with(message: str) -> Iterator[None]:
+    """Ctrl-C or SIGTERM in the block (what it was doing undone by its own ``finally``s and ``with``s) ends the
+    command with ``message`` (``fail``) and the interrupt's status."""
+    try:
+        with stopped_by_sigterm():
+            yield
+    except KeyboardInterrupt as stop:
+        fail(message, interrupted_status(stop))

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from hexarena.commands import fail, interrupted_status, stopped_by_sigterm
+from hexarena.commands import fail, interrupts_end_with
 from hexarena import leagues
 from hexarena.commands.bots import HomeOption, open_workspace
 from hexarena.cores import PinCoresOption, pin_cores_ignored
@@ -168,16 +168,14 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
         unfair = unfair_warning(at_once) if local else None
         if unfair:
             print(f"hexarena: warning: {unfair}", file=sys.stderr)
-        with stopped_by_sigterm():  # bots are stopped, finished games are kept
+        with interrupts_end_with(f"league {league.name} interrupted; the finished games are stored, and running "
+                                 "the same command again plays the rest"):  # its bots stopped
             summary = run_league(ws, league, concurrency=concurrency, progress=True, source=source,
                                  scheduler=scheduler, replace=replace,
                                  settings=league_settings(ws, league, sandboxed=sandboxed), workers=workers,
                                  pin_cores=pin_cores)
     except ExecutorLost as exc:
         fail(str(exc), 1)
-    except KeyboardInterrupt as stop:
-        fail(f"league {league.name} interrupted; the finished games are stored, and running the same command again "
-             "plays the rest", interrupted_status(stop))
     finally:
         if workers is not None:  # started here, closed here only: those no pool took (a failure before the run,
             # a league with little left, a cluster's league)
@@ -255,7 +253,7 @@ def export(
 
     name = league_name(name)
     written = 0
-    with Workspace(home) as ws:
+    with interrupts_end_with(f"league export interrupted; {out} is as it was"), Workspace(home) as ws:
         definitions.league_config(ws, name)  # an unknown league: its one-line error, before the file (or its
         check_out_file(out)                  # folder) is made
         with new_file(out) as tmp, ws.reading(), open(tmp, "w", encoding="utf-8") as handle:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from hexarena.commands import fail, interrupted_status, stopped_by_sigterm
+from hexarena.commands import interrupts_end_with
 from hexarena.commands.bots import HomeOption
 
 
@@ -26,14 +26,11 @@ def publish(
     from hexarena.leagues.workspace.home import Workspace
 
     name = league_name(name)
-    try:
-        # SIGTERM as Ctrl-C: the analysis process stopped and the half-written site removed, not left behind
-        with stopped_by_sigterm(), Workspace(home) as ws:
-            if out is None:
-                out = ws.site_dir / name
-            index = write_site(ws, name, out)
-    except KeyboardInterrupt as stop:
-        fail("publish interrupted; publish again to write the whole site", interrupted_status(stop))
+    # SIGTERM as Ctrl-C: the analysis process stopped and the half-written site removed, not left behind
+    with interrupts_end_with("publish interrupted; publish again to write the whole site"), Workspace(home) as ws:
+        if out is None:
+            out = ws.site_dir / name
+        index = write_site(ws, name, out)
     print(f"wrote {index}")
     print(f"      {', '.join(str(out / f) for f in ('standings.md', 'standings.csv', 'standings.json'))}")
 

@@ -469,6 +469,39 @@ def children_of(pid: int) -> list[int]:
     return []
 
 
+def test_a_league_export_stopped_by_sigterm_leaves_the_file_as_it_was(workspace, tmp_path, monkeypatch, capsys):
+    """A real SIGTERM to this process after the export's third record: the earlier file stays whole, the new one's
+    temporary sibling is removed, and one line says so (exit 143). SIGTERM's default would leave the sibling."""
+    import signal
+
+    from hexarena.cli import main
+
+    out = tmp_path / "games.jsonl"
+    out.write_text("the earlier export\n")
+    real = store.stored_games
+
+    def stopped_after_three(ws, name):
+        for number, row in enumerate(real(ws, name)):
+            if number == 3:
+                os.kill(os.getpid(), signal.SIGTERM)
+            yield row
+
+    def not_the_commands(signum, frame):  # without a handler of the command's, not pytest's end
+        raise AssertionError("the SIGTERM reached the test's own handler: the export installed none")
+
+    monkeypatch.setattr(store, "stored_games", stopped_after_three)
+    previous = signal.signal(signal.SIGTERM, not_the_commands)
+    try:
+        with pytest.raises(SystemExit) as stopped:
+            main(["league", "export", "demo", "--out", str(out), "--home", str(workspace)])
+        assert signal.getsignal(signal.SIGTERM) is not_the_commands  # the command's handler is gone with it
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert stopped.value.code == 143
+    assert capsys.readouterr().err == f"hexarena: error: league export interrupted; {out} is as it was\n"
+    assert out.read_text() == "the earlier export\n" and list(tmp_path.iterdir()) == [out]
+
+
 @pytest.mark.parametrize("league, out, message", [
     ("nosuch", "x", "no league named 'nosuch'"),
     ("demo", "a-file", "exists and is not a folder"),
