@@ -9,6 +9,7 @@
     python3 benchmarks/floor.py --leagues-only --pin-cores --pin-floors   # the floors pinned too: like against like
     python3 benchmarks/floor.py --leagues-only --pin-cores --pin-floors --new-ref HEAD --baseline-ref 6756c50
     python3 benchmarks/floor.py --leagues-only --pin-cores --pin-floors --baseline-ref none --bare-runner
+    python3 benchmarks/floor.py --leagues-only --pin-cores --pin-floors --baseline-ref none --stack-cost
 
 The minimal referee is written from protocol/PROTOCOL.md, not from the referee's code. It does
 only what a correct referee must: start the bots (each in its own session), check each HELLO's
@@ -288,6 +289,10 @@ def main() -> None:
                         help="league run with --pin-cores (the baseline's too, where it has the option)")
     parser.add_argument("--pin-floors", action="store_true",
                         help="floor i and its bots on core i (with --pin-cores: pinned against pinned)")
+    parser.add_argument("--stack-cost", action="store_true",
+                        help="also the CPU a process takes to import the libraries a league run is built on (typer, "
+                             "pydantic, pandas) beyond the floor's (zmq), against the two floors' CPU: what no "
+                             "league run on them can take below")
     parser.add_argument("--bare-runner", action="store_true",
                         help="also run new's league with a runner that stores nothing and prints no table "
                              "(bare_runner.py): what the referees and bots cost without the runner's own work")
@@ -373,6 +378,23 @@ def main() -> None:
     if args.two_matches:
         ratios = [row["two matches"] / row["two floors"] for row in rows]
         print(f"  two matches new / two floors: {statistics.median(ratios):.2f}x (rounds {min(ratios):.2f}-{max(ratios):.2f})")
+    if args.stack_cost:
+        floors = statistics.median(row["cpu two floors"] for row in rows)
+        floor_imports, stack = import_cpu("zmq"), import_cpu("zmq, typer, pydantic, pandas")
+        print(f"  importing typer, pydantic and pandas beside zmq: {stack:.3f} CPU s against {floor_imports:.3f} (the "
+              f"floor's zmq), {(stack - floor_imports) / floors:.2f}x of the two floors' {floors:.2f} CPU s: a league "
+              f"run built on them is at {1 + (stack - floor_imports) / floors:.2f}x before it plays a game")
+
+
+def import_cpu(modules: str, times: int = 9) -> float:
+    """The median CPU seconds of a fresh interpreter that imports ``modules`` (one BLAS thread, as ``hexarena`` runs)."""
+    spent = []
+    for _ in range(times):
+        before = children_cpu()
+        subprocess.run([sys.executable, "-c", f"import {modules}"], check=True, cwd=tempfile.gettempdir(),
+                       env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+        spent.append(children_cpu() - before)
+    return statistics.median(spent)
 
 
 if __name__ == "__main__":
