@@ -387,7 +387,7 @@ def main() -> None:
 
 
 def import_cpu(modules: str, times: int = 9) -> float:
-    """The median CPU seconds of a fresh interpreter that imports ``modules`` (one BLAS thread, as ``hexarena`` runs)."""
+    """The median CPU seconds of a fresh interpreter importing ``modules`` (one BLAS thread, as ``hexarena`` runs)."""
     spent = []
     for _ in range(times):
         before = children_cpu()

@@ -150,7 +150,7 @@ def match(
                         say("   ".join(f"{letter} = {name}" for letter, name in zip("ABCD", record.seats)))
             if sink is not None:
                 sink.close()
-        except KeyboardInterrupt as stop:  # the game in play is dropped; the finished ones are kept, in --out and the tally
+        except KeyboardInterrupt as stop:  # the game in play dropped; the finished ones kept, in --out and the tally
             interrupted = stop
             try:
                 if sink is not None:

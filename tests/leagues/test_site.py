@@ -441,12 +441,13 @@ def test_a_publish_stopped_by_sigterm_stops_its_analysis_and_leaves_no_half_site
     temp = tmp_path / "temp"
     temp.mkdir()
     out = tmp_path / "out"
-    run = subprocess.Popen([sys.executable, "-m", "hexarena", "publish", "demo", "--out", str(out), "--home", str(home)],
-                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    run = subprocess.Popen([sys.executable, "-m", "hexarena", "publish", "demo", "--out", str(out),
+                            "--home", str(home)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env={**os.environ, "TMPDIR": str(temp)})
     try:
         analysing = wait_for(lambda: next((pid for pid in children_of(run.pid) if CHILD.encode() in
-                                           Path(f"/proc/{pid}/cmdline").read_bytes()), None), 60, "the analysis process")
+                                           Path(f"/proc/{pid}/cmdline").read_bytes()), None),
+                             60, "the analysis process")
         run.send_signal(getattr(signal, signum))
         out_text, err = run.communicate(timeout=60)
     finally:
