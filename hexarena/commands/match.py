@@ -158,6 +158,8 @@ def match(
             except OSError as exc:  # the rest could not be flushed (a full disk): no --out file, as below
                 exporting.__exit__(type(exc), exc, exc.__traceback__)
                 raise
+            if not records:  # nothing to keep: an earlier --out file stays as it was
+                exporting.__exit__(type(stop), stop, stop.__traceback__)
         except BaseException as exc:
             if sink is not None:
                 with contextlib.suppress(OSError):  # flushing the rest fails too on a full disk
@@ -170,7 +172,7 @@ def match(
         if len(specs) == 2:
             say(difference_line(specs[0].name, specs[1].name, records))
     if interrupted is not None:
-        kept = f"; their records are in {out}" if out is not None and records else ""
+        kept = "" if out is None else f"; their records are in {out}" if records else f"; {out} is as it was"
         fail(f"match interrupted after {plural(len(records), 'finished game')}{kept}", interrupted_status(interrupted))
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
+import time
 
 import pytest
 from helpers import BOTS, HEXARENA, ROOT, TEST_BOTS
@@ -106,6 +108,28 @@ def test_a_fault_shows_in_the_game_line_and_the_summary(capsys, monkeypatch):
                                "[ran python3 ../broken.py no_connection in ")
     assert lines[3] == "game 2: random 0, broken-no-connection 0: random wins (no_connection by broken-no-connection)"
     assert lines[6].split() == ["broken-no-connection", "2", "0", "0", "2", "2", "0"]
+
+
+def test_a_match_stopped_before_its_first_game_ends_leaves_an_earlier_out_file_as_it_was(tmp_path):
+    """SIGTERM while the first game waits for a bot that never connects: no game finished, so the --out file of an
+    earlier match is kept, not replaced by an empty one, and one line says so (exit 143)."""
+    out = tmp_path / "games.jsonl"
+    out.write_text("an earlier match's records\n")
+    env = {key: value for key, value in os.environ.items() if key != "BROKEN_MARKER"}  # then it never connects
+    match = subprocess.Popen([*HEXARENA, "match", str(TEST_BOTS / "no_connection"), RANDOM, "--size", "2x2",
+                              "--time", "1s,startup=30s", "--out", str(out)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+    try:
+        assert match.stdout.readline().startswith("match: broken-no-connection vs random")
+        time.sleep(0.5)  # its bots starting, the first game not begun
+        match.send_signal(signal.SIGTERM)
+        rest, err = match.communicate(timeout=60)
+    finally:
+        match.kill()
+        match.wait()
+    assert match.returncode == 143, err
+    assert err.splitlines()[-1] == f"hexarena: error: match interrupted after 0 finished games; {out} is as it was"
+    assert out.read_text() == "an earlier match's records\n" and list(tmp_path.iterdir()) == [out]
 
 
 @pytest.mark.slow
