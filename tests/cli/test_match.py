@@ -123,7 +123,7 @@ def test_a_match_stopped_before_its_first_game_ends_leaves_an_earlier_out_file_a
         assert match.stdout.readline().startswith("match: broken-no-connection vs random")
         time.sleep(0.5)  # its bots starting, the first game not begun
         match.send_signal(signal.SIGTERM)
-        rest, err = match.communicate(timeout=60)
+        _, err = match.communicate(timeout=60)
     finally:
         match.kill()
         match.wait()
