@@ -77,7 +77,7 @@ from hexarena.leagues.results.tables import csv_text
 from hexarena.leagues.results.wording import markdown_table, result_summary
 from hexarena.leagues.site import charts
 from hexarena.leagues.site.logs import log_names, seat_log, write_game_logs
-from hexarena.leagues.workspace.files import check_out_folder
+from hexarena.leagues.workspace.files import check_out_folder, remove_stale
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 from hexarena.referee.record import BoardConfig, GameRecord
@@ -136,6 +136,7 @@ def write_site(out_dir: str | Path, league: LeagueReport) -> Path:
         raise ConfigError(f"--out {out}: cannot create the folder: {exc.strerror}") from None
     staging = out.parent / f".{out.name}.hexarena-{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
+    remove_stale(out.parent, f".{out.name}.hexarena-")  # a killed publish's
     try:
         _write_pages(staging, league)
         written = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())

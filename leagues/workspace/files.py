@@ -6,6 +6,8 @@
 
 The temporary sibling is ``.<name>.tmp-<pid>``: on the same file system, so the move is a rename. A
 block that raises removes it and leaves ``path`` as it was; a full disk is ``OutOfSpace`` naming ``path``.
+One that a killed process left (SIGKILL, the OOM killer: its pid no longer runs) is removed by the next
+``new_file`` of the same path (``remove_stale``).
 A special file (``/dev/full``), a folder where a file is wanted, or a place no file can be created in
 (``/proc/version``) is refused by the check, with a one-line ConfigError.
 """
@@ -13,6 +15,7 @@ A special file (``/dev/full``), a folder where a file is wanted, or a place no f
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +25,34 @@ from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 
 def _sibling(path: Path) -> Path:
     return path.parent / f".{path.name}.tmp-{os.getpid()}"
+
+
+def remove_stale(folder: Path, prefix: str) -> None:
+    """Remove what a process that no longer runs left in ``folder`` under ``<prefix><its pid>`` (a temporary
+    file or folder it was killed before removing); those of running processes stay."""
+    try:
+        names = [entry.name for entry in os.scandir(folder) if entry.name.startswith(prefix)]
+    except OSError:
+        return
+    for name in names:
+        pid = name.removeprefix(prefix)
+        if not pid.isdigit() or _running(int(pid)):
+            continue
+        stale = folder / name
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: it runs
+        return True
+    return True
 
 
 def check_out_file(path: Path, option: str = "--out") -> None:
@@ -66,6 +97,7 @@ def _probe(path: Path, option: str) -> None:
 def new_file(path: Path) -> Iterator[Path]:
     """A temporary sibling of ``path`` to write; renamed onto ``path`` if the block ends normally."""
     tmp = _sibling(path)
+    remove_stale(path.parent, f".{path.name}.tmp-")
     try:
         yield tmp
         os.replace(tmp, path)

@@ -503,6 +503,36 @@ def test_a_league_export_stopped_by_sigterm_leaves_the_file_as_it_was(workspace,
     assert out.read_text() == "the earlier export\n" and list(tmp_path.iterdir()) == [out]
 
 
+def test_what_a_killed_export_or_publish_left_is_removed_by_the_next_one_and_a_running_ones_stays(workspace,
+                                                                                                   tmp_path):
+    """A SIGKILLed ``league export`` leaves its temporary sibling (``.games.jsonl.tmp-PID``), a SIGKILLed publish its
+    staging folder (``.site.hexarena-PID``): the next export or publish into the same place removes those whose
+    process no longer runs, and leaves a running one's (and a user's files) alone."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    alive = subprocess.Popen(["sleep", "60"])
+    try:
+        left = {name: tmp_path / name for name in (f".games.jsonl.tmp-{dead.pid}", f".site.hexarena-{dead.pid}",
+                                                   f".games.jsonl.tmp-{alive.pid}", f".site.hexarena-{alive.pid}",
+                                                   ".games.jsonl.tmp-notes", "mine.txt")}
+        for name, path in left.items():
+            if "site" in name:
+                path.mkdir()
+                (path / "index.html").write_text("half a site")
+            else:
+                path.write_text("half a file")
+        for command in (["league", "export", "demo", "--out", str(tmp_path / "games.jsonl")],
+                        ["publish", "demo", "--out", str(tmp_path / "site")]):
+            done = hexarena(*command, "--home", str(workspace))
+            assert done.returncode == 0, done.stderr
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+            [".games.jsonl.tmp-notes", f".games.jsonl.tmp-{alive.pid}", f".site.hexarena-{alive.pid}", "games.jsonl",
+             "mine.txt", "site"])
+    finally:
+        alive.kill()
+        alive.wait()
+
+
 @pytest.mark.parametrize("league, out, message", [
     ("nosuch", "x", "no league named 'nosuch'"),
     ("demo", "a-file", "exists and is not a folder"),
