@@ -27,7 +27,8 @@ from hexarena.server import api_history, api_logs, api_read, api_write, events, 
 from hexarena.server.scheduler import LeagueScheduler
 from hexarena.server.site import LiveSite
 from hexarena.leagues.registry.submit import ensure_reference_bots, remove_stale_staging
-from hexarena.leagues.registry.uploads import remove_stale_scratch, remove_stale_temp
+from hexarena.leagues.registry.uploads import remove_stale_scratch
+from hexarena.leagues.workspace.files import remove_stale_temp
 from hexarena.referee.transport import SOCKET_PREFIX, socket_bases
 from hexarena.leagues.schedule.config import load_league
 from hexarena.leagues.workspace.home import Workspace

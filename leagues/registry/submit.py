@@ -50,7 +50,7 @@ from hexarena.leagues.registry.catalog import bot_history, checks_of, latest_row
 from hexarena.leagues.registry.reference import REFERENCE_AUTHOR, REPO_BOTS, reference_names
 from hexarena.leagues.registry.snapshot import (MAX_BOT_BYTES, MAX_SNAPSHOT_BYTES, SHORT_HASH, copy_and_hash, folder_bytes,
                                                 freeze, megabytes, thaw, tree_hash)
-from hexarena.leagues.workspace.locks import pid_alive
+from hexarena.leagues.workspace.files import remove_stale
 from hexarena.leagues.errors import NameTaken
 
 AUTHOR_FROM = "--author, by default your user name"  # where a local submit's author comes from
@@ -110,12 +110,7 @@ def remove_stale_staging(ws: Workspace) -> list[Path]:
     A staging folder is named ``.staging-<pid>-<random>``; one whose process still runs is another
     submit in progress and is left alone.
     """
-    removed = []
-    for folder in ws.registry_dir.glob(".staging-*"):
-        pid = folder.name.split("-")[1]
-        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
+    removed = remove_stale(ws.registry_dir, ".staging-")
     for folder in ws.registry_dir.iterdir():  # built or checked at its own path when its submit was killed
         if not folder.name.startswith(".") and folder.is_dir() and version_row(ws, folder.name) is None:
             with snapshot_lock(ws, folder.name, wait=False) as held:

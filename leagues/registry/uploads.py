@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hexarena.leagues.registry.snapshot import MAX_BOT_BYTES, UNLIMITED, megabytes, pack_snapshot
-from hexarena.leagues.workspace.locks import pid_alive
+from hexarena.leagues.workspace.files import remove_stale_temp
 from hexarena.protocol.errors import OutOfSpace, is_out_of_space
 from hexarena.leagues.errors import UploadRefused
 
@@ -124,17 +124,6 @@ def unpacked(data: bytes, *, max_bytes: int = MAX_BOT_BYTES, max_files: int = MA
 def remove_stale_scratch() -> list[Path]:
     """The temp folders of uploads whose process is gone (a server SIGKILLed mid-build), removed; returns them."""
     return remove_stale_temp(SCRATCH_PREFIX)
-
-
-def remove_stale_temp(prefix: str, bases: tuple[str, ...] = ()) -> list[Path]:
-    """Folders ``TMPDIR/<prefix><pid>-*`` (or in ``bases``) whose process ``pid`` is gone, removed; returns them."""
-    removed = []
-    for folder in (found for base in bases or (tempfile.gettempdir(),) for found in Path(base).glob(f"{prefix}*")):
-        pid = folder.name.removeprefix(prefix).split("-")[0]
-        if pid.isdigit() and int(pid) != os.getpid() and not pid_alive(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
-    return removed
 
 
 # ---------------------------------------------------------------- the two formats

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,30 +28,39 @@ def _sibling(path: Path) -> Path:
     return path.parent / f".{path.name}.tmp-{os.getpid()}"
 
 
-def remove_stale(folder: Path, prefix: str) -> None:
-    """Remove what a process that no longer runs left in ``folder`` under ``<prefix><its pid>`` (a temporary
-    file or folder it was killed before removing); those of running processes stay."""
+def remove_stale(folder: Path, prefix: str) -> list[Path]:
+    """Remove what processes that no longer run left in ``folder`` as ``<prefix><pid>`` or ``<prefix><pid>-...``
+    (a temporary file or folder each was killed before removing); returns them. Those of running processes stay."""
+    removed = []
     try:
         names = [entry.name for entry in os.scandir(folder) if entry.name.startswith(prefix)]
     except OSError:
-        return
+        return removed
     for name in names:
-        pid = name.removeprefix(prefix)
-        if not pid.isdigit() or _running(int(pid)):
+        pid = name.removeprefix(prefix).split("-")[0]
+        if not pid.isdigit() or pid_alive(int(pid)):
             continue
         stale = folder / name
         if stale.is_dir() and not stale.is_symlink():
             shutil.rmtree(stale, ignore_errors=True)
         else:
             stale.unlink(missing_ok=True)
+        removed.append(stale)
+    return removed
 
 
-def _running(pid: int) -> bool:
+def remove_stale_temp(prefix: str, bases: tuple[str, ...] = ()) -> list[Path]:
+    """``remove_stale`` in TMPDIR (or in each of ``bases``)."""
+    return [stale for base in bases or (tempfile.gettempdir(),) for stale in remove_stale(Path(base), prefix)]
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process of this pid exists (a lock holder's, a temporary file's or folder's maker)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:  # another user's: it runs
+    except PermissionError:  # another user's process
         return True
     return True
 

@@ -47,14 +47,3 @@ def league_lock(ws: Workspace, league: str) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process of this pid exists (a lock holder's, a staging folder's submit)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True

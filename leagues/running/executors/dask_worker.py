@@ -34,7 +34,7 @@ from pathlib import Path
 
 from hexarena.leagues.registry.snapshot import copy_and_hash
 from hexarena.leagues.running.jobs import Job, play_job
-from hexarena.leagues.workspace.locks import pid_alive
+from hexarena.leagues.workspace.files import remove_stale
 from hexarena.protocol.errors import ConfigError
 from hexarena.referee.record import BoardConfig
 from hexarena.referee.referee import Referee
@@ -91,10 +91,7 @@ def run_dir(cache: Path) -> Path:
     if _run_dir is None or not _run_dir.is_dir():
         runs = cache / "run"
         runs.mkdir(parents=True, exist_ok=True)
-        for old in runs.glob("*-*"):
-            pid = old.name.split("-")[0]
-            if pid.isdigit() and not pid_alive(int(pid)):
-                shutil.rmtree(old, ignore_errors=True)
+        remove_stale(runs, "")
         _run_dir = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-", dir=runs))
     return _run_dir
 
