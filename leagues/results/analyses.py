@@ -28,12 +28,14 @@ from pydantic import ValidationError
 
 from hexarena.bots.brains.solver import Solver
 from hexarena.leagues.results.analysis import Analysis, analyse
+from hexarena.leagues.workspace.files import remove_stale_temp
 from hexarena.leagues.workspace.home import Workspace
 from hexarena.protocol.errors import OutOfSpace
 from hexarena.referee.exiting import die_with_parent
 from hexarena.referee.record import BoardConfig, GameRecord
 
 CHILD = "hexarena.leagues.results.analyses"  # the module ``Analysing`` runs as a process of its own
+TEMP_PREFIX = "hexarena-analyses-"  # TMPDIR/hexarena-analyses-<pid>-<random>: what it is given and answers
 log = logging.getLogger(CHILD)  # its failure: the CLI prints it as a ``hexarena: warning:`` line
 
 
@@ -128,8 +130,10 @@ class Analysing:
         self.stored = _stored(ws, league)
         self.folder = self.process = None
         self.failed = ""  # why that process could not start
+        if apart:
+            remove_stale_temp(TEMP_PREFIX)  # a SIGKILLed publish's
         if self.texts and apart:
-            self.folder = tempfile.TemporaryDirectory(prefix="hexarena-analyses-")
+            self.folder = tempfile.TemporaryDirectory(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
             given = Path(self.folder.name, "records.json")
             given.write_text(json.dumps({"budget": budget, "records": self.texts}), encoding="utf-8")
             try:  # -P: the hexarena this process runs, never a hexarena/ folder in the current one

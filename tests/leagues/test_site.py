@@ -426,11 +426,12 @@ def test_league_export_writes_every_stored_record_a_line_in_schedule_order(works
 
 @pytest.mark.slow
 @pytest.mark.parametrize("signum", ["SIGTERM", "SIGKILL"])
-def test_a_publish_stopped_by_sigterm_stops_its_analysis_and_leaves_no_half_site(records, tmp_path, signum):
+def test_a_publish_stopped_by_sigterm_stops_its_analysis_and_leaves_no_half_site(records, workspace, tmp_path,
+                                                                                  signum):
     """SIGTERM (a service manager's stop, ``kill``) while the games are analysed: as at Ctrl-C, the analysis process
     is stopped, its folder and the half-written site are removed, and one line says so (exit 143). SIGTERM's default
     would leave the analysis running on for minutes, and its folder behind. SIGKILL leaves the folder (nothing of
-    publish runs), but the analysis process ends with publish all the same."""
+    publish runs), for the next publish to remove, but the analysis process ends with publish all the same."""
     import signal
 
     from helpers import wait_for
@@ -455,8 +456,14 @@ def test_a_publish_stopped_by_sigterm_stops_its_analysis_and_leaves_no_half_site
         run.wait()
     wait_for(lambda: not Path(f"/proc/{analysing}").exists(), 10, "the analysis process to end")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["home", "temp"]  # no site, nor half of one
-    if signum == "SIGKILL":
+    if signum == "SIGKILL":  # its folder is left, for the next publish to remove
         assert run.returncode == -signal.SIGKILL
+        assert [p.name.split("-")[2] for p in temp.iterdir()] == [str(run.pid)]
+        again = subprocess.run([sys.executable, "-m", "hexarena", "publish", "demo", "--out", str(out), "--home",
+                                str(workspace)], cwd=ROOT, capture_output=True, text=True, check=False,
+                               env={**os.environ, "TMPDIR": str(temp)}, timeout=120)  # any publish, a quick one
+        assert again.returncode == 0, again.stderr
+        assert list(temp.iterdir()) == [] and (out / "index.html").is_file()
         return
     assert run.returncode == 143 and out_text == "", err
     assert err == "hexarena: error: publish interrupted; publish again to write the whole site\n"
