@@ -4,7 +4,6 @@ helper process ending with the process that started it."""
 from __future__ import annotations
 
 import atexit
-import ctypes
 import os
 import signal
 import sys
@@ -52,13 +51,13 @@ def exit_now(code: int | str | None) -> NoReturn:
     os._exit(code or 0)
 
 
-PR_SET_PDEATHSIG = 1
-
 
 def die_with_parent(parent: int) -> None:
     """This process is SIGKILLed when its parent, process ``parent``, ends (however it ends: SIGKILL too); one
     whose parent already ended, before this was said, ends now. For helper processes whose work is worth nothing
     once the process that asked for it is gone (a referee worker, a publish's analyses)."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    from hexarena.referee.namespaces import PR_SET_PDEATHSIG, prctl  # the sandbox's: imported here only
+
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "set the parent-death signal")
     if os.getppid() != parent:
         os._exit(1)
