@@ -120,8 +120,8 @@ def match(
         check_out_file(out)  # /dev/full, /proc/version, a folder: refused before any game is played
     sink = open_outputs(exporting.enter_context(new_file(out)) if out is not None else None, logs)
     say = (lambda text: None) if as_json else print
-    say(f"match: {' vs '.join(spec.name for spec in specs)} on {config.label}, time {control}")
-    with stopped_by_sigterm():  # SIGTERM keeps the finished games as Ctrl-C does
+    with stopped_by_sigterm():  # SIGTERM keeps the finished games as Ctrl-C does (from the header on)
+        say(f"match: {' vs '.join(spec.name for spec in specs)} on {config.label}, time {control}")
         try:
             settings = RefereeSettings(time_control=control, sandboxed=sandboxed, log_dir=logs, listen=listen,
                                        remote_retry=remote_retry)
