@@ -1,4 +1,5 @@
-"""The CLI's commands, a module each (``hexarena/cli.py`` registers them), and the one way they end in an error."""
+"""The CLI's commands, a module each (``hexarena/cli.py`` registers them), the one way they end in an error, and
+how a long one stops at Ctrl-C or SIGTERM."""
 
 from __future__ import annotations
 

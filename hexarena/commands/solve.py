@@ -91,7 +91,7 @@ def solve(
     available = table_memory.available_mib()
     if memory is not None and available is not None and memory > available:
         fail(f"cannot allocate --memory {memory} MiB on this machine: {available} MiB are available; give "
-              f"16-{available} (default {table_memory.RULE}, here {table_memory.default_mib(available)})", 1)
+             f"16-{available} (default {table_memory.RULE}, here {table_memory.default_mib(available)})", 1)
     plan = _retrograde_plan(method, state, memory, available, checkpoint)
     if plan is not None:
         _solve_by_retrograde(state, plan, timeout, memory, progress, as_json)
@@ -121,7 +121,7 @@ def solve(
         resumed = checkpoints.read(checkpoint, solver, state) if resuming else None
     except MemoryError:
         fail(f"cannot allocate a {mib} MiB table on this machine; give less with --memory (16-65536, default "
-              f"{table_memory.RULE})", 1)
+             f"{table_memory.RULE})", 1)
     except CheckpointRefused as exc:
         fail(str(exc), 2)
     runs = resumed.runs + 1 if resumed else 1
@@ -166,7 +166,7 @@ def solve(
                 fail("interrupted", status)
             save()
             fail(f"interrupted; checkpoint written to {checkpoint} ({before_nodes + solver.core.nodes:,} nodes so "
-                  f"far, {meter.bound()}{meter.where()}): run the same command to go on", status)
+                 f"far, {meter.bound()}{meter.where()}): run the same command to go on", status)
     meter.done()
     if checkpoint is not None:
         save()
@@ -215,7 +215,7 @@ def _retrograde_plan(method: str, state, memory: int | None, available: int | No
     if method == "retrograde":
         rule = "--memory" if memory is not None else f"the default, {table_memory.RETROGRADE_RULE}"
         fail(f"--method retrograde needs {need:,} MiB (one byte a position, of the last blocks of its "
-              f"{plan.positions:,}), more than {budget:,} MiB ({rule}); give --memory {need} or more, or --method "
+             f"{plan.positions:,}), more than {budget:,} MiB ({rule}); give --memory {need} or more, or --method "
               "search", 1)
     return None
 
