@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import re
 import io
+import os
 import shutil
 import signal
 import socket
@@ -456,3 +457,24 @@ def test_batch_after_batch_each_bot_is_packed_and_published_once(tmp_path, monke
             executor.close()
     assert sorted(played) == sorted(job.id for job in jobs)
     assert sorted(packed) == sorted(set(folders.values()))  # each folder once over both batches
+
+
+def test_a_worker_removes_the_run_folders_of_dead_worker_processes_and_keeps_a_live_ones(tmp_path, monkeypatch):
+    """A worker killed mid-game leaves its runnable copies in CACHE/run/<pid>-*: the next worker process to start
+    removes them, never a running one's."""
+    from hexarena.leagues.running.executors import dask_worker
+
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    alive = subprocess.Popen(["sleep", "60"])
+    try:
+        runs = tmp_path / "run"
+        for pid in (dead.pid, alive.pid):
+            (runs / f"{pid}-copies" / "bot").mkdir(parents=True)
+        monkeypatch.setattr(dask_worker, "_run_dir", None)
+        mine = dask_worker.run_dir(tmp_path)
+        assert sorted(p.name for p in runs.iterdir()) == sorted([f"{alive.pid}-copies", mine.name])
+        assert mine.name.startswith(f"{os.getpid()}-")
+    finally:
+        alive.kill()
+        alive.wait()
