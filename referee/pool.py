@@ -42,7 +42,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from multiprocessing.connection import Connection
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, Self, TypeVar
 
 from hexarena.protocol.errors import HexarenaError
 from hexarena.referee.errors import WorkerLost
@@ -380,7 +380,10 @@ class _Results(Iterator):
                 pool._stop(connection)
 
     def _hand(self, connection: Connection) -> None:
-        connection.send((self.number, self.work, self.observer is not None, self.todo.pop()))
+        try:
+            connection.send((self.number, self.work, self.observer is not None, self.todo.pop()))
+        except OSError:
+            self._lost(connection)
         self.pool._given[connection] += 1
 
     def __next__(self) -> Any:
@@ -394,30 +397,40 @@ class _Results(Iterator):
     def _read(self, connections: list) -> None:
         pool = self.pool
         for connection in connections:
-            try:
-                while connection.poll():
+            while self._ready(connection):
+                try:
                     answer, kind, value = connection.recv()
-                    if kind == "event":  # a move's, in a watched league: the common case first
-                        if answer == self.number:
-                            tell(self.observer, value[0], *value[1], logger=log)
-                        continue
-                    if kind == "log":
-                        _relog(value)
-                        continue
-                    pool._given[connection] -= 1
-                    if self.todo:  # its next game is queued before the caller stores this one
-                        self._hand(connection)
-                    elif self.last and not pool._given[connection]:  # its bots stop while the caller stores
-                        pool._stop(connection)
-                    if answer != self.number:
-                        continue  # an earlier map's, which raised before it was read
-                    if kind == "failed":
-                        raise value
-                    self.arrived.append(value)
-            except (EOFError, OSError):
-                status = pool._processes[connection].wait()
-                raise WorkerLost(f"referee worker {pool._names[connection]} ended (exit status {status}) "
-                                 "in a game; the games stored so far are kept") from None
+                except (EOFError, OSError):
+                    self._lost(connection)
+                if kind == "event":  # a move's, in a watched league: the common case first
+                    if answer == self.number:
+                        tell(self.observer, value[0], *value[1], logger=log)
+                    continue
+                if kind == "log":
+                    _relog(value)
+                    continue
+                pool._given[connection] -= 1
+                if self.todo:  # its next game is queued before the caller stores this one
+                    self._hand(connection)
+                elif self.last and not pool._given[connection]:  # its bots stop while the caller stores
+                    pool._stop(connection)
+                if answer != self.number:
+                    continue  # an earlier map's, which raised before it was read
+                if kind == "failed":  # raised as it is, an OSError too: the worker that sent it plays on
+                    raise value
+                self.arrived.append(value)
+
+    def _ready(self, connection: Connection) -> bool:
+        try:
+            return connection.poll()
+        except (EOFError, OSError):
+            self._lost(connection)
+
+    def _lost(self, connection: Connection) -> NoReturn:
+        """The worker's end of ``connection`` is gone: it died (a game's failure is a "failed" answer instead)."""
+        status = self.pool._processes[connection].wait()
+        raise WorkerLost(f"referee worker {self.pool._names[connection]} ended (exit status {status}) "
+                         "in a game; the games stored so far are kept") from None
 
 
 def _worker_env() -> dict[str, str]:

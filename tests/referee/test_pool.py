@@ -167,6 +167,39 @@ def test_a_workers_errors_are_raised_by_map_with_their_own_message():
         broken.close()
 
 
+
+def fail_on_one(referee: Referee, item: int) -> int:
+    """A worker's item (picklable: this module is on the worker's path): item 1 fails as a full disk or a log
+    folder removed mid-league would."""
+    if item == 1:
+        raise FileNotFoundError(2, "No such file or directory", "/gone/g1.seat0.log")
+    return item
+
+
+def test_a_workers_os_error_is_raised_by_map_not_taken_for_a_lost_worker(monkeypatch):
+    """An OSError a game raised in a worker is that game's error: before, the pool took it for the worker's
+    connection breaking and waited for the (live) worker to exit, and the league hung with no word."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(str(Path(__file__).parents[n]) for n in (2, 1)))
+    pool = RefereeProcessPool(OPTIONS, 2)
+    outcome: list = []
+
+    def take_all() -> None:
+        try:
+            outcome.append(sorted(pool.map(fail_on_one, [0, 1, 2])))
+        except BaseException as exc:  # noqa: BLE001 - the test reads it
+            outcome.append(exc)
+
+    try:
+        taker = threading.Thread(target=take_all, daemon=True)
+        taker.start()
+        taker.join(60)
+        assert not taker.is_alive(), "map hung on a worker's OSError"
+        assert isinstance(outcome[0], FileNotFoundError) and outcome[0].filename == "/gone/g1.seat0.log"
+        assert sorted(pool.map(fail_on_one, [3, 4])) == [3, 4]  # both workers play on
+    finally:
+        pool.close()
+
+
 @pytest.mark.slow
 def test_a_workers_game_events_reach_the_observer_in_this_process_in_order():
     observer = Recorder()
