@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import tarfile
+import threading
 import time
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from hexarena.leagues.registry.submit import submit
 from hexarena.leagues.running.executors import dask_driver
 from hexarena.leagues.running.executors.dask_driver import DaskExecutor, seat_cycles
 from hexarena.leagues.running.executors.dask_worker import CACHE_ENV, close_referees, snapshot
-from hexarena.leagues.errors import SnapshotMismatch
+from hexarena.leagues.errors import ExecutorLost, SnapshotMismatch
 from hexarena.leagues.schedule.config import parse_league
 from hexarena.leagues.running.runner import league_settings, run_league
 from hexarena.leagues.workspace.home import Workspace
@@ -305,6 +306,60 @@ def test_a_cycle_that_kills_three_workers_is_reported_not_retried_forever(tmp_pa
     assert summary.played == 0 and summary.total == 2
     assert "killed every worker it ran on" in capsys.readouterr().err
     assert not stored_ids(home)
+
+
+
+@pytest.mark.slow
+def test_a_workers_own_os_error_is_named_as_the_workers_not_as_a_lost_scheduler(tmp_path, monkeypatch):
+    """A worker that cannot make its bots' run folder (a full disk, a cache folder that is not one) fails every
+    cycle with an OSError. Before, the run said it had lost the scheduler, and sent the organiser to the wrong machine."""
+    (tmp_path / "a-file").write_text("not a folder\n")
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "a-file" / "cache"))  # inherited by the workers
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    league = parse_league(league_text("unwritable", boards=(("1x2", "hex"),)))
+    with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1, resources={"seat": 2},
+                                  host=LOOPBACK, dashboard_address=":0") as cluster, Workspace(home) as ws, \
+            pytest.raises(ExecutorLost) as lost:
+        run_league(ws, league, progress=False, scheduler=cluster.scheduler_address)
+    message = str(lost.value)
+    assert message.startswith("a Dask worker failed at game ") and "Not a directory" in message, message
+    assert str(tmp_path / "a-file") in message and "scheduler" not in message
+    assert not stored_ids(home)
+
+
+
+def _times_out() -> None:
+    raise TimeoutError("the cycle's own wait ran out")
+
+
+@pytest.mark.slow
+def test_a_cycles_own_timeout_error_is_raised_not_waited_on_for_ever():
+    """A TimeoutError is also what the driver's wait for a result raises when the wait runs out: one the cycle
+    itself raised was taken for that, and waited on again, for ever."""
+    with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1, resources={"seat": 2},
+                                  host=LOOPBACK, dashboard_address=":0") as cluster:
+        executor = DaskExecutor(cluster.scheduler_address, RefereeSettings())
+        try:
+            executor.check([])  # as a run does first: the workers looked at
+            future = executor.client.submit(_times_out, pure=False)
+            wait_for(future.done, 60, "the cycle's end")
+            outcome: list = []
+            taker = threading.Thread(target=lambda: outcome.append(_raised(executor._result, future)), daemon=True)
+            taker.start()
+            taker.join(30)
+            assert not taker.is_alive(), "the driver waits for ever on a cycle's own TimeoutError"
+            assert isinstance(outcome[0], TimeoutError) and str(outcome[0]) == "the cycle's own wait ran out"
+        finally:
+            executor.close()
+
+
+def _raised(call, *args) -> BaseException | None:
+    try:
+        call(*args)
+    except BaseException as exc:  # noqa: BLE001 - the test reads it
+        return exc
+    return None
 
 
 class Cluster:

@@ -68,6 +68,12 @@ def seat_cycles(jobs: Sequence[Job]) -> list[list[Job]]:
     return list(groups.values())
 
 
+def _said(exc: OSError) -> str:
+    """An error raised on a worker, in one line: its kind, text and file (a worker's path, not this machine's)."""
+    where = f": {exc.filename}" if exc.filename else ""
+    return f"{type(exc).__name__}: {exc.strerror or exc}{where}"
+
+
 def distributed_module():
     try:
         import distributed
@@ -163,6 +169,11 @@ class DaskExecutor(Executor):
                               "a rerun tries it again")
                     continue
                 except (CancelledError, OSError) as exc:
+                    if isinstance(exc, OSError) and future.status == "error":  # raised on the worker by the cycle:
+                        # not the scheduler lost, which would send the organiser to the wrong machine
+                        raise ExecutorLost(f"a Dask worker failed at game {cycles[future.key].id}: {_said(exc)}; "
+                                           "the finished games are stored, and running the same command again "
+                                           "plays the rest once the worker is mended") from None
                     raise ExecutorLost(f"lost the Dask scheduler ({type(exc).__name__}); the finished games are "
                                        "stored, and running the same command again plays the rest") from None
                 self.hosts[result["host"]] = self.hosts.get(result["host"], 0) + len(result["records"])
@@ -192,6 +203,8 @@ class DaskExecutor(Executor):
             try:
                 return future.result(timeout=WATCH_EVERY)
             except TimeoutError:  # (an OSError: caught here, before the caller takes it for a lost scheduler)
+                if future.status == "error":  # the cycle's own TimeoutError, raised on its worker: not a wait
+                    raise
                 self._look()
 
     def _look(self) -> None:
