@@ -168,6 +168,34 @@ def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_pa
     assert json_tables(home, "four") == json_tables(root / "home", "four")
 
 
+
+@pytest.mark.slow
+def test_a_referee_worker_killed_mid_run_is_one_line_and_a_rerun_plays_the_rest(uninterrupted, tmp_path):
+    """The OOM killer's way: a referee worker SIGKILLed mid-league. Before, the run ended with a traceback."""
+    root, league_file, _ = uninterrupted
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    marker = uuid.uuid4().hex
+    run = subprocess.Popen([*HEXARENA, "league", "run", str(league_file), "--home", str(home)], text=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "LEAGUE_TEST": marker})
+    deadline = time.monotonic() + 60
+    while len(stored_ids(home)) < 4 and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    workers = Path(f"/proc/{run.pid}/task/{run.pid}/children").read_text().split()  # forked: its only children
+    os.kill(int(workers[0]), signal.SIGKILL)
+    _, err = run.communicate(timeout=60)
+    kill_processes_marked(marker, grace=10)
+    said = [line for line in err.splitlines() if line.startswith("hexarena: error:")]
+    assert run.returncode == 1 and "Traceback" not in err, err
+    assert len(said) == 1 and re.fullmatch(r"hexarena: error: referee worker referee-\d ended \(exit status -9\) in "
+                                           r"a game; the games stored so far are kept", said[0]), err
+    partial = stored_ids(home)
+    assert 4 <= len(partial) < 24, "the worker was not killed in the middle"
+    rerun = hexarena("league", "run", str(league_file), "--home", str(home))
+    assert rerun.returncode == 0 and f"24 of 24 games played ({24 - len(partial)} now)" in rerun.stderr, rerun.stderr
+    assert per_game(home, "four") == per_game(root / "home", "four")
+
+
 @pytest.mark.slow
 def test_a_rerun_with_nothing_left_leaves_no_process_behind(uninterrupted):
     """The referee workers a run starts before it knows what is left are stopped when nothing is."""
