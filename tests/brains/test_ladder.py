@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from hexarena.bots.brains.solver import compiled
+
 REPO = Path(__file__).resolve().parents[2]
 LADDER = """
 name = "short-ladder"
@@ -30,6 +32,10 @@ def hexarena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow
 def test_short_ladder_league_ranks_each_step_above_the_one_below(tmp_path):
+    # docs/ladder.md: the ladder's perfect searches in C; the pure-Python search (7-11x slower) ranks it above chains
+    # on a quiet machine only (beside a memory-bound job it scored 0.5 of 2 against chains in each of four runs)
+    if not compiled():
+        pytest.skip("the ladder's perfect needs the C search, not built here (Debian: gcc python3-dev)")
     league = tmp_path / "short.toml"
     league.write_text(LADDER)
     home = str(tmp_path / "home")
