@@ -329,6 +329,28 @@ def test_a_workers_own_os_error_is_named_as_the_workers_not_as_a_lost_scheduler(
 
 
 
+
+@pytest.mark.slow
+def test_a_bot_that_reaches_a_worker_changed_is_refused_in_one_line_naming_the_game(tmp_path, monkeypatch):
+    """What a worker fetches is checked against the hash its task names: here every bot is published with another
+    bot's files (as a worker of another hexarena version, hashing otherwise, would see it). Before, the run ended
+    with a traceback."""
+    real = dask_driver.pack_snapshot
+    monkeypatch.setattr(dask_driver, "pack_snapshot", lambda folder: (real(folder)[0], pack(REPO / "bots" / "greedy")[1]))
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    league = parse_league(league_text("changed", participants=("random", "random2"), boards=(("1x2", "hex"),)))
+    with distributed.LocalCluster(processes=True, n_workers=1, threads_per_worker=1, resources={"seat": 2},
+                                  host=LOOPBACK, dashboard_address=":0") as cluster, Workspace(home) as ws, \
+            pytest.raises(ExecutorLost) as lost:
+        run_league(ws, league, progress=False, scheduler=cluster.scheduler_address)
+    assert re.fullmatch(r"a Dask worker failed at game \w+: bot fetched as \w{10} has content hash \w{10}; refused "
+                        r"\(is the worker's hexarena the same version as this one\?\); the finished games are stored, and "
+                        r"running the same command again plays the rest once the worker is mended", str(lost.value)), \
+        str(lost.value)
+    assert not stored_ids(home)
+
+
 def _times_out() -> None:
     raise TimeoutError("the cycle's own wait ran out")
 

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from hexarena.leagues.registry.snapshot import pack_snapshot
 from hexarena.leagues.running.executors.base import Executor
-from hexarena.leagues.errors import ExecutorLost
+from hexarena.leagues.errors import ExecutorLost, SnapshotMismatch
 from hexarena.leagues.running.executors.dask_worker import PLUGIN, RefereePlugin, WireJob, play_cycle
 from hexarena.leagues.running.jobs import Job
 from hexarena.leagues.results.wording import plural
@@ -68,8 +68,11 @@ def seat_cycles(jobs: Sequence[Job]) -> list[list[Job]]:
     return list(groups.values())
 
 
-def _said(exc: OSError) -> str:
-    """An error raised on a worker, in one line: its kind, text and file (a worker's path, not this machine's)."""
+def _said(exc: OSError | SnapshotMismatch) -> str:
+    """An error raised on a worker, in one line: an OSError's kind, text and file (a worker's path, not this
+    machine's); a snapshot refused, with a hint at its likeliest cause."""
+    if isinstance(exc, SnapshotMismatch):
+        return f"{exc} (is the worker's hexarena the same version as this one?)"
     where = f": {exc.filename}" if exc.filename else ""
     return f"{type(exc).__name__}: {exc.strerror or exc}{where}"
 
@@ -168,8 +171,8 @@ class DaskExecutor(Executor):
                               f"(game {first.id} and its rotations) killed every worker it ran on; left unplayed, "
                               "a rerun tries it again")
                     continue
-                except (CancelledError, OSError) as exc:
-                    if isinstance(exc, OSError) and future.status == "error":  # raised on the worker by the cycle:
+                except (CancelledError, OSError, SnapshotMismatch) as exc:
+                    if not isinstance(exc, CancelledError) and future.status == "error":  # raised on the worker:
                         # not the scheduler lost, which would send the organiser to the wrong machine
                         raise ExecutorLost(f"a Dask worker failed at game {cycles[future.key].id}: {_said(exc)}; "
                                            "the finished games are stored, and running the same command again "
