@@ -24,7 +24,7 @@ from typer._click import exceptions as click_errors  # typer ships its own click
 
 import hexarena.commands
 from hexarena.commands import fail
-from hexarena.leagues.errors import ExecutorLost
+from hexarena.leagues.errors import ExecutorLost, WorkspaceBusy
 from hexarena.leagues.workspace.home import default_home
 from hexarena.protocol.errors import ConfigError, OutOfSpace, RulesError, is_out_of_space
 from hexarena.referee.errors import WorkerLost
@@ -141,8 +141,8 @@ def command() -> NoReturn:
 
 def main(argv: list[str] | None = None) -> NoReturn:
     """The command ``argv`` (else the command line's arguments) asks for, ended by SystemExit: usage errors and
-    ConfigErrors are one line on stderr, exit 2; a lost cluster or referee worker, a full disk (``OutOfSpace``, or
-    an OSError/SQLite error of one) and MemoryError are one line, exit 1."""
+    ConfigErrors are one line on stderr, exit 2; a lost cluster or referee worker, a database another process keeps
+    locked, a full disk (``OutOfSpace``, or an OSError/SQLite error of one) and MemoryError are one line, exit 1."""
     argv = sys.argv[1:] if argv is None else argv
     one_blas_thread()
     say_warnings()
@@ -161,8 +161,8 @@ def main(argv: list[str] | None = None) -> NoReturn:
         fail(exc.format_message())
     except (ConfigError, RulesError) as exc:
         fail(str(exc))
-    except (ExecutorLost, WorkerLost) as exc:  # what plays the games is gone (a cluster, a killed worker): one line
-        fail(str(exc), 1)
+    except (ExecutorLost, WorkerLost, WorkspaceBusy) as exc:  # not the input's fault: what plays the games is gone
+        fail(str(exc), 1)  # (a cluster, a killed worker), or another process keeps the database locked
     except OutOfSpace as exc:
         fail(str(exc), 1)
     except (OSError, sqlite3.Error) as exc:  # a full disk the command did not name a path for: the workspace's

@@ -5,6 +5,7 @@
      │    ├── UploadRefused     an uploaded archive refused before anything was written (413 when too large)
      │    └── NameTaken         the bot's name belongs to another author (403)
      ├── ExecutorLost           what plays a league's games (a cluster's scheduler) is gone; a rerun resumes
+     ├── WorkspaceBusy          another process held the workspace database's write lock past the wait
      └── SnapshotMismatch       a bot a cluster worker fetched lacks the content hash its task named
 """
 
@@ -19,6 +20,11 @@ class SnapshotMismatch(HexarenaError):
 
 class ExecutorLost(HexarenaError):
     """An executor lost what plays its games (a cluster's scheduler): one line; the games stored so far are kept."""
+
+
+class WorkspaceBusy(HexarenaError):
+    """Another process held the workspace database's write lock for longer than ``home.BUSY_SECONDS``: the change
+    was not made (one line; the server answers 503)."""
 
 
 class UploadRefused(ConfigError):

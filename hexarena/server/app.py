@@ -26,6 +26,7 @@ from fastapi_offline import FastAPIOffline
 from hexarena.server import api_history, api_logs, api_read, api_write, events, lifecycle
 from hexarena.server.scheduler import LeagueScheduler
 from hexarena.server.site import LiveSite
+from hexarena.leagues.errors import WorkspaceBusy
 from hexarena.leagues.registry.submit import ensure_reference_bots, remove_stale_staging
 from hexarena.leagues.registry.uploads import remove_stale_scratch
 from hexarena.leagues.workspace.files import remove_stale_temp
@@ -94,8 +95,20 @@ def create_app(home: Path, leagues: list[Path], *, limits: api_write.UploadLimit
     app.include_router(api_write.router)
     app.include_router(events.router)
     app.include_router(site.router)
+    app.add_exception_handler(WorkspaceBusy, _busy)
     app.add_exception_handler(Exception, _internal_error)
     return app
+
+
+BUSY_RETRY_SECONDS = 10  # Retry-After of a 503 for a database another process keeps locked
+
+
+async def _busy(request: Request, exc: WorkspaceBusy) -> JSONResponse:
+    lifecycle.log.warning("%s %s: %s", request.method, request.url.path, exc,
+                          extra={"event": "database_busy", "fields": {"path": request.url.path}})
+    return JSONResponse({"detail": "the server's database is held locked by another process; nothing was changed: "
+                                   "try again shortly"}, status_code=503,
+                        headers={"Retry-After": str(BUSY_RETRY_SECONDS)})
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:

@@ -23,6 +23,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Self
 
+from hexarena.leagues.errors import WorkspaceBusy
 from hexarena.leagues.workspace import schema
 from hexarena.protocol.errors import ConfigError, OutOfSpace, is_out_of_space
 from hexarena.referee.exiting import keep_teardown
@@ -65,6 +66,15 @@ class Layout:
         return self.home / "site"
 
 
+BUSY_SECONDS = 30.0  # how long a write waits for another process's write lock before it is WorkspaceBusy
+
+
+def _is_busy(exc: BaseException) -> bool:
+    """SQLite's "database is locked" (another connection's lock outlasted the wait), not a damaged file."""
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF  # the primary code of an extended one (SQLITE_BUSY_*)
+    return isinstance(exc, sqlite3.OperationalError) and code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 # database file (its resolved path: one file under two spellings is one entry) -> its stamp as this process last
 # left it (None: changed by something else since, or gone)
 _LEFT: dict[Path, str | None] = {}
@@ -96,7 +106,7 @@ class Workspace(Layout):
             for folder in (self.home, self.registry_dir, self.logs_dir):
                 folder.mkdir(parents=True, exist_ok=True)
             self._file = self.database.resolve()  # its key in ``_LEFT``, however the home was spelled
-            self.db = sqlite3.connect(self.database, timeout=30, isolation_level=None)
+            self.db = sqlite3.connect(self.database, timeout=BUSY_SECONDS, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             if is_out_of_space(exc):
                 raise OutOfSpace(self.home) from None
@@ -124,6 +134,8 @@ class Workspace(Layout):
             self.db.close()
             if is_out_of_space(exc):
                 raise OutOfSpace(self.database) from None
+            if _is_busy(exc):  # a migration's or a new file's first write: the file is fine, not "unreadable"
+                raise self._busy() from None
             raise ConfigError(f"workspace database {self.database}: unreadable ({exc}): {schema.RESTORE}") from None
         except BaseException:
             self.db.close()
@@ -191,7 +203,14 @@ class Workspace(Layout):
                 self.db.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error) and is_out_of_space(exc):
                 raise OutOfSpace(self.database) from None
+            if _is_busy(exc):
+                raise self._busy() from None
             raise
+
+    def _busy(self) -> WorkspaceBusy:
+        return WorkspaceBusy(f"workspace database {self.database}: another process held it locked for over "
+                             f"{BUSY_SECONDS:g} s (a long write, or a program keeping a transaction open), so this "
+                             "change was not made; what was stored before is kept: try again once it is done")
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:

@@ -197,3 +197,77 @@ def test_a_backup_into_a_folder_is_the_whole_workspace_and_a_second_copies_only_
     status = subprocess.run([sys.executable, "-m", "hexarena", "doctor", "--home", str(tmp_path / "copy")],
                             capture_output=True, text=True, check=False, timeout=60)
     assert status.returncode == 0 and "nothing wrong found" in status.stdout, status.stdout  # its snapshots too
+
+
+HOLD_THE_WRITE_LOCK = ("import sqlite3, sys, time; db = sqlite3.connect(sys.argv[1], isolation_level=None); "
+                       "db.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(120)")
+
+
+def holding_the_write_lock(database: Path) -> subprocess.Popen[str]:
+    """Another process (a sqlite3 shell left in a transaction, say) holding the database's write lock."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_WRITE_LOCK, str(database)], stdout=subprocess.PIPE,
+                              text=True)
+    assert holder.stdout.readline() == "held\n"
+    return holder
+
+
+def test_a_write_another_process_keeps_locked_out_is_one_line_exit_1_and_changes_nothing(tmp_path, monkeypatch,
+                                                                                        capsys):
+    """Before, the wait's end was a traceback (sqlite3.OperationalError: database is locked); at a migration, the
+    workspace was called unreadable and its backup restored for nothing."""
+    from hexarena.cli import main
+    from hexarena.leagues.errors import WorkspaceBusy
+    from hexarena.leagues.workspace import home as home_module
+
+    monkeypatch.setattr(home_module, "BUSY_SECONDS", 0.3)
+    home = tmp_path / "home"
+    make_workspace(home).close()
+    holder = holding_the_write_lock(home / "hexarena.db")
+    try:
+        with Workspace(home) as ws, pytest.raises(WorkspaceBusy, match=r"another process held it locked for over "
+                                                                       r"0\.3 s .*this change was not made"):
+            with ws.transaction() as db:
+                db.execute("INSERT INTO authors (name, token_hash, created) VALUES ('eve', 'x', 'now')")
+        with pytest.raises(SystemExit) as ended:
+            main(["authors", "add", "alice", "--home", str(home)])
+        said = capsys.readouterr().err.splitlines()
+        assert ended.value.code == 1 and len(said) == 1, said
+        assert said[0].startswith(f"hexarena: error: workspace database {home / 'hexarena.db'}: another process held "
+                                  "it locked for over 0.3 s (a long write, or a program keeping a transaction open), "
+                                  "so this change was not made; what was stored before is kept")
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+    with Workspace(home) as ws:  # the lock gone, nothing written, and writes work again
+        assert ws.db.execute("SELECT COUNT(*) FROM authors").fetchone()[0] == 0
+    assert main_status(["authors", "add", "alice", "--home", str(home)]) == 0
+
+
+def main_status(argv: list[str]) -> int:
+    from hexarena.cli import main
+
+    with pytest.raises(SystemExit) as ended:
+        main(argv)
+    return ended.value.code or 0
+
+
+def test_a_migration_another_process_keeps_locked_out_is_busy_not_damage(tmp_path, monkeypatch):
+    """An older workspace opened while another process writes: before, it was called unreadable and its backup
+    restored (or salvaged) for nothing. Now the open waits, says the file is busy, and migrates once it is not."""
+    from hexarena.leagues.errors import WorkspaceBusy
+    from hexarena.leagues.workspace import home as home_module
+
+    monkeypatch.setattr(home_module, "BUSY_SECONDS", 0.3)
+    home = tmp_path / "old"
+    shutil.copytree(FIXTURE, home)
+    holder = holding_the_write_lock(home / "hexarena.db")
+    try:
+        with pytest.raises(WorkspaceBusy, match="another process held it locked"):
+            Workspace(home)
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()
+    with Workspace(home) as ws:
+        assert ws.migrated_from is not None and ws.migrated_from < schema.VERSION

@@ -800,6 +800,39 @@ def test_on_a_full_disk_reads_answer_and_an_upload_is_507(tmp_path):
         assert "Traceback" not in server_log(server)
 
 
+
+@pytest.mark.slow
+def test_an_upload_while_another_process_keeps_the_database_locked_is_503_and_registers_later(tmp_path):
+    """Another process (a sqlite3 shell left in a transaction) holds the workspace's write lock for longer than a
+    write waits (30 s): the upload is 503, try again, not a 500; once the lock is gone the same upload registers."""
+    home = tmp_path / "home"
+    with Workspace(home) as ws:
+        token = authors.add(ws, "alice")
+    server = start(home)
+    try:
+        server.tokens["alice"] = token
+        archive = uploads.pack(bot_folder(tmp_path, "late"))
+        holder = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys, time; db = sqlite3.connect(sys.argv[1], "
+                                   "isolation_level=None); db.execute('BEGIN IMMEDIATE'); print('held', flush=True); "
+                                   "time.sleep(120)", str(home / "hexarena.db")], stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline() == "held\n"
+            status, answer = server.upload(archive)
+        finally:
+            holder.kill()
+            holder.wait()
+            holder.stdout.close()
+        assert (status, answer["detail"]) == (503, "the server's database is held locked by another process; nothing "
+                                                   "was changed: try again shortly"), answer
+        status, answer = server.upload(archive)
+        assert status == 201 and answer["status"] == "registered", answer
+    finally:
+        stop(server)
+    log = server_log(server)
+    assert "Traceback" not in log and "POST /api/bots: workspace database " in log
+    assert "another process held it locked for over 30 s" in log
+
+
 @pytest.mark.slow
 def test_the_queue_shows_no_folder_and_no_pid_and_a_file_names_newline_is_escaped(tmp_path, served):
     from hexarena.leagues.workspace.locks import league_lock
