@@ -16,6 +16,7 @@ The referee raises only for its own bugs; a bot's fault is a result.
      │    └── BuildFailed       a bot's build could not start, failed or hung: no_connection (referee/errors.py)
      ├── WorkerLost       a referee worker process ended without being asked               (referee/errors.py)
      ├── ExecutorLost     what plays a league's games (a cluster's scheduler) is gone      (leagues/errors.py)
+     ├── WorkspaceBusy    another process kept the workspace database locked               (leagues/errors.py)
      └── SnapshotMismatch a bot fetched by a cluster worker lacks the hash the task named  (leagues/errors.py)
 
     SolverTimeout (not a HexarenaError: the solver's own signal that its deadline passed)  (bots/errors.py)
