@@ -135,10 +135,7 @@ def test_league_table_matches_counts_from_the_stored_records(uninterrupted):
 @pytest.mark.slow
 def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_path):
     root, league_file, _ = uninterrupted
-    home = tmp_path / "home"
-    make_workspace(home).close()
-    marker = uuid.uuid4().hex
-    status, _ = interrupt_run(league_file, home, marker, signal.SIGKILL, after=4)
+    home, marker, status, _ = interrupted_in_a_new_home(league_file, tmp_path, signal.SIGKILL)
     kill_processes_marked(marker)  # its bots, orphaned by the SIGKILL: gone before the next run under the same marker
     partial = stored_ids(home)
     assert status == -signal.SIGKILL and 4 <= len(partial) < 24, "the run was not killed in the middle"
@@ -168,25 +165,14 @@ def test_sigkill_then_rerun_ends_like_an_uninterrupted_run(uninterrupted, tmp_pa
     assert json_tables(home, "four") == json_tables(root / "home", "four")
 
 
-
 @pytest.mark.slow
 def test_a_referee_worker_killed_mid_run_is_one_line_and_a_rerun_plays_the_rest(uninterrupted, tmp_path):
     """The OOM killer's way: a referee worker SIGKILLed mid-league. Before, the run ended with a traceback."""
     root, league_file, _ = uninterrupted
-    home = tmp_path / "home"
-    make_workspace(home).close()
-    marker = uuid.uuid4().hex
-    run = subprocess.Popen([*HEXARENA, "league", "run", str(league_file), "--home", str(home)], text=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "LEAGUE_TEST": marker})
-    deadline = time.monotonic() + 60
-    while len(stored_ids(home)) < 4 and run.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.005)
-    workers = Path(f"/proc/{run.pid}/task/{run.pid}/children").read_text().split()  # forked: its only children
-    os.kill(int(workers[0]), signal.SIGKILL)
-    _, err = run.communicate(timeout=60)
+    home, marker, status, err = interrupted_in_a_new_home(league_file, tmp_path, signal.SIGKILL, worker=True)
     kill_processes_marked(marker, grace=10)
     said = [line for line in err.splitlines() if line.startswith("hexarena: error:")]
-    assert run.returncode == 1 and "Traceback" not in err, err
+    assert status == 1 and "Traceback" not in err, err
     assert len(said) == 1 and re.fullmatch(r"hexarena: error: referee worker referee-\d ended \(exit status -9\) in "
                                            r"a game; the games stored so far are kept", said[0]), err
     partial = stored_ids(home)
@@ -208,14 +194,27 @@ def test_a_rerun_with_nothing_left_leaves_no_process_behind(uninterrupted):
     assert kill_processes_marked(marker) == 0
 
 
-def interrupt_run(league_file: Path, home: Path, marker: str, signum: int, after: int) -> tuple[int, str]:
-    """Start `hexarena league run`, send ``signum`` once ``after`` games are stored; its exit status and stderr."""
+def interrupted_in_a_new_home(league_file: Path, tmp_path: Path, signum: int,
+                              worker: bool = False) -> tuple[Path, str, int, str]:
+    """``interrupt_run`` after 4 games in a new workspace under ``tmp_path``: the home, the marker, status, stderr."""
+    home, marker = tmp_path / "home", uuid.uuid4().hex
+    make_workspace(home).close()
+    return home, marker, *interrupt_run(league_file, home, marker, signum, after=4, worker=worker)
+
+
+def interrupt_run(league_file: Path, home: Path, marker: str, signum: int, after: int,
+                  worker: bool = False) -> tuple[int, str]:
+    """Start `hexarena league run`, send ``signum`` once ``after`` games are stored (to its first referee worker
+    with ``worker``); its exit status and stderr."""
     run = subprocess.Popen([*HEXARENA, "league", "run", str(league_file), "--home", str(home)], text=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "LEAGUE_TEST": marker})
     deadline = time.monotonic() + 60
     while len(stored_ids(home)) < after and run.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)
-    run.send_signal(signum)
+    if worker:  # forked from the run: its only children
+        os.kill(int(Path(f"/proc/{run.pid}/task/{run.pid}/children").read_text().split()[0]), signum)
+    else:
+        run.send_signal(signum)
     _, err = run.communicate(timeout=60)
     return run.returncode, err
 
