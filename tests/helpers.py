@@ -21,7 +21,7 @@ import time
 import urllib.error
 import urllib.request
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -558,3 +558,21 @@ def every_position(rules):
     free = [line for line in range(len(rules.board.lines)) if not rules.predrawn >> line & 1]
     for subset in range(1 << len(free)):
         yield rules.predrawn | sum(1 << line for i, line in enumerate(free) if subset >> i & 1)
+
+
+HOLD_THE_WRITE_LOCK = ("import sqlite3, sys, time; db = sqlite3.connect(sys.argv[1], isolation_level=None); "
+                       "db.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(120)")
+
+
+@contextlib.contextmanager
+def holding_the_write_lock(database: Path) -> Iterator[None]:
+    """Another process (a sqlite3 shell left in a transaction, say) holding ``database``'s write lock meanwhile."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_WRITE_LOCK, str(database)], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+        holder.stdout.close()

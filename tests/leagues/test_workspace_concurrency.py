@@ -14,8 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from helpers import (ANALYSIS_TABLES, AUTHOR_TABLES, FIXTURE, REGISTRY_TABLES, STORE_TABLES, TALLY_TABLES, league_text, make_workspace,
-                     stored_ids, tables, user_version)
+from helpers import (ANALYSIS_TABLES, AUTHOR_TABLES, FIXTURE, REGISTRY_TABLES, STORE_TABLES, TALLY_TABLES, holding_the_write_lock,
+                     league_text, make_workspace, stored_ids, tables, user_version)
 
 from hexarena.leagues.workspace import schema
 from hexarena.leagues.registry.catalog import bot_history, get_bot, list_bots
@@ -199,18 +199,6 @@ def test_a_backup_into_a_folder_is_the_whole_workspace_and_a_second_copies_only_
     assert status.returncode == 0 and "nothing wrong found" in status.stdout, status.stdout  # its snapshots too
 
 
-HOLD_THE_WRITE_LOCK = ("import sqlite3, sys, time; db = sqlite3.connect(sys.argv[1], isolation_level=None); "
-                       "db.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(120)")
-
-
-def holding_the_write_lock(database: Path) -> subprocess.Popen[str]:
-    """Another process (a sqlite3 shell left in a transaction, say) holding the database's write lock."""
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_WRITE_LOCK, str(database)], stdout=subprocess.PIPE,
-                              text=True)
-    assert holder.stdout.readline() == "held\n"
-    return holder
-
-
 def test_a_write_another_process_keeps_locked_out_is_one_line_exit_1_and_changes_nothing(tmp_path, monkeypatch,
                                                                                         capsys):
     """Before, the wait's end was a traceback (sqlite3.OperationalError: database is locked); at a migration, the
@@ -222,12 +210,11 @@ def test_a_write_another_process_keeps_locked_out_is_one_line_exit_1_and_changes
     monkeypatch.setattr(home_module, "BUSY_SECONDS", 0.3)
     home = tmp_path / "home"
     make_workspace(home).close()
-    holder = holding_the_write_lock(home / "hexarena.db")
-    try:
+    with holding_the_write_lock(home / "hexarena.db"):
         with Workspace(home) as ws, pytest.raises(WorkspaceBusy, match=r"another process held it locked for over "
-                                                                       r"0\.3 s .*this change was not made"):
-            with ws.transaction() as db:
-                db.execute("INSERT INTO authors (name, token_hash, created) VALUES ('eve', 'x', 'now')")
+                                                                       r"0\.3 s .*this change was not made"), \
+                ws.transaction() as db:
+            db.execute("INSERT INTO authors (name, token_hash, created) VALUES ('eve', 'x', 'now')")
         with pytest.raises(SystemExit) as ended:
             main(["authors", "add", "alice", "--home", str(home)])
         said = capsys.readouterr().err.splitlines()
@@ -235,10 +222,6 @@ def test_a_write_another_process_keeps_locked_out_is_one_line_exit_1_and_changes
         assert said[0].startswith(f"hexarena: error: workspace database {home / 'hexarena.db'}: another process held "
                                   "it locked for over 0.3 s (a long write, or a program keeping a transaction open), "
                                   "so this change was not made; what was stored before is kept")
-    finally:
-        holder.kill()
-        holder.wait()
-        holder.stdout.close()
     with Workspace(home) as ws:  # the lock gone, nothing written, and writes work again
         assert ws.db.execute("SELECT COUNT(*) FROM authors").fetchone()[0] == 0
     assert main_status(["authors", "add", "alice", "--home", str(home)]) == 0
@@ -261,13 +244,7 @@ def test_a_migration_another_process_keeps_locked_out_is_busy_not_damage(tmp_pat
     monkeypatch.setattr(home_module, "BUSY_SECONDS", 0.3)
     home = tmp_path / "old"
     shutil.copytree(FIXTURE, home)
-    holder = holding_the_write_lock(home / "hexarena.db")
-    try:
-        with pytest.raises(WorkspaceBusy, match="another process held it locked"):
-            Workspace(home)
-    finally:
-        holder.kill()
-        holder.wait()
-        holder.stdout.close()
+    with holding_the_write_lock(home / "hexarena.db"), pytest.raises(WorkspaceBusy, match="another process held"):
+        Workspace(home)
     with Workspace(home) as ws:
         assert ws.migrated_from is not None and ws.migrated_from < schema.VERSION

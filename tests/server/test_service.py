@@ -30,6 +30,7 @@ from helpers import (
     Server,
     fill,
     free_port,
+    holding_the_write_lock,
     league_text,
     lying_zip,
     make_workspace,
@@ -812,18 +813,11 @@ def test_an_upload_while_another_process_keeps_the_database_locked_is_503_and_re
     try:
         server.tokens["alice"] = token
         archive = uploads.pack(bot_folder(tmp_path, "late"))
-        holder = subprocess.Popen([sys.executable, "-c", "import sqlite3, sys, time; db = sqlite3.connect(sys.argv[1], "
-                                   "isolation_level=None); db.execute('BEGIN IMMEDIATE'); print('held', flush=True); "
-                                   "time.sleep(120)", str(home / "hexarena.db")], stdout=subprocess.PIPE, text=True)
-        try:
-            assert holder.stdout.readline() == "held\n"
+        with holding_the_write_lock(home / "hexarena.db"):
             status, answer = server.upload(archive)
-        finally:
-            holder.kill()
-            holder.wait()
-            holder.stdout.close()
-        assert (status, answer["detail"]) == (503, "the server's database is held locked by another process; nothing "
-                                                   "was changed: try again shortly"), answer
+        assert status == 503, answer
+        assert answer["detail"] == "the server's database is held locked by another process; nothing was changed: " \
+                                   "try again shortly"
         status, answer = server.upload(archive)
         assert status == 201 and answer["status"] == "registered", answer
     finally:
