@@ -316,7 +316,19 @@ class RefereeProcessPool:
         # 0.05 s when a walk of an earlier run is found still true): found here once, not by each worker
         linked = "\n".join(linked_out()) if settings.sandboxed else None
         for connection in self._processes:
-            connection.send((settings, linked))
+            try:
+                connection.send((settings, linked))
+            except OSError:  # died before its settings came (killed): the others are not left running
+                self.close(wait=False)
+                self._lost(connection, "before its first game")
+
+    def _lost(self, connection: Connection, when: str = "in a game") -> NoReturn:
+        """The worker's end of ``connection`` is gone: it died (a game's failure is a "failed" answer instead). Never
+        an OSError or EOFError: the command line's library takes those for its own output's pipe closing, and exits
+        with status 1 and no word."""
+        status = self._processes[connection].wait()
+        raise WorkerLost(f"referee worker {self._names[connection]} ended (exit status {status}) {when}") \
+            from None  # what that costs is the caller's to say: a league keeps its stored games, an sprt its pairs
 
     def map(self, work: Callable, items: list, observer: Any = None, last: bool = False) -> Iterator:
         """``work`` on every item, on the workers; the results in the order they finish. The first items go
@@ -383,7 +395,7 @@ class _Results(Iterator):
         try:
             connection.send((self.number, self.work, self.observer is not None, self.todo.pop()))
         except OSError:
-            self._lost(connection)
+            self.pool._lost(connection)
         self.pool._given[connection] += 1
 
     def __next__(self) -> Any:
@@ -401,7 +413,7 @@ class _Results(Iterator):
                 try:
                     answer, kind, value = connection.recv()
                 except (EOFError, OSError):
-                    self._lost(connection)
+                    self.pool._lost(connection)
                 if kind == "event":  # a move's, in a watched league: the common case first
                     if answer == self.number:
                         tell(self.observer, value[0], *value[1], logger=log)
@@ -424,13 +436,8 @@ class _Results(Iterator):
         try:
             return connection.poll()
         except (EOFError, OSError):
-            self._lost(connection)
+            self.pool._lost(connection)
 
-    def _lost(self, connection: Connection) -> NoReturn:
-        """The worker's end of ``connection`` is gone: it died (a game's failure is a "failed" answer instead)."""
-        status = self.pool._processes[connection].wait()
-        raise WorkerLost(f"referee worker {self.pool._names[connection]} ended (exit status {status}) "
-                         "in a game; the games stored so far are kept") from None
 
 
 def _worker_env() -> dict[str, str]:
@@ -500,7 +507,10 @@ def _serve(connection: Connection, parent: int) -> None:
     from hexarena.referee.sandbox import LINKED_ENV  # imports while the pool's process still gets ready
 
     try:
-        settings, linked = connection.recv()
+        given = connection.recv()
+        if given is None:  # stopped before its settings came (the pool's start failed): nothing started yet
+            return
+        settings, linked = given
         if linked is not None:  # checked again by the sandbox, as an inherited answer is
             os.environ[LINKED_ENV] = linked
         try:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from hexarena.commands import interrupts_end_with
+from hexarena.commands import fail, interrupts_end_with
 from hexarena import leagues
 from hexarena.commands.bots import HomeOption, open_workspace
 from hexarena.cores import PinCoresOption, pin_cores_ignored
@@ -162,6 +162,7 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
         pin_cores_ignored("plays on a cluster" if not local else "plays one game at a time")
     try:
         from hexarena.leagues.running.runner import league_settings, run_league
+        from hexarena.referee.errors import WorkerLost
 
         ws = open_workspace(home, sandboxed)
         unfair = unfair_warning(at_once) if local else None
@@ -173,6 +174,8 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
                                  scheduler=scheduler, replace=replace,
                                  settings=league_settings(ws, league, sandboxed=sandboxed), workers=workers,
                                  pin_cores=pin_cores)
+    except WorkerLost as exc:  # killed (the OOM killer): its game is lost, the stored ones are not
+        fail(f"{exc}; the finished games are stored, and running the same command again plays the rest", 1)
     finally:
         if workers is not None:  # started here, closed here only: those no pool took (a failure before the run,
             # a league with little left, a cluster's league)

@@ -174,7 +174,8 @@ def test_a_referee_worker_killed_mid_run_is_one_line_and_a_rerun_plays_the_rest(
     said = [line for line in err.splitlines() if line.startswith("hexarena: error:")]
     assert status == 1 and "Traceback" not in err, err
     assert len(said) == 1 and re.fullmatch(r"hexarena: error: referee worker referee-\d ended \(exit status -9\) in "
-                                           r"a game; the games stored so far are kept", said[0]), err
+                                           r"a game; the finished games are stored, and running the same command "
+                                           r"again plays the rest", said[0]), err
     partial = stored_ids(home)
     assert 4 <= len(partial) < 24, "the worker was not killed in the middle"
     rerun = hexarena("league", "run", str(league_file), "--home", str(home))

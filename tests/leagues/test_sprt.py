@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import math
 import subprocess
 from pathlib import Path
@@ -197,6 +198,32 @@ def test_sprt_forks_its_referee_workers_as_league_run_does_and_ctrl_c_stops_them
     assert pinned == (cores[:2] if len(cores) >= 2 else cores * 2)  # worker i on core i (both on the one core)
     assert run.returncode == 130 and out.splitlines()[-1] == "SPRT: interrupted", err
     assert not any(Path(f"/proc/{pid}").exists() for pid in workers)
+
+
+@pytest.mark.slow
+def test_a_referee_worker_killed_mid_sprt_is_one_line_exit_1():
+    """The OOM killer's way. Before, a traceback; and the league's wording ("the games stored so far are kept")
+    would be wrong here: an sprt stores nothing."""
+    import os
+    import signal
+
+    from hexarena.referee.launch import children
+
+    run = subprocess.Popen([*HEXARENA, "sprt", GREEDY, GREEDY, "--size", "3x3", "--time", "300ms", "--seed", "2",
+                            "--concurrency", "2"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        while not run.stdout.readline().startswith("pairs "):  # the header, then the first batch's line
+            pass
+        os.kill(children(run.pid)[0], signal.SIGKILL)
+        _, err = run.communicate(timeout=60)
+    finally:
+        run.kill()
+        run.wait()
+    said = [line for line in err.splitlines() if line.startswith("hexarena: error:")]
+    assert run.returncode == 1 and "Traceback" not in err, err
+    assert len(said) == 1 and re.fullmatch(r"hexarena: error: referee worker pair-\d ended \(exit status -9\) in a "
+                                           r"game", said[0]), err
+
 
 def test_a_one_sided_result_is_inf_with_a_bound_and_no_pair_is_no_nan():
     from hexarena.leagues.results.sprt import Hypotheses, describe, elo_text, estimate, report

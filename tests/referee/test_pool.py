@@ -200,6 +200,21 @@ def test_a_workers_os_error_is_raised_by_map_not_taken_for_a_lost_worker(monkeyp
         pool.close()
 
 
+
+def test_a_worker_killed_before_its_settings_came_is_worker_lost_and_the_others_stop_quietly(capfd):
+    """Killed while it waited for its settings (the OOM killer, early): WorkerLost in one line, the other worker
+    stopped without a traceback. Before, the settings' send raised BrokenPipeError, which the command line's
+    library takes for its own output's pipe closing: the command ended with status 1 and no word."""
+    workers = Workers(2)
+    (_, first), (_, second) = workers._started
+    first.kill()
+    first.wait()
+    with pytest.raises(WorkerLost, match=r"^referee worker referee-0 ended \(exit status -9\) before its first game$"):
+        RefereeProcessPool(OPTIONS, 2, workers=workers)
+    assert second.wait(timeout=10) is not None
+    assert "Traceback" not in capfd.readouterr().err
+
+
 @pytest.mark.slow
 def test_a_workers_game_events_reach_the_observer_in_this_process_in_order():
     observer = Recorder()
