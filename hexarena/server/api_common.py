@@ -36,13 +36,18 @@ def public(text: str, home: Path | None = None) -> str:
     return SNAPSHOT.sub("the bot's folder", PID.sub("", strip_paths(text)))
 
 
+# a request's write waits this long for another process's write lock, then is 503 with Retry-After: a client's
+# wait, shorter than a league's (the server's own writes hold the lock for milliseconds)
+REQUEST_BUSY_SECONDS = 5.0
+
+
 def workspace(request: Request) -> Workspace:
     """This thread's workspace connection (opened on first use, then kept: SQLite connections stay in their
     thread). Call it in a sync endpoint's body, never from a dependency: FastAPI may run a dependency in
     another thread than the endpoint."""
     local = request.app.state.workspaces
     if getattr(local, "ws", None) is None:
-        local.ws = Workspace(request.app.state.home)
+        local.ws = Workspace(request.app.state.home, busy_seconds=REQUEST_BUSY_SECONDS)
     return local.ws
 
 

@@ -97,8 +97,10 @@ class Workspace(Layout):
     already or has just been created.
     """
 
-    def __init__(self, home: str | Path | None = None) -> None:
+    def __init__(self, home: str | Path | None = None, busy_seconds: float | None = None) -> None:
         super().__init__(home)
+        # how long a write waits for another process's write lock (default ``BUSY_SECONDS``; a server's requests less)
+        self.busy_seconds = BUSY_SECONDS if busy_seconds is None else busy_seconds
         if self.home.exists() and not self.home.is_dir():
             raise ConfigError(f"workspace {self.home}: is a file, not a folder (give --home or HEXARENA_HOME a folder; "
                               "a new one is made where none exists)")
@@ -106,7 +108,7 @@ class Workspace(Layout):
             for folder in (self.home, self.registry_dir, self.logs_dir):
                 folder.mkdir(parents=True, exist_ok=True)
             self._file = self.database.resolve()  # its key in ``_LEFT``, however the home was spelled
-            self.db = sqlite3.connect(self.database, timeout=BUSY_SECONDS, isolation_level=None)
+            self.db = sqlite3.connect(self.database, timeout=self.busy_seconds, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             if is_out_of_space(exc):
                 raise OutOfSpace(self.home) from None
@@ -209,7 +211,7 @@ class Workspace(Layout):
 
     def _busy(self) -> WorkspaceBusy:
         return WorkspaceBusy(f"workspace database {self.database}: another process held it locked for over "
-                             f"{BUSY_SECONDS:g} s (a long write, or a program keeping a transaction open), so this "
+                             f"{self.busy_seconds:g} s (a long write, or a program keeping a transaction open), so this "
                              "change was not made; what was stored before is kept: try again once it is done")
 
     @contextmanager

@@ -805,7 +805,7 @@ def test_on_a_full_disk_reads_answer_and_an_upload_is_507(tmp_path):
 @pytest.mark.slow
 def test_an_upload_while_another_process_keeps_the_database_locked_is_503_and_registers_later(tmp_path):
     """Another process (a sqlite3 shell left in a transaction) holds the workspace's write lock for longer than a
-    write waits (30 s): the upload is 503, try again, not a 500; once the lock is gone the same upload registers."""
+    request's write waits (5 s): the upload is 503, try again, not a 500; once the lock is gone it registers."""
     home = tmp_path / "home"
     with Workspace(home) as ws:
         token = authors.add(ws, "alice")
@@ -824,7 +824,7 @@ def test_an_upload_while_another_process_keeps_the_database_locked_is_503_and_re
         stop(server)
     log = server_log(server)
     assert "Traceback" not in log and "POST /api/bots: workspace database " in log
-    assert "another process held it locked for over 30 s" in log
+    assert "another process held it locked for over 5 s" in log
 
 
 @pytest.mark.slow
