@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from hexarena.protocol.errors import ConfigError, HexarenaError
 
+# what a league stopped before its end keeps, as every one-line message about it says
+RERUN = "the finished games are stored, and running the same command again plays the rest"
+
 
 class SnapshotMismatch(HexarenaError):
     """A bot snapshot fetched from the driver does not have the content hash the task named."""

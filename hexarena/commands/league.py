@@ -161,6 +161,7 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
     elif pin_cores:
         pin_cores_ignored("plays on a cluster" if not local else "plays one game at a time")
     try:
+        from hexarena.leagues.errors import RERUN
         from hexarena.leagues.running.runner import league_settings, run_league
         from hexarena.referee.errors import WorkerLost
 
@@ -168,14 +169,13 @@ def play_and_show(league, source: str, concurrency: int | None, home: Path | Non
         unfair = unfair_warning(at_once) if local else None
         if unfair:
             print(f"hexarena: warning: {unfair}", file=sys.stderr)
-        with interrupts_end_with(f"league {league.name} interrupted; the finished games are stored, and running "
-                                 "the same command again plays the rest"):  # its bots stopped
+        with interrupts_end_with(f"league {league.name} interrupted; {RERUN}"):  # its bots stopped
             summary = run_league(ws, league, concurrency=concurrency, progress=True, source=source,
                                  scheduler=scheduler, replace=replace,
                                  settings=league_settings(ws, league, sandboxed=sandboxed), workers=workers,
                                  pin_cores=pin_cores)
     except WorkerLost as exc:  # killed (the OOM killer): its game is lost, the stored ones are not
-        fail(f"{exc}; the finished games are stored, and running the same command again plays the rest", 1)
+        fail(f"{exc}; {RERUN}", 1)
     finally:
         if workers is not None:  # started here, closed here only: those no pool took (a failure before the run,
             # a league with little left, a cluster's league)

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from hexarena.leagues.registry.snapshot import pack_snapshot
 from hexarena.leagues.running.executors.base import Executor
-from hexarena.leagues.errors import ExecutorLost, SnapshotMismatch
+from hexarena.leagues.errors import RERUN, ExecutorLost, SnapshotMismatch
 from hexarena.leagues.running.executors.dask_worker import PLUGIN, RefereePlugin, WireJob, play_cycle
 from hexarena.leagues.running.jobs import Job
 from hexarena.leagues.results.wording import plural
@@ -175,10 +175,8 @@ class DaskExecutor(Executor):
                     if not isinstance(exc, CancelledError) and future.status == "error":  # raised on the worker:
                         # not the scheduler lost, which would send the organiser to the wrong machine
                         raise ExecutorLost(f"a Dask worker failed at game {cycles[future.key].id}: {_said(exc)}; "
-                                           "the finished games are stored, and running the same command again "
-                                           "plays the rest once the worker is mended") from None
-                    raise ExecutorLost(f"lost the Dask scheduler ({type(exc).__name__}); the finished games are "
-                                       "stored, and running the same command again plays the rest") from None
+                                           f"{RERUN} once the worker is mended") from None
+                    raise ExecutorLost(f"lost the Dask scheduler ({type(exc).__name__}); {RERUN}") from None
                 self.hosts[result["host"]] = self.hosts.get(result["host"], 0) + len(result["records"])
                 self.tasks, self.busy = self.tasks + 1, self.busy + result["seconds"]
                 self._write_logs(result["logs"])
